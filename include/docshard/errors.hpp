@@ -1,0 +1,77 @@
+#pragma once
+// The exception hierarchy. Every error docshard raises derives from
+// docshard::Error, so a service can catch one type; the subclasses let callers
+// tell "fix your input" from "retry later" without parsing messages.
+#include <stdexcept>
+#include <string>
+
+namespace docshard {
+
+enum class ErrorCode {
+  InvalidArgument,      // bad input to an API call
+  Config,               // a scheme/config document is invalid
+  PartitionKey,         // a document has no usable partition key
+  KeyType,              // key of the wrong type for the resolver (e.g. number vs string ranges)
+  NoTarget,             // no range/lookup entry owns the key
+  MigrationInProgress,  // transition resolver in ReadMode None: retry later
+  Transport,            // connection, TLS or protocol failure
+  Timeout,              // deadline or attempt timeout
+  RequestFailed,        // the service answered with an error status
+  ResponseTooLarge,     // a response exceeded the body limit
+  Cancelled,
+  Internal,
+};
+
+class Error : public std::runtime_error {
+public:
+  Error(ErrorCode code, std::string const& message) : std::runtime_error(message), m_code(code) {}
+  ErrorCode Code() const noexcept { return m_code; }
+  // True when the same call may succeed later without any change by the caller.
+  virtual bool IsRetryable() const noexcept { return false; }
+
+private:
+  ErrorCode m_code;
+};
+
+// A configuration error names the JSON place, e.g. `resolver.ranges[2].low`.
+class ConfigError : public Error {
+public:
+  ConfigError(std::string place, std::string const& detail)
+      : Error(ErrorCode::Config, place.empty() ? detail : place + ": " + detail),
+        m_place(std::move(place)), m_detail(detail) {}
+  std::string const& Place() const noexcept { return m_place; }
+  std::string const& Detail() const noexcept { return m_detail; }
+
+private:
+  std::string m_place;
+  std::string m_detail;
+};
+
+class InvalidArgumentError : public Error {
+public:
+  explicit InvalidArgumentError(std::string const& message) : Error(ErrorCode::InvalidArgument, message) {}
+};
+
+class PartitionKeyError : public Error {
+public:
+  explicit PartitionKeyError(std::string const& message) : Error(ErrorCode::PartitionKey, message) {}
+};
+
+class KeyTypeError : public Error {
+public:
+  explicit KeyTypeError(std::string const& message) : Error(ErrorCode::KeyType, message) {}
+};
+
+class NoTargetError : public Error {
+public:
+  explicit NoTargetError(std::string const& message) : Error(ErrorCode::NoTarget, message) {}
+};
+
+class MigrationInProgressError : public Error {
+public:
+  explicit MigrationInProgressError(std::string const& message)
+      : Error(ErrorCode::MigrationInProgress, message) {}
+  bool IsRetryable() const noexcept override { return true; }
+};
+
+} // namespace docshard
