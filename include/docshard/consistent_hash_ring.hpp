@@ -1,0 +1,69 @@
+#pragma once
+// An immutable consistent-hash ring. Built once (validation in the
+// constructor), then shared read-only: lookups are lock-free and allocation-free.
+#include "docshard/hash_generator.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace docshard {
+
+class ConsistentHashRing {
+public:
+  enum class Lookup {
+    // Greatest point <= hash; ties go to the last; below the first point wraps
+    // to the last point. The Node/Java/Python rings and our portable md5 ring.
+    Predecessor,
+    // First point >= hash, wrapping to the first point: the .NET SDK's ring.
+    Successor,
+  };
+
+  struct Point {
+    RingPosition Position;
+    std::uint32_t Owner;  // index into the node list
+  };
+
+  // Each node's first point is Hash(nodes[i]) (or Hash(seeds[i]) when seeds
+  // are given); every further point hashes the previous point's chain bytes.
+  // Throws InvalidArgumentError for no nodes or pointsPerNode < 1.
+  ConsistentHashRing(std::shared_ptr<IHashGenerator const> hash, std::vector<std::string> const& nodes,
+                     std::uint32_t pointsPerNode, Lookup lookup = Lookup::Predecessor,
+                     std::vector<std::string> const& firstPointSeeds = {});
+
+  // Index of the node owning `position`.
+  std::uint32_t OwnerOf(RingPosition position) const noexcept {
+    std::size_t const n = m_positions.size();
+    std::size_t const bucket = static_cast<std::size_t>(position >> (128 - m_tableBits));
+    // m_table[b] = number of points below bucket b's start, so the answer is in
+    // [m_table[b], m_table[b + 1]): usually empty or one point.
+    std::size_t i = m_table[bucket];
+    std::size_t const end = m_table[bucket + 1];
+    if (m_lookup == Lookup::Predecessor) {
+      while (i < end && m_positions[i] <= position) ++i;  // i = upper_bound
+      return m_owners[i == 0 ? n - 1 : i - 1];
+    }
+    while (i < end && m_positions[i] < position) ++i;  // i = lower_bound
+    return m_owners[i == n ? 0 : i];
+  }
+  std::uint32_t OwnerOfKey(std::string_view bytes) const noexcept { return OwnerOf(m_hash->Hash(bytes)); }
+
+  IHashGenerator const& Hash() const noexcept { return *m_hash; }
+  Lookup LookupMode() const noexcept { return m_lookup; }
+  std::size_t NodeCount() const noexcept { return m_nodeCount; }
+  // Sorted points, for statistics and migration planning.
+  std::vector<Point> Points() const;
+
+private:
+  std::shared_ptr<IHashGenerator const> m_hash;
+  Lookup m_lookup;
+  std::size_t m_nodeCount;
+  unsigned m_tableBits;
+  std::vector<RingPosition> m_positions;  // sorted
+  std::vector<std::uint32_t> m_owners;    // parallel to m_positions
+  std::vector<std::uint32_t> m_table;     // 2^m_tableBits + 1 entries
+};
+
+} // namespace docshard

@@ -1,0 +1,62 @@
+#pragma once
+// Consistent hashing over an ordered collection list (RESOLVERS.md section 3).
+#include "docshard/consistent_hash_ring.hpp"
+#include "docshard/partition_resolver.hpp"
+
+#include <cstdint>
+
+namespace docshard {
+
+class ConfigNode;
+
+class HashPartitionResolver final : public IPartitionResolver {
+public:
+  static constexpr std::uint32_t DefaultVirtualNodes = 128;
+
+  // `hash` null = md5 (the default, as in the .NET SDK).
+  // Throws InvalidArgumentError for an empty list, duplicates, or virtualNodes < 1.
+  HashPartitionResolver(std::vector<CollectionRef> collections, std::shared_ptr<IHashGenerator const> hash = nullptr,
+                        std::uint32_t virtualNodesPerCollection = DefaultVirtualNodes,
+                        std::optional<PartitionKeyPath> keyPath = std::nullopt);
+
+  // The .NET SDK's own ring, only to read data a .NET client placed: each
+  // collection's first point is MD5 of the 4 little-endian bytes of its .NET
+  // String.GetHashCode() (`seeds`, one per collection, supplied by the caller
+  // because it differs per process), successor lookup.
+  static std::shared_ptr<HashPartitionResolver> DotNetLegacy(std::vector<CollectionRef> collections,
+                                                             std::vector<std::int32_t> seeds,
+                                                             std::uint32_t virtualNodesPerCollection = DefaultVirtualNodes,
+                                                             std::optional<PartitionKeyPath> keyPath = std::nullopt);
+
+  static ResolverPtr FromConfig(ConfigNode const& node);
+
+  std::string const& Type() const noexcept override;
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_keyPath; }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
+    return m_collections[m_ring.OwnerOfKey(key.HashBytes())];
+  }
+  using IPartitionResolver::ResolveForCreate;
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
+  std::vector<CollectionRef> Collections() const override { return m_collections; }
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+
+  ConsistentHashRing const& Ring() const noexcept { return m_ring; }
+  // "md5", "murmur3", a registered name, or "dotnet-legacy".
+  std::string const& HashName() const noexcept { return m_hashName; }
+  std::uint32_t VirtualNodesPerCollection() const noexcept { return m_virtualNodes; }
+  std::vector<std::int32_t> const& LegacySeeds() const noexcept { return m_seeds; }
+
+private:
+  struct LegacyTag {};
+  HashPartitionResolver(LegacyTag, std::vector<CollectionRef> collections, std::vector<std::int32_t> seeds,
+                        std::uint32_t virtualNodes, std::optional<PartitionKeyPath> keyPath);
+
+  std::vector<CollectionRef> m_collections;
+  std::uint32_t m_virtualNodes;
+  std::optional<PartitionKeyPath> m_keyPath;
+  std::string m_hashName;
+  std::vector<std::int32_t> m_seeds;
+  ConsistentHashRing m_ring;
+};
+
+} // namespace docshard

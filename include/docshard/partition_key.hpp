@@ -1,0 +1,70 @@
+#pragma once
+// A partition key value: string, number, boolean, or a composite of those.
+// Its hash bytes follow RESOLVERS.md section 2 so that placement is
+// bit-exact with the legacy SDKs for string keys.
+#include <rapidjson/document.h>
+
+#include <compare>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace docshard {
+
+class PartitionKey {
+public:
+  enum class Kind { String, Number, Boolean, Composite };
+
+  // Throws PartitionKeyError when `value` is not valid UTF-8 (e.g. a lone surrogate).
+  PartitionKey(std::string value);
+  PartitionKey(std::string_view value) : PartitionKey(std::string(value)) {}
+  PartitionKey(char const* value) : PartitionKey(std::string(value)) {}
+  // Throws PartitionKeyError for NaN or infinities, which have no JSON form.
+  static PartitionKey Number(double value);
+  static PartitionKey Boolean(bool value);
+  // Elements must be strings, numbers or booleans (no nested composites).
+  static PartitionKey Composite(std::vector<PartitionKey> parts);
+
+  // From a JSON value; null, objects and nested arrays are rejected.
+  static PartitionKey FromJson(rapidjson::Value const& value);
+  // From JSON text such as `"abc"`, `42` or `["t1","u9"]`.
+  static PartitionKey ParseJson(std::string_view text);
+
+  Kind GetKind() const noexcept { return m_kind; }
+  std::string const& AsString() const;  // also valid for Number/Boolean: their hash text
+  double AsNumber() const;
+  bool AsBoolean() const;
+  std::vector<PartitionKey> const& AsComposite() const;
+
+  // The bytes that are hashed. For strings this is the string itself, so no
+  // copy is made on the hot path.
+  std::string_view HashBytes() const noexcept { return m_text; }
+  // Compact JSON text, for messages and output.
+  std::string ToJson() const;
+  // Adds this key to a RapidJSON value tree.
+  rapidjson::Value ToJsonValue(rapidjson::MemoryPoolAllocator<>& allocator) const;
+
+  // Typed order used by range and lookup resolvers: numbers numerically,
+  // strings by code point (UTF-8 byte order), booleans false < true.
+  // Throws KeyTypeError when the kinds differ.
+  static int Compare(PartitionKey const& a, PartitionKey const& b);
+  friend bool operator==(PartitionKey const& a, PartitionKey const& b) noexcept;
+
+  static char const* KindName(Kind kind) noexcept;
+
+private:
+  PartitionKey() = default;
+  Kind m_kind = Kind::String;
+  double m_number = 0;
+  // String value, or the canonical hash text of a number/boolean/composite.
+  std::string m_text;
+  std::shared_ptr<std::vector<PartitionKey> const> m_parts;
+};
+
+// JavaScript `String(n)` for a finite double: the shortest round-trip digits.
+std::string FormatJsNumber(double value);
+// True when `text` is well-formed UTF-8 without surrogate code points.
+bool IsValidUtf8(std::string_view text) noexcept;
+
+} // namespace docshard

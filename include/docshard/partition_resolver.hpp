@@ -1,0 +1,52 @@
+#pragma once
+// The resolver interface of the legacy SDKs, with JSON state. Resolvers are
+// immutable once built and safe to share between threads; the resolve path
+// does no I/O. A change of scheme builds a new resolver and publishes it.
+#include "docshard/collection_ref.hpp"
+#include "docshard/partition_key.hpp"
+#include "docshard/partition_key_path.hpp"
+#include "docshard/read_selector.hpp"
+
+#include <rapidjson/document.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace docshard {
+
+class IPartitionResolver {
+public:
+  virtual ~IPartitionResolver() = default;
+
+  // The config `type`, e.g. "hash".
+  virtual std::string const& Type() const noexcept = 0;
+  // The path this resolver routes on. A nested resolver without one routes
+  // on its parent's key.
+  virtual std::optional<PartitionKeyPath> const& KeyPath() const noexcept = 0;
+
+  // The key of `document` at KeyPath(), or nullopt when missing/null ("no key").
+  // Throws InvalidArgumentError when the resolver has no key path.
+  std::optional<PartitionKey> GetPartitionKey(rapidjson::Value const& document) const;
+
+  // Where a new document with `key` is written. Throws KeyTypeError for a key
+  // of the wrong type and NoTargetError when no range/entry owns the key.
+  virtual CollectionRef const& ResolveForCreate(PartitionKey const& key) const = 0;
+  // As above from a whole document, so that nested resolvers with a path of
+  // their own use their own key. Throws PartitionKeyError when the key is missing.
+  virtual CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const;
+
+  // Where documents matching `selector` may be: each collection once, in a
+  // stable first-seen order.
+  virtual std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const = 0;
+  // Every collection the resolver can name, first-seen order.
+  virtual std::vector<CollectionRef> Collections() const = 0;
+
+  // The resolver's config object (CONFIG.md), `type` first, stable member order.
+  virtual rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const = 0;
+};
+
+using ResolverPtr = std::shared_ptr<IPartitionResolver const>;
+
+} // namespace docshard

@@ -1,0 +1,51 @@
+#pragma once
+// A whole config file (CONFIG.md): format version, epoch, accounts and the
+// top resolver. Loading is all-or-nothing; saving is stable byte-for-byte.
+#include "docshard/partition_resolver.hpp"
+#include "docshard/resolver_registry.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace docshard {
+
+// Where an account lives and where its key comes from. Never the key itself.
+struct AccountConfig {
+  std::string Endpoint;  // https://host[:port]
+  std::string KeyEnv;    // name of an environment variable holding the key
+  std::string KeyFile;   // path of a file holding the key
+  std::string CaFile;    // an extra trusted CA (PEM) for this account
+};
+
+class PartitionScheme {
+public:
+  static constexpr int FormatVersion = 1;
+
+  // Throws ConfigError naming the place of the first problem.
+  static PartitionScheme Load(std::string_view json, ResolverRegistry const& registry = ResolverRegistry::Default());
+  static PartitionScheme LoadFile(std::filesystem::path const& path,
+                                  ResolverRegistry const& registry = ResolverRegistry::Default());
+  PartitionScheme(ResolverPtr resolver, std::optional<std::int64_t> epoch = std::nullopt,
+                  std::map<std::string, AccountConfig> accounts = {});
+
+  // Pretty JSON, two-space indent, fixed member order, trailing newline.
+  std::string Save() const;
+
+  ResolverPtr const& Resolver() const noexcept { return m_resolver; }
+  std::optional<std::int64_t> Epoch() const noexcept { return m_epoch; }
+  std::map<std::string, AccountConfig> const& Accounts() const noexcept { return m_accounts; }
+
+private:
+  ResolverPtr m_resolver;
+  std::optional<std::int64_t> m_epoch;
+  std::map<std::string, AccountConfig> m_accounts;
+};
+
+// Pretty, stable JSON text of any resolver (two-space indent, trailing newline).
+std::string SaveResolverJson(IPartitionResolver const& resolver);
+
+} // namespace docshard

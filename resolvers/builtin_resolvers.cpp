@@ -1,0 +1,15 @@
+#include "docshard/config_node.hpp"
+#include "docshard/hash_partition_resolver.hpp"
+#include "docshard/lookup_partition_resolver.hpp"
+#include "docshard/range_partition_resolver.hpp"
+#include "docshard/resolver_registry.hpp"
+
+namespace docshard {
+
+void RegisterBuiltInResolvers(ResolverRegistry& registry) {
+  registry.Register("hash", &HashPartitionResolver::FromConfig);
+  registry.Register("range", &RangePartitionResolver::FromConfig);
+  registry.Register("lookup", &LookupPartitionResolver::FromConfig);
+}
+
+} // namespace docshard

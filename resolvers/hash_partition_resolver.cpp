@@ -1,0 +1,163 @@
+#include "docshard/hash_partition_resolver.hpp"
+
+#include "docshard/config_node.hpp"
+#include "docshard/errors.hpp"
+#include "docshard/md5_hash_generator.hpp"
+#include "docshard/resolver_target.hpp"
+
+#include <unordered_map>
+
+namespace docshard {
+
+namespace {
+constexpr std::int64_t MaxVirtualNodes = 65536;
+constexpr std::size_t MaxRingPoints = std::size_t{1} << 24;
+std::string const LegacyName = "dotnet-legacy";
+
+std::vector<std::string> Texts(std::vector<CollectionRef> const& collections) {
+  std::vector<std::string> texts;
+  texts.reserve(collections.size());
+  std::unordered_map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < collections.size(); ++i) {
+    auto const& c = collections[i];
+    if (!c.IsValid()) throw InvalidArgumentError("hash resolver: collection " + std::to_string(i) + " is empty");
+    if (auto [it, inserted] = seen.emplace(c.Text(), i); !inserted)
+      throw InvalidArgumentError("hash resolver: duplicate collection \"" + c.Text() + "\"");
+    texts.push_back(c.Text());
+  }
+  if (texts.empty()) throw InvalidArgumentError("hash resolver: the collection list is empty");
+  return texts;
+}
+
+std::vector<std::string> SeedBytes(std::vector<std::int32_t> const& seeds) {
+  std::vector<std::string> bytes;
+  for (auto seed : seeds) {
+    auto u = static_cast<std::uint32_t>(seed);  // BitConverter.GetBytes(int): little-endian
+    char b[4] = {static_cast<char>(u & 0xff), static_cast<char>((u >> 8) & 0xff), static_cast<char>((u >> 16) & 0xff),
+                 static_cast<char>((u >> 24) & 0xff)};
+    bytes.emplace_back(b, 4);
+  }
+  return bytes;
+}
+} // namespace
+
+HashPartitionResolver::HashPartitionResolver(std::vector<CollectionRef> collections,
+                                             std::shared_ptr<IHashGenerator const> hash,
+                                             std::uint32_t virtualNodesPerCollection,
+                                             std::optional<PartitionKeyPath> keyPath)
+    : m_collections(std::move(collections)), m_virtualNodes(virtualNodesPerCollection), m_keyPath(std::move(keyPath)),
+      m_hashName(hash ? hash->Name() : std::string("md5")),
+      m_ring(hash ? std::move(hash) : std::make_shared<Md5HashGenerator const>(), Texts(m_collections),
+             virtualNodesPerCollection) {}
+
+HashPartitionResolver::HashPartitionResolver(LegacyTag, std::vector<CollectionRef> collections,
+                                             std::vector<std::int32_t> seeds, std::uint32_t virtualNodes,
+                                             std::optional<PartitionKeyPath> keyPath)
+    : m_collections(std::move(collections)), m_virtualNodes(virtualNodes), m_keyPath(std::move(keyPath)),
+      m_hashName(LegacyName), m_seeds(std::move(seeds)),
+      m_ring(std::make_shared<Md5HashGenerator const>(), Texts(m_collections), virtualNodes,
+             ConsistentHashRing::Lookup::Successor, SeedBytes(m_seeds)) {
+  if (m_seeds.size() != m_collections.size())
+    throw InvalidArgumentError("dotnet-legacy hash: one seed per collection is required");
+}
+
+std::shared_ptr<HashPartitionResolver> HashPartitionResolver::DotNetLegacy(std::vector<CollectionRef> collections,
+                                                                           std::vector<std::int32_t> seeds,
+                                                                           std::uint32_t virtualNodesPerCollection,
+                                                                           std::optional<PartitionKeyPath> keyPath) {
+  if (seeds.size() != collections.size())
+    throw InvalidArgumentError("dotnet-legacy hash: " + std::to_string(seeds.size()) + " seeds for " +
+                               std::to_string(collections.size()) + " collections");
+  return std::shared_ptr<HashPartitionResolver>(new HashPartitionResolver(
+      LegacyTag{}, std::move(collections), std::move(seeds), virtualNodesPerCollection, std::move(keyPath)));
+}
+
+std::string const& HashPartitionResolver::Type() const noexcept {
+  static std::string const type = "hash";
+  return type;
+}
+
+std::vector<CollectionRef> HashPartitionResolver::ResolveForRead(ReadSelector const& selector) const {
+  switch (selector.GetKind()) {
+  case ReadSelector::Kind::Key: return {ResolveForCreate(selector.GetKeys().front())};
+  case ReadSelector::Kind::Keys: {
+    CollectionListBuilder out;
+    for (auto const& key : selector.GetKeys()) out.Add(ResolveForCreate(key));
+    return out.Take();
+  }
+  case ReadSelector::Kind::All:
+  case ReadSelector::Kind::Range:  // hashing does not keep order: a range may be anywhere
+    return m_collections;
+  }
+  return m_collections;
+}
+
+rapidjson::Value HashPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
+  rapidjson::Value obj(rapidjson::kObjectType);
+  obj.AddMember("type", "hash", a);
+  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
+  obj.AddMember("hash", rapidjson::Value(m_hashName.c_str(), a), a);
+  obj.AddMember("virtualNodesPerCollection", m_virtualNodes, a);
+  if (!m_seeds.empty()) {
+    rapidjson::Value seeds(rapidjson::kArrayType);
+    for (auto s : m_seeds) seeds.PushBack(s, a);
+    obj.AddMember("seeds", seeds, a);
+  }
+  rapidjson::Value collections(rapidjson::kArrayType);
+  for (auto const& c : m_collections) collections.PushBack(rapidjson::Value(c.Text().c_str(), a), a);
+  obj.AddMember("collections", collections, a);
+  return obj;
+}
+
+ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
+  node.AllowOnly({"type", "partitionKey", "collections", "hash", "virtualNodesPerCollection", "seeds"});
+  std::optional<PartitionKeyPath> path;
+  if (auto p = node.OptionalChild("partitionKey")) path = p->GetKeyPath();
+
+  std::vector<CollectionRef> collections;
+  std::unordered_map<std::string, std::size_t> seen;
+  auto list = node.Child("collections");
+  auto elements = list.NonEmptyElements();
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    auto ref = elements[i].GetCollection();
+    if (auto [it, inserted] = seen.emplace(ref.Text(), i); !inserted)
+      elements[i].Fail("duplicate collection \"" + ref.Text() + "\" (also at " + list.Place() + "[" +
+                       std::to_string(it->second) + "])");
+    collections.push_back(std::move(ref));
+  }
+
+  std::string hashName = "md5";
+  if (auto h = node.OptionalChild("hash")) {
+    hashName = h->GetNonEmptyString();
+    if (hashName != LegacyName && !IsKnownHashGenerator(hashName)) {
+      try {
+        (void)MakeHashGenerator(hashName);
+      } catch (Error const& e) {
+        h->Fail(std::string(e.what()).substr(0, std::string(e.what()).size() - 1) + ", dotnet-legacy)");
+      }
+    }
+  }
+  std::uint32_t vnodes = DefaultVirtualNodes;
+  if (auto v = node.OptionalChild("virtualNodesPerCollection")) {
+    vnodes = static_cast<std::uint32_t>(v->GetInteger(1, MaxVirtualNodes));
+    if (collections.size() * vnodes > MaxRingPoints)
+      v->Fail("collections x virtual nodes = " + std::to_string(collections.size() * vnodes) + " exceeds " +
+              std::to_string(MaxRingPoints) + " ring points");
+  }
+
+  auto seedsNode = node.OptionalChild("seeds");
+  if (hashName == LegacyName) {
+    if (!seedsNode) node.Fail("hash \"dotnet-legacy\" needs \"seeds\": one .NET String.GetHashCode() value per collection");
+    std::vector<std::int32_t> seeds;
+    for (auto const& s : seedsNode->Elements()) seeds.push_back(static_cast<std::int32_t>(s.GetInteger(INT32_MIN, INT32_MAX)));
+    if (seeds.size() != collections.size())
+      seedsNode->Fail("has " + std::to_string(seeds.size()) + " seeds for " + std::to_string(collections.size()) +
+                      " collections");
+    return DotNetLegacy(std::move(collections), std::move(seeds), vnodes, std::move(path));
+  }
+  if (seedsNode) seedsNode->Fail("\"seeds\" only applies to hash \"dotnet-legacy\"");
+  return std::make_shared<HashPartitionResolver>(std::move(collections), MakeHashGenerator(hashName), vnodes,
+                                                 std::move(path));
+}
+
+} // namespace docshard

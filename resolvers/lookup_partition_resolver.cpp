@@ -1,0 +1,139 @@
+#include "docshard/lookup_partition_resolver.hpp"
+
+#include "docshard/config_node.hpp"
+#include "docshard/errors.hpp"
+
+namespace docshard {
+
+KeyType LoadKeyType(ConfigNode const& node);  // range_partition_resolver.cpp
+ResolverTarget LoadTarget(ConfigNode const& entry, std::optional<PartitionKeyPath> const& parentPath);
+
+LookupPartitionResolver::LookupPartitionResolver(KeyType keyType, std::vector<Entry> entries,
+                                                 std::optional<ResolverTarget> defaultTarget,
+                                                 std::optional<PartitionKeyPath> keyPath)
+    : m_keyType(keyType), m_entries(std::move(entries)), m_default(std::move(defaultTarget)),
+      m_keyPath(std::move(keyPath)) {
+  auto const kind = keyType == KeyType::String ? PartitionKey::Kind::String : PartitionKey::Kind::Number;
+  if (m_entries.empty() && !m_default) throw InvalidArgumentError("lookup resolver: no entries and no default");
+  for (std::size_t i = 0; i < m_entries.size(); ++i) {
+    auto const& key = m_entries[i].Key;
+    if (key.GetKind() != kind)
+      throw InvalidArgumentError("lookup resolver: key " + key.ToJson() + " is not a " + KeyTypeName(keyType));
+    if (!m_index.emplace(key, i).second)
+      throw InvalidArgumentError("lookup resolver: duplicate key " + key.ToJson());
+  }
+}
+
+std::string const& LookupPartitionResolver::Type() const noexcept {
+  static std::string const type = "lookup";
+  return type;
+}
+
+ResolverTarget const* LookupPartitionResolver::TryFind(PartitionKey const& key) const {
+  auto const kind = m_keyType == KeyType::String ? PartitionKey::Kind::String : PartitionKey::Kind::Number;
+  if (key.GetKind() != kind)
+    throw KeyTypeError("key " + key.ToJson() + " is a " + PartitionKey::KindName(key.GetKind()) +
+                       " but this lookup resolver has " + KeyTypeName(m_keyType) + " keys");
+  auto it = m_index.find(key);
+  if (it != m_index.end()) return &m_entries[it->second].Target;
+  return m_default ? &*m_default : nullptr;
+}
+
+ResolverTarget const& LookupPartitionResolver::Find(PartitionKey const& key) const {
+  if (auto const* t = TryFind(key)) return *t;
+  throw NoTargetError("no lookup entry for key " + key.ToJson() + " and no default");
+}
+
+CollectionRef const& LookupPartitionResolver::ResolveForCreate(PartitionKey const& key) const {
+  return Find(key).ResolveForCreate(key);
+}
+
+CollectionRef const& LookupPartitionResolver::ResolveForCreate(rapidjson::Value const& document) const {
+  if (!m_keyPath) throw InvalidArgumentError("this lookup resolver has no partitionKey path");
+  auto key = m_keyPath->Extract(document);
+  return Find(key).ResolveForCreate(key, document);
+}
+
+std::vector<CollectionRef> LookupPartitionResolver::ResolveForRead(ReadSelector const& selector) const {
+  CollectionListBuilder out;
+  switch (selector.GetKind()) {
+  case ReadSelector::Kind::All: return Collections();
+  case ReadSelector::Kind::Key:
+  case ReadSelector::Kind::Keys:
+    for (auto const& key : selector.GetKeys()) Find(key).AppendForRead(ReadSelector::Key(key), out);
+    break;
+  case ReadSelector::Kind::Range: {
+    (void)TryFind(selector.Low());  // type check
+    (void)TryFind(selector.High());
+    for (auto const& e : m_entries)
+      if (PartitionKey::Compare(selector.Low(), e.Key) <= 0 && PartitionKey::Compare(e.Key, selector.High()) <= 0)
+        e.Target.AppendForRead(ReadSelector::Key(e.Key), out);
+    // Keys in the range that have no entry of their own belong to the default.
+    if (m_default) m_default->AppendForRead(selector, out);
+    break;
+  }
+  }
+  return out.Take();
+}
+
+std::vector<CollectionRef> LookupPartitionResolver::Collections() const {
+  CollectionListBuilder out;
+  for (auto const& e : m_entries) e.Target.AppendAll(out);
+  if (m_default) m_default->AppendAll(out);
+  return out.Take();
+}
+
+rapidjson::Value LookupPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
+  rapidjson::Value obj(rapidjson::kObjectType);
+  obj.AddMember("type", "lookup", a);
+  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
+  obj.AddMember("keyType", rapidjson::StringRef(KeyTypeName(m_keyType)), a);
+  rapidjson::Value entries(rapidjson::kArrayType);
+  for (auto const& e : m_entries) {
+    rapidjson::Value item(rapidjson::kObjectType);
+    item.AddMember("key", e.Key.ToJsonValue(a), a);
+    e.Target.AddToJson(item, a);
+    entries.PushBack(item, a);
+  }
+  obj.AddMember("entries", entries, a);
+  if (m_default) {
+    if (m_default->IsCollection())
+      obj.AddMember("default", rapidjson::Value(m_default->Collection().Text().c_str(), a), a);
+    else
+      obj.AddMember("default", m_default->Resolver()->ToJson(a), a);
+  }
+  return obj;
+}
+
+ResolverPtr LookupPartitionResolver::FromConfig(ConfigNode const& node) {
+  node.AllowOnly({"type", "partitionKey", "keyType", "entries", "default"});
+  std::optional<PartitionKeyPath> path;
+  if (auto p = node.OptionalChild("partitionKey")) path = p->GetKeyPath();
+  auto keyType = LoadKeyType(node.Child("keyType"));
+  std::vector<Entry> entries;
+  std::vector<std::string> places;
+  auto list = node.Child("entries");
+  for (auto const& e : list.Elements()) {
+    e.AllowOnly({"key", "collection", "resolver"});
+    auto keyNode = e.Child("key");
+    auto key = keyNode.GetKey(keyType);
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (entries[i].Key == key) keyNode.Fail("duplicate key " + key.ToJson() + " (also at " + places[i] + ")");
+    entries.push_back({std::move(key), LoadTarget(e, path)});
+    places.push_back(e.Place());
+  }
+  std::optional<ResolverTarget> defaultTarget;
+  if (auto d = node.OptionalChild("default")) {
+    if (d->Value().IsString())
+      defaultTarget.emplace(d->GetCollection());
+    else if (d->Value().IsObject())
+      defaultTarget.emplace(d->GetResolver(), path);
+    else
+      d->FailType("a collection reference or a resolver object");
+  }
+  if (entries.empty() && !defaultTarget) list.Fail("must not be empty when there is no \"default\"");
+  return std::make_shared<LookupPartitionResolver>(keyType, std::move(entries), std::move(defaultTarget),
+                                                   std::move(path));
+}
+
+} // namespace docshard

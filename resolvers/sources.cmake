@@ -1,0 +1,6 @@
+target_sources(docshard PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/builtin_resolvers.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hash_partition_resolver.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lookup_partition_resolver.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/range_partition_resolver.cpp
+)

@@ -1,0 +1,194 @@
+#include "docshard/config_node.hpp"
+
+#include "docshard/range_partition_resolver.hpp"
+#include "docshard/resolver_registry.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace docshard {
+
+namespace {
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t prev = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+} // namespace
+
+std::string DescribeJson(rapidjson::Value const& value) {
+  if (value.IsObject()) return "an object";
+  if (value.IsArray()) return "an array";
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  value.Accept(writer);
+  std::string text(buffer.GetString(), buffer.GetSize());
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+void ConfigNode::Fail(std::string const& detail) const { throw ConfigError(m_place, detail); }
+
+void ConfigNode::FailType(std::string_view expected) const {
+  Fail("expected " + std::string(expected) + ", got " + DescribeJson(*m_value));
+}
+
+void ConfigNode::ExpectObject() const {
+  if (!m_value->IsObject()) FailType("an object");
+}
+
+void ConfigNode::AllowOnly(std::initializer_list<std::string_view> allowed) const {
+  ExpectObject();
+  for (auto const& m : m_value->GetObject()) {
+    std::string_view name(m.name.GetString(), m.name.GetStringLength());
+    if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+    std::string message = "unknown field \"" + std::string(name) + "\"";
+    std::string_view best;
+    std::size_t bestDistance = 3;
+    for (auto a : allowed) {
+      auto d = EditDistance(name, a);
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = a;
+      }
+    }
+    if (!best.empty()) message += " (did you mean \"" + std::string(best) + "\"?)";
+    throw ConfigError(m_place.empty() ? std::string(name) : m_place + "." + std::string(name), message);
+  }
+}
+
+bool ConfigNode::Has(std::string_view name) const {
+  ExpectObject();
+  return m_value->FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))) !=
+         m_value->MemberEnd();
+}
+
+std::optional<ConfigNode> ConfigNode::OptionalChild(std::string_view name) const {
+  ExpectObject();
+  auto it = m_value->FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
+  if (it == m_value->MemberEnd()) return std::nullopt;
+  return ConfigNode(it->value, m_place.empty() ? std::string(name) : m_place + "." + std::string(name), *m_context);
+}
+
+ConfigNode ConfigNode::Child(std::string_view name) const {
+  auto child = OptionalChild(name);
+  if (!child) Fail("missing required field \"" + std::string(name) + "\"");
+  return *child;
+}
+
+std::vector<ConfigNode> ConfigNode::Elements() const {
+  if (!m_value->IsArray()) FailType("an array");
+  std::vector<ConfigNode> out;
+  out.reserve(m_value->Size());
+  for (rapidjson::SizeType i = 0; i < m_value->Size(); ++i)
+    out.emplace_back((*m_value)[i], m_place + "[" + std::to_string(i) + "]", *m_context);
+  return out;
+}
+
+std::vector<ConfigNode> ConfigNode::NonEmptyElements() const {
+  auto out = Elements();
+  if (out.empty()) Fail("must not be empty");
+  return out;
+}
+
+std::string ConfigNode::GetString() const {
+  if (!m_value->IsString()) FailType("a string");
+  std::string s(m_value->GetString(), m_value->GetStringLength());
+  if (!IsValidUtf8(s)) Fail("not valid Unicode text");
+  return s;
+}
+
+std::string ConfigNode::GetNonEmptyString() const {
+  auto s = GetString();
+  if (s.empty()) Fail("must not be empty");
+  return s;
+}
+
+std::int64_t ConfigNode::GetInteger(std::int64_t min, std::int64_t max) const {
+  std::int64_t v = 0;
+  if (m_value->IsInt64()) {
+    v = m_value->GetInt64();
+  } else if (m_value->IsNumber() && !m_value->IsUint64()) {
+    double d = m_value->GetDouble();
+    if (std::trunc(d) != d || std::fabs(d) > 9.0e18) FailType("an integer");
+    v = static_cast<std::int64_t>(d);
+  } else {
+    FailType("an integer");
+  }
+  if (v < min || v > max)
+    Fail("must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + std::to_string(v));
+  return v;
+}
+
+double ConfigNode::GetNumber() const {
+  if (!m_value->IsNumber()) FailType("a number");
+  return m_value->GetDouble();
+}
+
+bool ConfigNode::GetBool() const {
+  if (!m_value->IsBool()) FailType("a boolean");
+  return m_value->GetBool();
+}
+
+CollectionRef ConfigNode::GetCollection() const {
+  auto text = GetNonEmptyString();
+  CollectionRef ref;
+  try {
+    ref = CollectionRef::Parse(text);
+  } catch (Error const& e) {
+    Fail(e.what());
+  }
+  auto const& accounts = m_context->Accounts;
+  bool known = accounts ? accounts->count(ref.Account()) > 0 : !ref.HasExplicitAccount();
+  if (!known) Fail("unknown account \"" + ref.Account() + "\"" + (accounts ? "" : " (the config has no \"accounts\")"));
+  return ref;
+}
+
+PartitionKey ConfigNode::GetKey(KeyType type) const {
+  try {
+    if (type == KeyType::String) return PartitionKey(GetString());
+    if (!m_value->IsNumber()) FailType("a number");
+    return PartitionKey::Number(m_value->GetDouble());
+  } catch (ConfigError const&) {
+    throw;
+  } catch (Error const& e) {
+    Fail(e.what());
+  }
+}
+
+PartitionKeyPath ConfigNode::GetKeyPath() const {
+  try {
+    if (m_value->IsString()) return PartitionKeyPath::Parse(GetString());
+    if (m_value->IsArray()) {
+      std::vector<std::string> paths;
+      for (auto const& e : NonEmptyElements()) paths.push_back(e.GetString());
+      return PartitionKeyPath::Composite(paths);
+    }
+  } catch (ConfigError const&) {
+    throw;
+  } catch (Error const& e) {
+    Fail(e.what());
+  }
+  FailType("a path string or an array of paths");
+}
+
+ResolverPtr ConfigNode::GetResolver() const {
+  auto const* registry = m_context->Registry ? m_context->Registry : &ResolverRegistry::Default();
+  return registry->Load(*this);
+}
+
+} // namespace docshard

@@ -1,0 +1,38 @@
+// The one-shot MD5() is deprecated in OpenSSL 3 in favour of EVP, but EVP's
+// per-call context set-up costs more than hashing a short key; placement only
+// needs the digest, not a FIPS provider.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include "docshard/md5_hash_generator.hpp"
+
+#include <openssl/md5.h>
+
+namespace docshard {
+
+std::array<std::uint8_t, 16> Md5Digest(std::string_view bytes) noexcept {
+  std::array<std::uint8_t, 16> digest{};
+  MD5(reinterpret_cast<unsigned char const*>(bytes.data()), bytes.size(), digest.data());
+  return digest;
+}
+
+std::string const& Md5HashGenerator::Name() const noexcept {
+  static std::string const name = "md5";
+  return name;
+}
+
+RingPosition Md5HashGenerator::Hash(std::string_view bytes) const noexcept {
+  auto const digest = Md5Digest(bytes);
+  RingPosition value = 0;
+  for (auto b : digest) value = (value << 8) | b;
+  return value;
+}
+
+std::string Md5HashGenerator::ChainBytes(RingPosition position) const {
+  std::string bytes(16, '\0');
+  for (int i = 15; i >= 0; --i) {
+    bytes[static_cast<std::size_t>(i)] = static_cast<char>(static_cast<std::uint8_t>(position & 0xff));
+    position >>= 8;
+  }
+  return bytes;
+}
+
+} // namespace docshard

@@ -1,0 +1,148 @@
+#include "docshard/partition_scheme.hpp"
+
+#include "docshard/config_node.hpp"
+#include "docshard/errors.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace docshard {
+
+namespace {
+AccountConfig LoadAccount(ConfigNode const& node) {
+  node.ExpectObject();
+  // Secrets never live in a config file, and TLS verification cannot be
+  // switched off from one: say so instead of a generic "unknown field".
+  for (auto bad : {"key", "masterKey", "accountKey", "secret"})
+    if (node.Has(bad)) node.Child(bad).Fail("secrets are not allowed in a config file; use keyEnv or keyFile");
+  for (auto bad : {"verifyTls", "insecure", "disableTlsVerification", "tlsVerify"})
+    if (node.Has(bad)) node.Child(bad).Fail("TLS verification cannot be disabled from a config file");
+  node.AllowOnly({"endpoint", "keyEnv", "keyFile", "caFile"});
+  AccountConfig account;
+  auto endpoint = node.Child("endpoint");
+  account.Endpoint = endpoint.GetNonEmptyString();
+  if (account.Endpoint.rfind("https://", 0) != 0 || account.Endpoint.size() <= 8)
+    endpoint.Fail("must be an https:// URL, got \"" + account.Endpoint + "\"");
+  if (auto c = node.OptionalChild("keyEnv")) account.KeyEnv = c->GetNonEmptyString();
+  if (auto c = node.OptionalChild("keyFile")) account.KeyFile = c->GetNonEmptyString();
+  if (auto c = node.OptionalChild("caFile")) account.CaFile = c->GetNonEmptyString();
+  if (account.KeyEnv.empty() == account.KeyFile.empty()) node.Fail("exactly one of \"keyEnv\" and \"keyFile\" is required");
+  return account;
+}
+
+rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
+  return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+std::string Pretty(rapidjson::Value const& value) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+  writer.SetIndent(' ', 2);
+  value.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+} // namespace
+
+PartitionScheme::PartitionScheme(ResolverPtr resolver, std::optional<std::int64_t> epoch,
+                                 std::map<std::string, AccountConfig> accounts)
+    : m_resolver(std::move(resolver)), m_epoch(epoch), m_accounts(std::move(accounts)) {
+  if (!m_resolver) throw InvalidArgumentError("PartitionScheme: no resolver");
+  if (m_epoch && *m_epoch < 0) throw InvalidArgumentError("PartitionScheme: epoch must be >= 0");
+}
+
+PartitionScheme PartitionScheme::Load(std::string_view json, ResolverRegistry const& registry) {
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
+  if (doc.HasParseError()) {
+    // Name the line and column: that is what an operator can find in an editor.
+    std::size_t offset = doc.GetErrorOffset(), line = 1, column = 1;
+    for (std::size_t i = 0; i < offset && i < json.size(); ++i) {
+      if (json[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    throw ConfigError("line " + std::to_string(line) + " column " + std::to_string(column),
+                      std::string("invalid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  ConfigLoadContext context;
+  context.Registry = &registry;
+  ConfigNode root(doc, "", context);
+  if (!doc.IsObject()) throw ConfigError("(root)", "expected an object, got " + DescribeJson(doc));
+  root.AllowOnly({"docshard", "epoch", "accounts", "resolver"});
+
+  auto version = root.Child("docshard");
+  auto v = version.GetInteger(1, std::numeric_limits<int>::max());
+  if (v > FormatVersion)
+    version.Fail("format version " + std::to_string(v) + " is newer than this library supports (" +
+                 std::to_string(FormatVersion) + ")");
+
+  std::optional<std::int64_t> epoch;
+  if (auto e = root.OptionalChild("epoch")) epoch = e->GetInteger(0, std::numeric_limits<std::int64_t>::max());
+
+  std::map<std::string, AccountConfig> accounts;
+  if (auto a = root.OptionalChild("accounts")) {
+    a->ExpectObject();
+    std::set<std::string> names;
+    for (auto const& m : a->Value().GetObject()) {
+      std::string name(m.name.GetString(), m.name.GetStringLength());
+      ConfigNode child(m.value, a->Place() + "." + name, context);
+      try {
+        (void)CollectionRef::Parse(name + ":dbs/x/colls/y");
+      } catch (Error const&) {
+        child.Fail("bad account name (letters, digits, '-', '_')");
+      }
+      accounts.emplace(name, LoadAccount(child));
+      names.insert(name);
+    }
+    context.Accounts = std::move(names);
+  }
+
+  auto resolver = root.Child("resolver").GetResolver();
+  if (!resolver->KeyPath()) root.Child("resolver").Fail("missing required field \"partitionKey\"");
+  return PartitionScheme(std::move(resolver), epoch, std::move(accounts));
+}
+
+PartitionScheme PartitionScheme::LoadFile(std::filesystem::path const& path, ResolverRegistry const& registry) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path.string(), "cannot open the config file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path.string(), "cannot read the config file");
+  return Load(text.str(), registry);
+}
+
+std::string PartitionScheme::Save() const {
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& a = doc.GetAllocator();
+  doc.AddMember("docshard", FormatVersion, a);
+  if (m_epoch) doc.AddMember("epoch", static_cast<std::int64_t>(*m_epoch), a);
+  if (!m_accounts.empty()) {
+    rapidjson::Value accounts(rapidjson::kObjectType);
+    for (auto const& [name, acc] : m_accounts) {
+      rapidjson::Value obj(rapidjson::kObjectType);
+      obj.AddMember("endpoint", Str(acc.Endpoint, a), a);
+      if (!acc.KeyEnv.empty()) obj.AddMember("keyEnv", Str(acc.KeyEnv, a), a);
+      if (!acc.KeyFile.empty()) obj.AddMember("keyFile", Str(acc.KeyFile, a), a);
+      if (!acc.CaFile.empty()) obj.AddMember("caFile", Str(acc.CaFile, a), a);
+      accounts.AddMember(Str(name, a), obj, a);
+    }
+    doc.AddMember("accounts", accounts, a);
+  }
+  doc.AddMember("resolver", m_resolver->ToJson(a), a);
+  return Pretty(doc);
+}
+
+std::string SaveResolverJson(IPartitionResolver const& resolver) {
+  rapidjson::Document doc;
+  auto value = resolver.ToJson(doc.GetAllocator());
+  return Pretty(value);
+}
+
+} // namespace docshard

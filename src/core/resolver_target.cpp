@@ -1,0 +1,62 @@
+#include "docshard/resolver_target.hpp"
+
+#include "docshard/errors.hpp"
+
+#include <unordered_set>
+
+namespace docshard {
+
+ResolverTarget::ResolverTarget(CollectionRef collection) : m_collection(std::move(collection)) {
+  if (!m_collection.IsValid()) throw InvalidArgumentError("resolver target: empty collection reference");
+}
+
+ResolverTarget::ResolverTarget(ResolverPtr resolver, std::optional<PartitionKeyPath> const& parentPath)
+    : m_resolver(std::move(resolver)) {
+  if (!m_resolver) throw InvalidArgumentError("resolver target: null nested resolver");
+  auto const& own = m_resolver->KeyPath();
+  m_ownKey = own.has_value() && (!parentPath || !(*own == *parentPath));
+}
+
+CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key) const {
+  return m_resolver ? m_resolver->ResolveForCreate(key) : m_collection;
+}
+
+CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const {
+  if (!m_resolver) return m_collection;
+  return m_ownKey ? m_resolver->ResolveForCreate(document) : m_resolver->ResolveForCreate(key);
+}
+
+void ResolverTarget::AppendForRead(ReadSelector const& selector, CollectionListBuilder& out) const {
+  if (!m_resolver) {
+    out.Add(m_collection);
+    return;
+  }
+  // A nested resolver keyed on another property cannot use the parent's key:
+  // every one of its collections may hold a match.
+  out.AddAll(m_resolver->ResolveForRead(m_ownKey ? ReadSelector::All() : selector));
+}
+
+void ResolverTarget::AppendAll(CollectionListBuilder& out) const {
+  if (m_resolver)
+    out.AddAll(m_resolver->Collections());
+  else
+    out.Add(m_collection);
+}
+
+void ResolverTarget::AddToJson(rapidjson::Value& object, rapidjson::MemoryPoolAllocator<>& allocator) const {
+  if (m_resolver) {
+    object.AddMember("resolver", m_resolver->ToJson(allocator), allocator);
+  } else {
+    rapidjson::Value text(m_collection.Text().c_str(), static_cast<rapidjson::SizeType>(m_collection.Text().size()),
+                          allocator);
+    object.AddMember("collection", text, allocator);
+  }
+}
+
+void CollectionListBuilder::Add(CollectionRef const& c) {
+  for (auto const& existing : m_list)
+    if (existing == c) return;
+  m_list.push_back(c);
+}
+
+} // namespace docshard

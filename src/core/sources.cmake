@@ -1,0 +1,15 @@
+target_sources(docshard PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/collection_ref.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/config_node.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/consistent_hash_ring.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hash_generator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/md5_hash_generator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/murmur3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partition_key.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partition_key_path.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partition_resolver.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partition_scheme.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/read_selector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/resolver_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/resolver_target.cpp
+)
