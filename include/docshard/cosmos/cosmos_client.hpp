@@ -1,0 +1,178 @@
+#pragma once
+// Cosmos DB SQL API client for one account: signing, retries, typed errors.
+//
+// Async operations take any Asio completion token (callback, use_future,
+// use_awaitable, ...) and complete with void(std::exception_ptr, T). The
+// blocking methods wrap them; do not call those from a handler running on
+// GetExecutor(). Errors: RequestFailedError subclasses for error statuses,
+// TransportError / TimeoutError / TlsError / ResponseTooLargeError below that.
+// Retry and idempotency rules: retry_policy.hpp. Thread-safe.
+#include <docshard/cosmos/cosmos_client_options.hpp>
+#include <docshard/cosmos/cosmos_request.hpp>
+#include <docshard/cosmos/cosmos_requests.hpp>
+#include <docshard/cosmos/cosmos_response.hpp>
+#include <docshard/cosmos/query_page.hpp>
+#include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/http/http_transport.hpp>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace docshard {
+
+class CosmosClient {
+public:
+  using ResponseSignature = void(std::exception_ptr, CosmosResponse);
+  using PageSignature = void(std::exception_ptr, QueryPage);
+
+  explicit CosmosClient(CosmosClientOptions options);
+  ~CosmosClient();
+  CosmosClient(CosmosClient const&) = delete;
+  CosmosClient& operator=(CosmosClient const&) = delete;
+
+  std::string const& Endpoint() const noexcept;
+
+  // --- databases ---------------------------------------------------------
+  // 201 when created, 200 when it already existed.
+  CosmosResponse CreateDatabaseIfNotExists(std::string_view databaseId);
+  CosmosResponse ReadDatabase(std::string_view databaseId);
+  std::vector<std::string> ListDatabases();
+  CosmosResponse DeleteDatabase(std::string_view databaseId);
+
+  // --- collections (link: dbs/<db>/colls/<coll>) --------------------------
+  CosmosResponse CreateCollectionIfNotExists(std::string_view databaseId, std::string_view collectionId,
+                                             std::string_view partitionKeyPath);
+  // Full definition (indexing policy etc.); must contain "id".
+  CosmosResponse CreateCollectionIfNotExists(std::string_view databaseId, std::string definitionJson);
+  CosmosResponse ReadCollection(std::string_view collectionLink);
+  std::vector<std::string> ListCollections(std::string_view databaseId);
+  CosmosResponse DeleteCollection(std::string_view collectionLink);
+
+  // --- documents ---------------------------------------------------------
+  CosmosResponse CreateDocument(std::string_view collectionLink, std::string documentJson,
+                                PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+  CosmosResponse UpsertDocument(std::string_view collectionLink, std::string documentJson,
+                                PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+  CosmosResponse ReadDocument(std::string_view collectionLink, std::string_view id,
+                              PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+  // Pass options.IfMatchETag for optimistic concurrency (412 when stale).
+  CosmosResponse ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
+                                 PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+  CosmosResponse DeleteDocument(std::string_view collectionLink, std::string_view id,
+                                PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+
+  // --- queries and feeds -------------------------------------------------
+  // One page; pass the previous page's Continuation() ("" for the first).
+  QueryPage QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query,
+                               std::string_view continuation, QueryOptions const& options = {});
+  QueryResult QueryDocuments(std::string_view collectionLink, SqlQuery const& query,
+                             QueryOptions const& options = {});
+  QueryPage ReadFeedPage(std::string_view collectionLink, std::string_view continuation,
+                         QueryOptions const& options = {});
+  QueryResult ReadAllDocuments(std::string_view collectionLink, QueryOptions const& options = {});
+
+  // --- asynchronous core -------------------------------------------------
+  template <typename CompletionToken>
+  auto AsyncSend(CosmosRequest request, CompletionToken&& token)
+  {
+    return boost::asio::async_initiate<CompletionToken, ResponseSignature>(
+        [this](auto handler, CosmosRequest req) {
+          StartSend(std::move(req), boost::asio::any_completion_handler<ResponseSignature>(std::move(handler)));
+        },
+        token, std::move(request));
+  }
+
+  // For query and feed requests: completes with the parsed page.
+  template <typename CompletionToken>
+  auto AsyncSendForPage(CosmosRequest request, CompletionToken&& token)
+  {
+    return boost::asio::async_initiate<CompletionToken, PageSignature>(
+        [this](auto handler, CosmosRequest req) {
+          StartSendForPage(std::move(req), boost::asio::any_completion_handler<PageSignature>(std::move(handler)));
+        },
+        token, std::move(request));
+  }
+
+  template <typename CompletionToken>
+  auto AsyncCreateDocument(std::string_view collectionLink, std::string documentJson,
+                           PartitionKeyValue const& partitionKey, RequestOptions const& options,
+                           CompletionToken&& token)
+  {
+    return AsyncSend(CosmosRequests::CreateDocument(collectionLink, std::move(documentJson), partitionKey, options),
+                     std::forward<CompletionToken>(token));
+  }
+
+  template <typename CompletionToken>
+  auto AsyncUpsertDocument(std::string_view collectionLink, std::string documentJson,
+                           PartitionKeyValue const& partitionKey, RequestOptions const& options,
+                           CompletionToken&& token)
+  {
+    return AsyncSend(CosmosRequests::UpsertDocument(collectionLink, std::move(documentJson), partitionKey, options),
+                     std::forward<CompletionToken>(token));
+  }
+
+  template <typename CompletionToken>
+  auto AsyncReadDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
+                         RequestOptions const& options, CompletionToken&& token)
+  {
+    return AsyncSend(CosmosRequests::ReadDocument(collectionLink, id, partitionKey, options),
+                     std::forward<CompletionToken>(token));
+  }
+
+  template <typename CompletionToken>
+  auto AsyncReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
+                            PartitionKeyValue const& partitionKey, RequestOptions const& options,
+                            CompletionToken&& token)
+  {
+    return AsyncSend(
+        CosmosRequests::ReplaceDocument(collectionLink, id, std::move(documentJson), partitionKey, options),
+        std::forward<CompletionToken>(token));
+  }
+
+  template <typename CompletionToken>
+  auto AsyncDeleteDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
+                           RequestOptions const& options, CompletionToken&& token)
+  {
+    return AsyncSend(CosmosRequests::DeleteDocument(collectionLink, id, partitionKey, options),
+                     std::forward<CompletionToken>(token));
+  }
+
+  template <typename CompletionToken>
+  auto AsyncQueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
+                               QueryOptions const& options, CompletionToken&& token)
+  {
+    return AsyncSendForPage(CosmosRequests::QueryDocuments(collectionLink, query, continuation, options),
+                            std::forward<CompletionToken>(token));
+  }
+
+  template <typename CompletionToken>
+  auto AsyncReadFeedPage(std::string_view collectionLink, std::string_view continuation, QueryOptions const& options,
+                         CompletionToken&& token)
+  {
+    return AsyncSendForPage(CosmosRequests::ReadFeed(collectionLink, continuation, options),
+                            std::forward<CompletionToken>(token));
+  }
+
+  CosmosResponse Send(CosmosRequest request);
+
+  // The client's I/O executor (one internal thread).
+  boost::asio::any_io_executor GetExecutor() const;
+  http::HttpTransportStatistics TransportStatistics() const;
+  void CloseIdleConnections();
+
+private:
+  void StartSend(CosmosRequest request, boost::asio::any_completion_handler<ResponseSignature> handler);
+  void StartSendForPage(CosmosRequest request, boost::asio::any_completion_handler<PageSignature> handler);
+
+  class Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace docshard

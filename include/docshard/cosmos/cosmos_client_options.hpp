@@ -1,0 +1,34 @@
+#pragma once
+#include <docshard/cosmos/retry_options.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace docshard {
+
+struct CosmosClientOptions {
+  std::string Endpoint;  // https://host[:port]
+  // Base64 master key. Consumed by the constructor into a MasterKey; the
+  // options object is not kept.
+  std::string Key;
+  // Extra trusted CA (PEM), on top of the system store.
+  std::string CaFile;
+
+  RetryOptions Retry;
+
+  // Whole operation, retries and waits included.
+  std::chrono::milliseconds OperationTimeout{60000};
+  // One HTTP exchange.
+  std::chrono::milliseconds AttemptTimeout{15000};
+  std::chrono::milliseconds ConnectTimeout{5000};
+
+  std::size_t MaxConnectionsPerHost = 32;
+  std::chrono::milliseconds IdleTimeout{30000};
+  std::size_t MaxResponseBodyBytes = 16 * 1024 * 1024;
+  std::size_t MaxResponseHeaderBytes = 64 * 1024;
+
+  std::string UserAgentSuffix;
+};
+
+} // namespace docshard

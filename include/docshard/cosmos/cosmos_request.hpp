@@ -1,0 +1,28 @@
+#pragma once
+// One logical Cosmos DB operation before signing. CosmosClient builds these
+// for its named operations; AsyncSend accepts any (e.g. for stored
+// procedures or headers this SDK does not model).
+#include <docshard/http/http_headers.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace docshard {
+
+struct CosmosRequest {
+  std::string Operation;     // for messages, e.g. "ReadDocument"
+  std::string Method;        // GET, POST, PUT, DELETE
+  std::string ResourceType;  // dbs, colls, docs
+  // Signed link: the resource, or its parent for creates and feeds
+  // (e.g. dbs/db/colls/c). Unencoded, no leading slash.
+  std::string ResourceLink;
+  // Path of the URL, unencoded, without leading slash (e.g. dbs/db/colls/c/docs).
+  std::string Path;
+  http::HttpHeaders Headers;  // operation headers; auth/date/version are added per attempt
+  std::string Body;
+  bool Idempotent = false;  // see RetryPolicy for what may be retried
+  std::optional<std::chrono::milliseconds> Timeout;
+};
+
+} // namespace docshard

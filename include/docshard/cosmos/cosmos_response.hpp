@@ -1,0 +1,41 @@
+#pragma once
+// The outcome of one successful Cosmos DB operation: status and the headers
+// callers need, plus the raw body and a way to parse it.
+#include <docshard/http/http_headers.hpp>
+
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+
+namespace docshard {
+
+class CosmosResponse {
+public:
+  CosmosResponse() = default;
+  CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries = 0);
+
+  unsigned Status() const noexcept { return m_status; }
+  // ETag of the resource (bare UUIDs on the local server: echo verbatim).
+  std::string ETag() const;
+  double RequestCharge() const;  // x-ms-request-charge, 0 when absent
+  std::string ActivityId() const;
+  std::string SessionToken() const;
+  // x-ms-continuation; empty when there are no more pages.
+  std::string Continuation() const;
+  http::HttpHeaders const& Headers() const noexcept { return m_headers; }
+  std::string const& Body() const noexcept { return m_body; }
+  std::string&& ExtractBody() noexcept { return std::move(m_body); }
+  // Throws Error(ErrorCode::Internal) when the body is not JSON.
+  rapidjson::Document Json() const;
+  // Attempts beyond the first that this operation needed.
+  int Retries() const noexcept { return m_retries; }
+
+private:
+  unsigned m_status = 0;
+  http::HttpHeaders m_headers;
+  std::string m_body;
+  int m_retries = 0;
+};
+
+} // namespace docshard

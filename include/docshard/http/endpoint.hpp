@@ -1,0 +1,23 @@
+#pragma once
+// An HTTPS origin. Plain http is deliberately not representable: every
+// request carries a credential, and TLS verification cannot be turned off.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace docshard::http {
+
+struct Endpoint {
+  std::string Host;  // DNS name or IP literal (IPv6 without brackets)
+  std::uint16_t Port = 443;
+
+  // Accepts "https://host[:port][/]". Throws InvalidArgumentError otherwise.
+  static Endpoint Parse(std::string_view url);
+
+  bool HostIsIpAddress() const;
+  // Pool key, and the Host header value (IPv6 re-bracketed).
+  std::string Authority() const;
+  std::string ToString() const { return "https://" + Authority(); }
+};
+
+} // namespace docshard::http

@@ -1,0 +1,27 @@
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace docshard::http {
+
+// There is intentionally no switch to disable peer verification: the only
+// trust knob is adding a CA (for a local server's private CA).
+struct HttpTransportOptions {
+  // PEM file with extra trusted CA certificates, on top of the system store.
+  std::string CaFile;
+
+  std::chrono::milliseconds ConnectTimeout{5000};  // TCP connect + TLS handshake
+  // One request/response exchange on a connection (writing + reading).
+  std::chrono::milliseconds AttemptTimeout{15000};
+
+  std::size_t MaxResponseBodyBytes = 16 * 1024 * 1024;
+  std::size_t MaxResponseHeaderBytes = 64 * 1024;
+
+  std::size_t MaxConnectionsPerHost = 32;
+  // Kept below typical server idle timeouts (Node's default is 5 s, the
+  // launcher's is longer) so that most stale sockets are dropped before use.
+  std::chrono::milliseconds IdleTimeout{30000};
+};
+
+} // namespace docshard::http

@@ -1,0 +1,210 @@
+#include <docshard/cosmos/cosmos_requests.hpp>
+
+#include "cosmos/resource_path.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace docshard::CosmosRequests {
+
+using detail::CheckCollectionLink;
+using detail::CheckId;
+
+namespace {
+
+CosmosRequest Make(char const* operation, char const* method, char const* type, std::string link, std::string path,
+                   bool idempotent)
+{
+  CosmosRequest r;
+  r.Operation = operation;
+  r.Method = method;
+  r.ResourceType = type;
+  r.ResourceLink = std::move(link);
+  r.Path = std::move(path);
+  r.Idempotent = idempotent;
+  return r;
+}
+
+std::string IdBody(std::string_view id)
+{
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  w.StartObject();
+  w.Key("id");
+  w.String(id.data(), static_cast<rapidjson::SizeType>(id.size()));
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void ApplyDocumentOptions(CosmosRequest& r, PartitionKeyValue const& pk, RequestOptions const& options)
+{
+  r.Headers.Set("x-ms-documentdb-partitionkey", pk.HeaderValue());
+  if (options.IfMatchETag)
+    r.Headers.Set("If-Match", *options.IfMatchETag);
+  r.Timeout = options.Timeout;
+}
+
+void ApplyPaging(CosmosRequest& r, std::string_view continuation, QueryOptions const& options)
+{
+  if (options.MaxItemCount > 0)
+    r.Headers.Set("x-ms-max-item-count", std::to_string(options.MaxItemCount));
+  if (!continuation.empty())
+    r.Headers.Set("x-ms-continuation", std::string(continuation));
+  if (options.PartitionKey)
+    r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
+  r.Timeout = options.Timeout;
+}
+
+} // namespace
+
+CosmosRequest CreateDatabase(std::string_view databaseId)
+{
+  auto r = Make("CreateDatabase", "POST", "dbs", "", "dbs", false);
+  r.Body = IdBody(CheckId(databaseId, "database"));
+  r.Headers.Set("Content-Type", "application/json");
+  return r;
+}
+
+CosmosRequest ReadDatabase(std::string_view databaseId)
+{
+  auto link = "dbs/" + CheckId(databaseId, "database");
+  return Make("ReadDatabase", "GET", "dbs", link, link, true);
+}
+
+CosmosRequest ListDatabases(std::string_view continuation)
+{
+  auto r = Make("ListDatabases", "GET", "dbs", "", "dbs", true);
+  ApplyPaging(r, continuation, {});
+  return r;
+}
+
+CosmosRequest DeleteDatabase(std::string_view databaseId)
+{
+  auto link = "dbs/" + CheckId(databaseId, "database");
+  return Make("DeleteDatabase", "DELETE", "dbs", link, link, false);
+}
+
+CosmosRequest CreateCollection(std::string_view databaseId, std::string definitionJson)
+{
+  auto parent = "dbs/" + CheckId(databaseId, "database");
+  auto r = Make("CreateCollection", "POST", "colls", parent, parent + "/colls", false);
+  r.Body = std::move(definitionJson);
+  r.Headers.Set("Content-Type", "application/json");
+  return r;
+}
+
+CosmosRequest ReadCollection(std::string_view collectionLink)
+{
+  auto link = CheckCollectionLink(collectionLink);
+  return Make("ReadCollection", "GET", "colls", link, link, true);
+}
+
+CosmosRequest ListCollections(std::string_view databaseId, std::string_view continuation)
+{
+  auto parent = "dbs/" + CheckId(databaseId, "database");
+  auto r = Make("ListCollections", "GET", "colls", parent, parent + "/colls", true);
+  ApplyPaging(r, continuation, {});
+  return r;
+}
+
+CosmosRequest DeleteCollection(std::string_view collectionLink)
+{
+  auto link = CheckCollectionLink(collectionLink);
+  return Make("DeleteCollection", "DELETE", "colls", link, link, false);
+}
+
+CosmosRequest CreateDocument(std::string_view collectionLink, std::string documentJson,
+                             PartitionKeyValue const& partitionKey, RequestOptions const& options)
+{
+  auto link = CheckCollectionLink(collectionLink);
+  auto r = Make("CreateDocument", "POST", "docs", link, link + "/docs", false);
+  r.Body = std::move(documentJson);
+  r.Headers.Set("Content-Type", "application/json");
+  ApplyDocumentOptions(r, partitionKey, options);
+  return r;
+}
+
+CosmosRequest UpsertDocument(std::string_view collectionLink, std::string documentJson,
+                             PartitionKeyValue const& partitionKey, RequestOptions const& options)
+{
+  auto r = CreateDocument(collectionLink, std::move(documentJson), partitionKey, options);
+  r.Operation = "UpsertDocument";
+  r.Headers.Set("x-ms-documentdb-is-upsert", "true");
+  // Repeating an unconditional upsert converges on the same document; a
+  // conditional one could fail its own If-Match after a first success.
+  r.Idempotent = !options.IfMatchETag.has_value();
+  return r;
+}
+
+CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
+                           RequestOptions const& options)
+{
+  auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
+  auto r = Make("ReadDocument", "GET", "docs", link, link, true);
+  ApplyDocumentOptions(r, partitionKey, options);
+  // If-Match on a read would be If-None-Match semantics; not offered.
+  r.Headers.Remove("If-Match");
+  return r;
+}
+
+CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
+                              PartitionKeyValue const& partitionKey, RequestOptions const& options)
+{
+  auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
+  auto r = Make("ReplaceDocument", "PUT", "docs", link, link, false);
+  r.Body = std::move(documentJson);
+  r.Headers.Set("Content-Type", "application/json");
+  ApplyDocumentOptions(r, partitionKey, options);
+  return r;
+}
+
+CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
+                             RequestOptions const& options)
+{
+  auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
+  auto r = Make("DeleteDocument", "DELETE", "docs", link, link, false);
+  ApplyDocumentOptions(r, partitionKey, options);
+  return r;
+}
+
+CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
+                             QueryOptions const& options)
+{
+  auto link = CheckCollectionLink(collectionLink);
+  auto r = Make("QueryDocuments", "POST", "docs", link, link + "/docs", true);
+  r.Body = query.ToJson();
+  r.Headers.Set("Content-Type", "application/query+json");
+  r.Headers.Set("x-ms-documentdb-isquery", "true");
+  ApplyPaging(r, continuation, options);
+  return r;
+}
+
+CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continuation, QueryOptions const& options)
+{
+  auto link = CheckCollectionLink(collectionLink);
+  auto r = Make("ReadFeed", "GET", "docs", link, link + "/docs", true);
+  ApplyPaging(r, continuation, options);
+  return r;
+}
+
+std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath)
+{
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  w.StartObject();
+  w.Key("id");
+  w.String(collectionId.data(), static_cast<rapidjson::SizeType>(collectionId.size()));
+  w.Key("partitionKey");
+  w.StartObject();
+  w.Key("paths");
+  w.StartArray();
+  w.String(partitionKeyPath.data(), static_cast<rapidjson::SizeType>(partitionKeyPath.size()));
+  w.EndArray();
+  w.Key("kind");
+  w.String("Hash");
+  w.EndObject();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+} // namespace docshard::CosmosRequests

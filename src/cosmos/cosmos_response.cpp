@@ -1,0 +1,57 @@
+#include <docshard/cosmos/cosmos_response.hpp>
+
+#include <docshard/errors.hpp>
+
+#include <cstdlib>
+
+namespace docshard {
+
+CosmosResponse::CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries)
+    : m_status(status), m_headers(std::move(headers)), m_body(std::move(body)), m_retries(retries)
+{
+}
+
+namespace {
+std::string HeaderOrEmpty(http::HttpHeaders const& h, std::string_view name)
+{
+  auto v = h.Get(name);
+  return v ? std::string(*v) : std::string();
+}
+} // namespace
+
+std::string CosmosResponse::ETag() const
+{
+  return HeaderOrEmpty(m_headers, "etag");
+}
+
+double CosmosResponse::RequestCharge() const
+{
+  auto v = m_headers.Get("x-ms-request-charge");
+  return v ? std::strtod(std::string(*v).c_str(), nullptr) : 0.0;
+}
+
+std::string CosmosResponse::ActivityId() const
+{
+  return HeaderOrEmpty(m_headers, "x-ms-activity-id");
+}
+
+std::string CosmosResponse::SessionToken() const
+{
+  return HeaderOrEmpty(m_headers, "x-ms-session-token");
+}
+
+std::string CosmosResponse::Continuation() const
+{
+  return HeaderOrEmpty(m_headers, "x-ms-continuation");
+}
+
+rapidjson::Document CosmosResponse::Json() const
+{
+  rapidjson::Document doc;
+  doc.Parse(m_body.data(), m_body.size());
+  if (doc.HasParseError())
+    throw Error(ErrorCode::Internal, "response body is not JSON (status " + std::to_string(m_status) + ")");
+  return doc;
+}
+
+} // namespace docshard

@@ -1,0 +1,101 @@
+#include <docshard/cosmos/request_failed_error.hpp>
+
+#include <rapidjson/document.h>
+
+namespace docshard {
+
+namespace {
+
+char const* StatusName(unsigned status)
+{
+  switch (status) {
+  case 400: return "Bad Request";
+  case 401: return "Unauthorized";
+  case 403: return "Forbidden";
+  case 404: return "Not Found";
+  case 408: return "Request Timeout";
+  case 409: return "Conflict";
+  case 412: return "Precondition Failed";
+  case 413: return "Entity Too Large";
+  case 429: return "Too Many Requests";
+  case 449: return "Retry With";
+  case 500: return "Internal Server Error";
+  case 503: return "Service Unavailable";
+  default: return "Error";
+  }
+}
+
+// The service's own explanation, when the body has one (the local server's
+// error bodies may lack "code" or be plain text).
+std::string ServiceMessage(std::string const& body)
+{
+  constexpr std::size_t limit = 300;
+  std::string text;
+  rapidjson::Document doc;
+  doc.Parse(body.data(), body.size());
+  if (!doc.HasParseError() && doc.IsObject()) {
+    auto it = doc.FindMember("message");
+    if (it != doc.MemberEnd() && it->value.IsString())
+      text.assign(it->value.GetString(), it->value.GetStringLength());
+  }
+  if (text.empty())
+    text = body;
+  for (char& c : text)
+    if (c == '\r' || c == '\n')
+      c = ' ';
+  if (text.size() > limit)
+    text = text.substr(0, limit) + "...";
+  return text;
+}
+
+std::string Compose(std::string const& operation, std::string const& link, unsigned status, unsigned subStatus,
+                    std::string const& activityId, std::string const& body)
+{
+  std::string msg = operation + " " + (link.empty() ? std::string("/") : link) + ": " + std::to_string(status) + " "
+                  + StatusName(status) + " (sub-status " + std::to_string(subStatus);
+  if (!activityId.empty())
+    msg += ", activity id " + activityId;
+  msg += ")";
+  auto detail = ServiceMessage(body);
+  if (!detail.empty())
+    msg += ": " + detail;
+  return msg;
+}
+
+} // namespace
+
+RequestFailedError::RequestFailedError(std::string operation, std::string resourceLink, unsigned status,
+                                       unsigned subStatus, std::string activityId, std::string body)
+    : Error(ErrorCode::RequestFailed, Compose(operation, resourceLink, status, subStatus, activityId, body)),
+      m_operation(std::move(operation)), m_resourceLink(std::move(resourceLink)), m_status(status),
+      m_subStatus(subStatus), m_activityId(std::move(activityId)), m_body(std::move(body))
+{
+}
+
+bool RequestFailedError::IsRetryable() const noexcept
+{
+  return m_status == 408 || m_status == 429 || m_status == 449 || m_status == 503;
+}
+
+void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
+                        std::string activityId, std::string body, std::chrono::milliseconds retryAfter)
+{
+#define DOCSHARD_THROW(Type)                                                                                         \
+  throw Type(std::move(operation), std::move(resourceLink), status, subStatus, std::move(activityId), std::move(body))
+  switch (status) {
+  case 400: DOCSHARD_THROW(BadRequestError);
+  case 401: DOCSHARD_THROW(UnauthorizedError);
+  case 403: DOCSHARD_THROW(ForbiddenError);
+  case 404: DOCSHARD_THROW(NotFoundError);
+  case 409: DOCSHARD_THROW(ConflictError);
+  case 412: DOCSHARD_THROW(PreconditionFailedError);
+  case 503: DOCSHARD_THROW(ServiceUnavailableError);
+  case 429:
+    throw ThrottledError(std::move(operation), std::move(resourceLink), subStatus, std::move(activityId),
+                         std::move(body), retryAfter);
+  default: DOCSHARD_THROW(RequestFailedError);
+  }
+#undef DOCSHARD_THROW
+}
+
+} // namespace docshard

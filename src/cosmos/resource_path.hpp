@@ -1,0 +1,17 @@
+#pragma once
+// Resource links as the protocol wants them: signed unencoded, sent
+// percent-encoded per segment.
+#include <string>
+#include <string_view>
+
+namespace docshard::detail {
+
+// "dbs/<db>/colls/<coll>" (one leading slash tolerated); throws
+// InvalidArgumentError naming `what` otherwise. Returns it without the slash.
+std::string CheckCollectionLink(std::string_view link);
+// A database, collection or document id: non-empty, no '/', '\\', '?', '#'.
+std::string CheckId(std::string_view id, char const* what);
+// Percent-encodes each segment of an unencoded path; adds the leading slash.
+std::string EncodePath(std::string_view path);
+
+} // namespace docshard::detail

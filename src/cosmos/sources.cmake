@@ -1,0 +1,14 @@
+# Cosmos DB REST client. cosmos_client.cpp holds the Asio coroutine code; the
+# rest is plain C++.
+target_sources(docshard PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/cosmos_client.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cosmos_requests.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cosmos_response.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/master_key.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/master_key_authorization.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partition_key_value.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/query_page.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/request_failed_error.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/resource_path.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/retry_policy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sql_query.cpp)
