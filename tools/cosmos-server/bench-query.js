@@ -19,6 +19,8 @@ async function main() {
   if (r.status !== 201) throw new Error(`create database: HTTP ${r.status} ${JSON.stringify(r.body)}`);
   r = await c.request("POST", `/dbs/${db}/colls`, { id: "c", partitionKey: { paths: ["/pk"], kind: "Hash" } });
   if (r.status !== 201) throw new Error(`create collection: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+  const info = await c.request("GET", "/_docshard/faults");
+  const queryFix = info.status === 200 && info.body.server ? info.body.server.queryFix : "unknown";
   const t0 = Date.now();
   await c.insertMany(coll, n);
   const insertMs = Date.now() - t0;
@@ -27,10 +29,11 @@ async function main() {
   if (single.docs.length !== n) throw new Error(`query returned ${single.docs.length} docs, expected ${n}`);
   const paged = await c.queryAll(coll, q, [], 1000);
   if (paged.docs.length !== n) throw new Error(`paged query returned ${paged.docs.length} docs, expected ${n}`);
-  console.log(`bench: ${n} docs inserted in ${insertMs} ms; single-page query ${single.ms.toFixed(0)} ms; ` +
+  console.log(`bench (queryFix=${queryFix}): ${n} docs inserted in ${insertMs} ms; single-page query ${single.ms.toFixed(0)} ms; ` +
     `paged by 1000: ${paged.pages} pages in ${paged.ms.toFixed(0)} ms`);
   await c.request("DELETE", `/dbs/${db}`);
   c.close();
+  if (maxArg && queryFix !== true) throw new Error(`the server reports queryFix=${queryFix}`);
   if (maxArg && single.ms > parseInt(maxArg, 10)) {
     throw new Error(`query over ${n} docs took ${single.ms.toFixed(0)} ms (limit ${maxArg} ms): is the query fix applied?`);
   }

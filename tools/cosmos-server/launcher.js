@@ -480,6 +480,7 @@ function startServer(opts) {
   };
 
   const controlState = () => ({
+    server: { auth: opts.auth, queryFix: opts.queryFix, keepAlive: !opts.stock, tls: [minVersion, maxVersion] },
     faults: state.faults,
     status503RemainingMs: Math.max(0, state.faultsSetAt + state.faults.status503ForMs - Date.now()),
     counters: state.counters
