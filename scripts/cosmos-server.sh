@@ -18,7 +18,7 @@
 # ${DOCSHARD_RUN_DIR:-<repo>/.run}/certs/ca.pem.
 #
 # Master key: env DOCSHARD_SERVER_KEY (base64) if set; otherwise a random 64-byte key
-# is generated and written to NAME.key (mode 0600). It is a throwaway test key for a
+# is generated and written to NAME.key (mode 0600, no trailing newline). It is a throwaway test key for a
 # server on loopback, never a real Cosmos key. It is never printed.
 set -euo pipefail
 
@@ -31,7 +31,7 @@ launcher=$tool_dir/launcher.js
 ready_timeout_s=20
 
 die() { echo "cosmos-server: $*" >&2; exit 1; }
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 
 valid_name() { [[ $1 =~ ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ ]]; }
 
@@ -105,7 +105,7 @@ cmd_start() {
     server_key=$DOCSHARD_SERVER_KEY
   else
     server_key=$(openssl rand -base64 64 | tr -d '\n') || die "start: openssl rand failed"
-    (umask 077 && printf '%s\n' "$server_key" >"$servers/$name.key") || die "start: cannot write $servers/$name.key"
+    (umask 077 && printf '%s' "$server_key" >"$servers/$name.key") || die "start: cannot write $servers/$name.key"
   fi
 
   local args=(--port "$port" --cert "$certs/$cert.pem" --key-file "$certs/$cert-key.pem")

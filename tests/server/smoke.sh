@@ -22,6 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 finish() {
+  # Keep the server log only when something failed.
+  ((failed == 0)) && rm -f "$run_dir/servers/$name.log"
   echo "$passed passed, $failed failed"
   ((failed == 0)) && exit 0 || exit 1
 }

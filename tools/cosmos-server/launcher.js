@@ -409,7 +409,7 @@ function startServer(opts) {
 
   let masterKey = null;
   if (opts.auth) {
-    masterKey = process.env.DOCSHARD_SERVER_KEY || "";
+    masterKey = (process.env.DOCSHARD_SERVER_KEY || "").trim();
     if (!masterKey) throw new Error("DOCSHARD_SERVER_KEY is not set (base64 master key), or pass --no-auth");
     const raw = Buffer.from(masterKey, "base64");
     if (raw.length < 16 || raw.toString("base64").replace(/=+$/, "") !== masterKey.replace(/=+$/, "")) {
