@@ -92,6 +92,10 @@ std::vector<CollectionRef> HashPartitionResolver::ResolveForRead(ReadSelector co
   return m_collections;
 }
 
+std::string HashPartitionResolver::ExplainRoute(PartitionKey const&) const {
+  return "hash(" + m_hashName + ", " + std::to_string(m_virtualNodes) + " vnodes)";
+}
+
 rapidjson::Value HashPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
   rapidjson::Value obj(rapidjson::kObjectType);
   obj.AddMember("type", "hash", a);

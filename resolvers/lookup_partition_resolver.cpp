@@ -83,6 +83,13 @@ std::vector<CollectionRef> LookupPartitionResolver::Collections() const {
   return out.Take();
 }
 
+std::string LookupPartitionResolver::ExplainRoute(PartitionKey const& key) const {
+  auto const* target = TryFind(key);
+  if (!target) return "lookup(no entry)";
+  bool isDefault = m_default && target == &*m_default;
+  return std::string(isDefault ? "lookup(default)" : "lookup[" + key.ToJson() + "]") + target->ExplainRoute(key);
+}
+
 rapidjson::Value LookupPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
   rapidjson::Value obj(rapidjson::kObjectType);
   obj.AddMember("type", "lookup", a);

@@ -89,6 +89,16 @@ std::vector<CollectionRef> RangePartitionResolver::Collections() const {
   return out.Take();
 }
 
+std::string RangePartitionResolver::ExplainRoute(PartitionKey const& key) const {
+  CheckKeyType(key);
+  for (std::size_t i = 0; i < m_ranges.size(); ++i) {
+    auto const& r = m_ranges[i];
+    if (PartitionKey::Compare(r.Low, key) <= 0 && PartitionKey::Compare(key, r.High) <= 0)
+      return "range[" + std::to_string(i) + "]" + r.Target.ExplainRoute(key);
+  }
+  return "range(no match)";
+}
+
 rapidjson::Value RangePartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
   rapidjson::Value obj(rapidjson::kObjectType);
   obj.AddMember("type", "range", a);

@@ -38,6 +38,7 @@ public:
   using IPartitionResolver::ResolveForCreate;
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override { return m_collections; }
+  std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
   ConsistentHashRing const& Ring() const noexcept { return m_ring; }

@@ -40,6 +40,10 @@ public:
   // Where documents matching `selector` may be: each collection once, in a
   // stable first-seen order.
   virtual std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const = 0;
+  // The path a key takes through nested resolvers, e.g. `range[1] -> hash(md5)`,
+  // for routing traces. Not on the hot path.
+  virtual std::string ExplainRoute(PartitionKey const& /*key*/) const { return Type(); }
+
   // Every collection the resolver can name, first-seen order.
   virtual std::vector<CollectionRef> Collections() const = 0;
 

@@ -31,6 +31,7 @@ public:
   // Every range intersecting the selector.
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override;
+  std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
   KeyType GetKeyType() const noexcept { return m_keyType; }

@@ -23,6 +23,8 @@ public:
   CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const;
   void AppendForRead(ReadSelector const& selector, CollectionListBuilder& out) const;
   void AppendAll(CollectionListBuilder& out) const;
+  // "" for a collection, " -> <nested route>" for a resolver.
+  std::string ExplainRoute(PartitionKey const& key) const;
 
   // Adds `"collection": "..."` or `"resolver": {...}` to `object`.
   void AddToJson(rapidjson::Value& object, rapidjson::MemoryPoolAllocator<>& allocator) const;

@@ -43,6 +43,11 @@ void ResolverTarget::AppendAll(CollectionListBuilder& out) const {
     out.Add(m_collection);
 }
 
+std::string ResolverTarget::ExplainRoute(PartitionKey const& key) const {
+  if (!m_resolver) return "";
+  return " -> " + (m_ownKey ? m_resolver->Type() + " (own key)" : m_resolver->ExplainRoute(key));
+}
+
 void ResolverTarget::AddToJson(rapidjson::Value& object, rapidjson::MemoryPoolAllocator<>& allocator) const {
   if (m_resolver) {
     object.AddMember("resolver", m_resolver->ToJson(allocator), allocator);

@@ -1,0 +1,92 @@
+#pragma once
+// The SDK's main job: CRUD routed by resolvers and queries fanned out over
+// collections, across one or more accounts. Holds several named resolvers
+// (e.g. one per entity type). Resolvers are published as immutable
+// snapshots: SetResolver never disturbs an operation in flight.
+#include "docshard/cosmos/cosmos_client.hpp"
+#include "docshard/fan_out_query.hpp"
+#include "docshard/partition_resolver.hpp"
+#include "docshard/partition_scheme.hpp"
+#include "docshard/routing_trace.hpp"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace docshard {
+
+struct PartitionedClientOptions {
+  // Timeouts, retries, pool and body limits for every account's client
+  // (endpoint, key and CA come from the scheme's accounts).
+  CosmosClientOptions Client;
+};
+
+struct OperationOptions {
+  std::string Resolver;    // "" = default resolver
+  RequestOptions Request;  // If-Match, timeout
+};
+
+// A response and where it was served from.
+struct RoutedResponse {
+  CosmosResponse Response;
+  CollectionRef Collection;
+};
+
+class PartitionedClient {
+public:
+  // One CosmosClient per account of the scheme; keys are read from each
+  // account's keyEnv/keyFile now (errors name the account, never the key).
+  static std::shared_ptr<PartitionedClient> FromScheme(PartitionScheme const& scheme,
+                                                       PartitionedClientOptions const& options = {});
+  // Accounts by name ("default" for unprefixed collection references).
+  explicit PartitionedClient(std::map<std::string, std::shared_ptr<CosmosClient>> accounts);
+
+  // Publishes a resolver under `name` ("" = default). It must have a key path.
+  void SetResolver(std::string const& name, ResolverPtr resolver, std::int64_t epoch = 0);
+  ResolverPtr GetResolver(std::string const& name = "") const;
+  std::int64_t GetEpoch(std::string const& name = "") const;
+  CosmosClient& Account(std::string const& name) const;
+  void SetTraceHook(RoutingTraceHook hook);
+
+  // Creates the databases and collections the resolver names, each with a
+  // partitionKey definition on the resolver's key path.
+  void CreateCollectionsIfMissing(std::string const& resolver = "");
+
+  // Writes to ResolveForCreate of the document's key. Throws
+  // PartitionKeyError when the document has no key at the resolver's path.
+  RoutedResponse CreateDocument(std::string documentJson, OperationOptions const& options = {});
+  RoutedResponse UpsertDocument(std::string documentJson, OperationOptions const& options = {});
+  // Tries each collection ResolveForRead names, in order; the first hit wins.
+  RoutedResponse ReadDocument(std::string_view id, PartitionKey const& key, OperationOptions const& options = {});
+  RoutedResponse ReplaceDocument(std::string_view id, PartitionKey const& key, std::string documentJson,
+                                 OperationOptions const& options = {});
+  // Deletes the document from every candidate collection that holds it, so a
+  // copy left by a migration cannot come back.
+  RoutedResponse DeleteDocument(std::string_view id, PartitionKey const& key, OperationOptions const& options = {});
+
+  // Parallel fan-out with merged ORDER BY / TOP / aggregates.
+  FanOutResult Query(SqlQuery const& query, FanOutOptions const& options = {});
+
+  // The partition-key header value a collection of `resolver` expects for `key`.
+  static PartitionKeyValue HeaderValue(PartitionKey const& key);
+
+private:
+  struct Published {
+    ResolverPtr Resolver;
+    std::int64_t Epoch = 0;
+  };
+  Published Snapshot(std::string const& name) const;
+  void Trace(RoutingTrace const& trace) const;
+  enum class WriteKind { Create, Upsert };
+  RoutedResponse Write(WriteKind kind, std::string documentJson, OperationOptions const& options);
+
+  std::map<std::string, std::shared_ptr<CosmosClient>> m_accounts;
+  mutable std::mutex m_mutex;  // guards the two members below (snapshots are copied out)
+  std::map<std::string, Published> m_resolvers;
+  std::shared_ptr<RoutingTraceHook const> m_traceHook;
+  std::atomic<bool> m_tracing{false};  // skips building traces when nobody listens
+};
+
+} // namespace docshard

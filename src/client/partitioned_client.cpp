@@ -1,0 +1,258 @@
+#include "docshard/partitioned_client.hpp"
+
+#include "fan_out_executor.hpp"
+
+#include "docshard/errors.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace docshard {
+
+namespace {
+std::string ReadAccountKey(std::string const& name, AccountConfig const& account) {
+  std::string key;
+  if (!account.KeyEnv.empty()) {
+    char const* value = std::getenv(account.KeyEnv.c_str());
+    if (!value || !*value)
+      throw InvalidArgumentError("account \"" + name + "\": environment variable " + account.KeyEnv + " is not set");
+    key = value;
+  } else {
+    std::ifstream in(account.KeyFile, std::ios::binary);
+    if (!in) throw InvalidArgumentError("account \"" + name + "\": cannot read key file " + account.KeyFile);
+    std::ostringstream text;
+    text << in.rdbuf();
+    key = text.str();
+  }
+  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
+  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.front()))) key.erase(key.begin());
+  if (key.empty()) throw InvalidArgumentError("account \"" + name + "\": the key is empty");
+  return key;
+}
+
+// The server-side partition-key path of the collections a resolver names:
+// its key path, or the first path of a composite key.
+std::string ServerKeyPath(IPartitionResolver const& resolver) {
+  return resolver.KeyPath()->Paths().front();
+}
+
+rapidjson::Document ParseDocument(std::string const& json) {
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
+  if (doc.HasParseError())
+    throw InvalidArgumentError(std::string("document is not valid JSON: ") +
+                               rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
+                               std::to_string(doc.GetErrorOffset()));
+  if (!doc.IsObject()) throw InvalidArgumentError("document must be a JSON object");
+  auto id = doc.FindMember("id");
+  if (id == doc.MemberEnd() || !id->value.IsString() || id->value.GetStringLength() == 0)
+    throw InvalidArgumentError("document has no string \"id\"");
+  return doc;
+}
+} // namespace
+
+std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme const& scheme,
+                                                                 PartitionedClientOptions const& options) {
+  if (scheme.Accounts().empty())
+    throw InvalidArgumentError("the scheme has no \"accounts\": cannot connect to a backend");
+  std::map<std::string, std::shared_ptr<CosmosClient>> accounts;
+  for (auto const& [name, account] : scheme.Accounts()) {
+    CosmosClientOptions o = options.Client;
+    o.Endpoint = account.Endpoint;
+    o.Key = ReadAccountKey(name, account);
+    o.CaFile = account.CaFile;
+    accounts.emplace(name, std::make_shared<CosmosClient>(std::move(o)));
+  }
+  auto client = std::make_shared<PartitionedClient>(std::move(accounts));
+  client->SetResolver("", scheme.Resolver(), scheme.Epoch().value_or(0));
+  return client;
+}
+
+PartitionedClient::PartitionedClient(std::map<std::string, std::shared_ptr<CosmosClient>> accounts)
+    : m_accounts(std::move(accounts)) {
+  if (m_accounts.empty()) throw InvalidArgumentError("PartitionedClient needs at least one account");
+  for (auto const& [name, client] : m_accounts)
+    if (!client) throw InvalidArgumentError("account \"" + name + "\" has no client");
+}
+
+void PartitionedClient::SetResolver(std::string const& name, ResolverPtr resolver, std::int64_t epoch) {
+  if (!resolver) throw InvalidArgumentError("SetResolver: null resolver");
+  if (!resolver->KeyPath())
+    throw InvalidArgumentError("resolver \"" + name + "\" has no partitionKey path; documents cannot be routed");
+  // Every account the resolver names must exist before it is published.
+  for (auto const& c : resolver->Collections())
+    if (!m_accounts.count(c.Account()))
+      throw InvalidArgumentError("resolver \"" + name + "\" names collection " + c.Text() + " on unknown account \"" +
+                                 c.Account() + "\"");
+  std::lock_guard lock(m_mutex);
+  m_resolvers[name] = Published{std::move(resolver), epoch};
+}
+
+PartitionedClient::Published PartitionedClient::Snapshot(std::string const& name) const {
+  std::lock_guard lock(m_mutex);
+  auto it = m_resolvers.find(name);
+  if (it == m_resolvers.end())
+    throw InvalidArgumentError(name.empty() ? "no default resolver is set" : "unknown resolver \"" + name + "\"");
+  return it->second;
+}
+
+ResolverPtr PartitionedClient::GetResolver(std::string const& name) const { return Snapshot(name).Resolver; }
+std::int64_t PartitionedClient::GetEpoch(std::string const& name) const { return Snapshot(name).Epoch; }
+
+CosmosClient& PartitionedClient::Account(std::string const& name) const {
+  auto it = m_accounts.find(name);
+  if (it == m_accounts.end()) throw InvalidArgumentError("unknown account \"" + name + "\"");
+  return *it->second;
+}
+
+void PartitionedClient::SetTraceHook(RoutingTraceHook hook) {
+  std::lock_guard lock(m_mutex);
+  m_traceHook = hook ? std::make_shared<RoutingTraceHook const>(std::move(hook)) : nullptr;
+  m_tracing.store(m_traceHook != nullptr, std::memory_order_relaxed);
+}
+
+void PartitionedClient::Trace(RoutingTrace const& trace) const {
+  std::shared_ptr<RoutingTraceHook const> hook;
+  {
+    std::lock_guard lock(m_mutex);
+    hook = m_traceHook;
+  }
+  if (hook) (*hook)(trace);
+}
+
+PartitionKeyValue PartitionedClient::HeaderValue(PartitionKey const& key) {
+  auto const& k = key.GetKind() == PartitionKey::Kind::Composite ? key.AsComposite().front() : key;
+  return PartitionKeyValue::FromJson(k.ToJson());
+}
+
+void PartitionedClient::CreateCollectionsIfMissing(std::string const& resolverName) {
+  auto snapshot = Snapshot(resolverName);
+  auto path = ServerKeyPath(*snapshot.Resolver);
+  std::set<std::pair<std::string, std::string>> databases;
+  for (auto const& c : snapshot.Resolver->Collections()) {
+    auto& client = Account(c.Account());
+    if (databases.emplace(c.Account(), c.Database()).second) client.CreateDatabaseIfNotExists(c.Database());
+    client.CreateCollectionIfNotExists(c.Database(), c.Collection(), path);
+  }
+}
+
+RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson, OperationOptions const& options) {
+  auto snapshot = Snapshot(options.Resolver);
+  auto const& resolver = *snapshot.Resolver;
+  auto doc = ParseDocument(documentJson);
+  auto key = resolver.KeyPath()->Extract(doc);  // PartitionKeyError names the path
+  CollectionRef const& target = resolver.ResolveForCreate(doc);
+  if (m_tracing.load(std::memory_order_relaxed))
+    Trace({kind == WriteKind::Create ? "create" : "upsert", options.Resolver, snapshot.Epoch, key.ToJson(),
+           resolver.ExplainRoute(key), {target.Text()}});
+  auto& client = Account(target.Account());
+  auto header = HeaderValue(key);
+  CosmosResponse response = kind == WriteKind::Create
+                                ? client.CreateDocument(target.Link(), std::move(documentJson), header, options.Request)
+                                : client.UpsertDocument(target.Link(), std::move(documentJson), header, options.Request);
+  return {std::move(response), target};
+}
+
+RoutedResponse PartitionedClient::CreateDocument(std::string documentJson, OperationOptions const& options) {
+  return Write(WriteKind::Create, std::move(documentJson), options);
+}
+
+RoutedResponse PartitionedClient::UpsertDocument(std::string documentJson, OperationOptions const& options) {
+  return Write(WriteKind::Upsert, std::move(documentJson), options);
+}
+
+RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey const& key,
+                                               OperationOptions const& options) {
+  auto snapshot = Snapshot(options.Resolver);
+  auto candidates = snapshot.Resolver->ResolveForRead(ReadSelector::Key(key));
+  if (m_tracing.load(std::memory_order_relaxed)) {
+    RoutingTrace t{"read", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
+    for (auto const& c : candidates) t.Collections.push_back(c.Text());
+    Trace(t);
+  }
+  auto header = HeaderValue(key);
+  std::exception_ptr lastMiss;
+  for (auto const& c : candidates) {
+    try {
+      return {Account(c.Account()).ReadDocument(c.Link(), id, header, options.Request), c};
+    } catch (NotFoundError const&) {
+      lastMiss = std::current_exception();  // try the next candidate
+    }
+  }
+  if (lastMiss) std::rethrow_exception(lastMiss);
+  throw NoTargetError("no collection can hold key " + key.ToJson());
+}
+
+RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, PartitionKey const& key,
+                                                  std::string documentJson, OperationOptions const& options) {
+  auto snapshot = Snapshot(options.Resolver);
+  auto doc = ParseDocument(documentJson);
+  auto docKey = snapshot.Resolver->KeyPath()->Extract(doc);
+  if (!(docKey == key))
+    throw InvalidArgumentError("replace of \"" + std::string(id) + "\": the document's key " + docKey.ToJson() +
+                               " differs from the key given " + key.ToJson() + "; delete and create instead");
+  auto candidates = snapshot.Resolver->ResolveForRead(ReadSelector::Key(key));
+  if (m_tracing.load(std::memory_order_relaxed)) {
+    RoutingTrace t{"replace", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
+    for (auto const& c : candidates) t.Collections.push_back(c.Text());
+    Trace(t);
+  }
+  auto header = HeaderValue(key);
+  std::exception_ptr lastMiss;
+  for (auto const& c : candidates) {
+    try {
+      return {Account(c.Account()).ReplaceDocument(c.Link(), id, documentJson, header, options.Request), c};
+    } catch (NotFoundError const&) {
+      lastMiss = std::current_exception();
+    }
+  }
+  if (lastMiss) std::rethrow_exception(lastMiss);
+  throw NoTargetError("no collection can hold key " + key.ToJson());
+}
+
+RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionKey const& key,
+                                                 OperationOptions const& options) {
+  auto snapshot = Snapshot(options.Resolver);
+  auto candidates = snapshot.Resolver->ResolveForRead(ReadSelector::Key(key));
+  if (m_tracing.load(std::memory_order_relaxed)) {
+    RoutingTrace t{"delete", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
+    for (auto const& c : candidates) t.Collections.push_back(c.Text());
+    Trace(t);
+  }
+  auto header = HeaderValue(key);
+  std::optional<RoutedResponse> first;
+  std::exception_ptr lastMiss;
+  for (auto const& c : candidates) {
+    try {
+      auto response = Account(c.Account()).DeleteDocument(c.Link(), id, header, options.Request);
+      if (!first) first = RoutedResponse{std::move(response), c};
+    } catch (NotFoundError const&) {
+      lastMiss = std::current_exception();
+    }
+  }
+  if (first) return std::move(*first);
+  if (lastMiss) std::rethrow_exception(lastMiss);
+  throw NoTargetError("no collection can hold key " + key.ToJson());
+}
+
+FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const& options) {
+  auto snapshot = Snapshot(options.Resolver);
+  auto selector = options.Selector.value_or(ReadSelector::All());
+  auto collections = snapshot.Resolver->ResolveForRead(selector);
+  if (m_tracing.load(std::memory_order_relaxed)) {
+    RoutingTrace t{"query", options.Resolver, snapshot.Epoch, "", snapshot.Resolver->Type(), {}};
+    if (selector.GetKind() == ReadSelector::Kind::Key) t.Key = selector.GetKeys().front().ToJson();
+    for (auto const& c : collections) t.Collections.push_back(c.Text());
+    Trace(t);
+  }
+  return detail::ExecuteFanOut(
+      collections, [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }, query, options);
+}
+
+} // namespace docshard

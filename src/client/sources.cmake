@@ -1,0 +1,7 @@
+# The partition-aware client: routed CRUD and fan-out queries.
+target_sources(docshard PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/fan_out_executor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fan_out_token.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partitioned_client.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/query_plan.cpp
+)
