@@ -12,6 +12,8 @@
 #   scripts/cosmos-server.sh stop-all             stop every instance under the run dir
 #   scripts/cosmos-server.sh url --name NAME      print the URL of a running instance
 #   scripts/cosmos-server.sh info --name NAME     url=, pid=, log=, ca=, key_file= lines
+#   scripts/cosmos-server.sh install              npm ci in tools/cosmos-server if needed, and
+#                                                 the certificates (start does both itself)
 #
 # Files under ${DOCSHARD_RUN_DIR:-<repo>/.run}/servers/: NAME.log, NAME.pid, NAME.url and,
 # when the key was generated, NAME.key. The CA that signs the certificates is
@@ -205,6 +207,11 @@ case $cmd in
     echo "ca=$certs/ca.pem"
     if [ -f "$servers/$name.key" ]; then echo "key_file=$servers/$name.key"; else echo "key_file="; fi
     ;;
+  install)
+    (($# == 0)) || die "install takes no options"
+    ensure_node_modules
+    "$root/scripts/gen-certs.sh" "$certs" || die "install: gen-certs.sh failed"
+    ;;
   -h|--help|help) usage ;;
-  *) die "unknown command '$cmd' (start|stop|stop-all|url|info)" ;;
+  *) die "unknown command '$cmd' (start|stop|stop-all|url|info|install)" ;;
 esac
