@@ -44,10 +44,13 @@ function stringToSign(verb, resourceType, resourceLink, date) {
 }
 
 /** base64(HMAC-SHA256(base64-decoded key, string to sign)) */
+let cachedKey = { text: null, key: null };
 function computeSignature(keyBase64, verb, resourceType, resourceLink, date) {
-  const key = Buffer.from(keyBase64, "base64");
+  if (cachedKey.text !== keyBase64) {
+    cachedKey = { text: keyBase64, key: crypto.createSecretKey(Buffer.from(keyBase64, "base64")) };
+  }
   return crypto
-    .createHmac("sha256", key)
+    .createHmac("sha256", cachedKey.key)
     .update(stringToSign(verb, resourceType, resourceLink, date), "utf8")
     .digest("base64");
 }
