@@ -1,0 +1,175 @@
+// Resolver core micro-benchmarks (docs/benchmarks.md, "Resolver core").
+//
+// Every per-key benchmark walks a pre-generated array of distinct UUID-like
+// 36-character keys (kKeyCount of them, so the keys are not one cached value)
+// and passes each result through benchmark::DoNotOptimize. Items processed =
+// keys, so Google Benchmark's time per iteration is the time per key.
+//
+// The "hash alone" baselines walk the very same PartitionKey objects and hash
+// HashBytes(), so the ratio resolve/hash isolates what the ring adds.
+#include "bench_keys.hpp"
+
+#include <benchmark/benchmark.h>
+#include <docshard/docshard.hpp>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace docshard;
+using docshard::bench::BenchLinks;
+using docshard::bench::UuidLikeKeys;
+
+constexpr std::size_t kKeyCount = 4096;  // power of two: index with a mask
+constexpr std::uint32_t kVirtualNodes = 128;
+
+std::vector<PartitionKey> const& Keys() {
+  static std::vector<PartitionKey> const keys = [] {
+    std::vector<PartitionKey> out;
+    for (auto& k : UuidLikeKeys(kKeyCount)) out.emplace_back(std::move(k));
+    return out;
+  }();
+  return keys;
+}
+
+std::vector<CollectionRef> Refs(std::size_t collections) {
+  std::vector<CollectionRef> refs;
+  for (auto const& link : BenchLinks(collections)) refs.push_back(CollectionRef::Parse(link));
+  return refs;
+}
+
+// The user-facing path: a resolver held through the interface, as loaded from a config.
+ResolverPtr MakeResolver(std::string const& hash, std::size_t collections) {
+  return std::make_shared<HashPartitionResolver const>(Refs(collections), MakeHashGenerator(hash), kVirtualNodes);
+}
+
+// ---- hash alone -----------------------------------------------------------
+
+void BM_Hash_Murmur3X86_32(benchmark::State& state) {
+  auto const& keys = Keys();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::uint32_t h = MurmurHash3X86_32(keys[i & (kKeyCount - 1)].HashBytes(), 0);
+    benchmark::DoNotOptimize(h);
+    ++i;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_Hash_Murmur3X86_32);
+
+void BM_Hash_Md5Digest(benchmark::State& state) {
+  auto const& keys = Keys();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    auto d = Md5Digest(keys[i & (kKeyCount - 1)].HashBytes());
+    benchmark::DoNotOptimize(d);
+    ++i;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_Hash_Md5Digest);
+
+// Through the IHashGenerator interface: what the ring calls (virtual call and,
+// for md5, the big-endian 128-bit conversion included).
+void BM_Hash_Generator(benchmark::State& state, char const* name) {
+  auto const generator = MakeHashGenerator(name);
+  IHashGenerator const& g = *generator;
+  auto const& keys = Keys();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    RingPosition p = g.Hash(keys[i & (kKeyCount - 1)].HashBytes());
+    benchmark::DoNotOptimize(p);
+    ++i;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_Hash_Generator, murmur3, "murmur3");
+BENCHMARK_CAPTURE(BM_Hash_Generator, md5, "md5");
+
+// ---- ResolveForCreate -----------------------------------------------------
+
+// Arg: number of collections (V = 128 each).
+void BM_ResolveForCreate(benchmark::State& state, char const* hash) {
+  auto const resolver = MakeResolver(hash, static_cast<std::size_t>(state.range(0)));
+  IPartitionResolver const& r = *resolver;
+  auto const& keys = Keys();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    CollectionRef const& c = r.ResolveForCreate(keys[i & (kKeyCount - 1)]);
+    benchmark::DoNotOptimize(&c);
+    ++i;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  state.counters["points"] = static_cast<double>(state.range(0) * kVirtualNodes);
+}
+BENCHMARK_CAPTURE(BM_ResolveForCreate, murmur3, "murmur3")->Arg(8)->Arg(64)->Arg(1024);
+BENCHMARK_CAPTURE(BM_ResolveForCreate, md5, "md5")->Arg(8)->Arg(64)->Arg(1024);
+
+// The ring lookup alone, positions precomputed: what the ring adds to the hash.
+void BM_RingOwnerOf(benchmark::State& state, char const* hash) {
+  auto const refs = Refs(static_cast<std::size_t>(state.range(0)));
+  HashPartitionResolver const resolver(refs, MakeHashGenerator(hash), kVirtualNodes);
+  ConsistentHashRing const& ring = resolver.Ring();
+  std::vector<RingPosition> positions;
+  for (auto const& k : Keys()) positions.push_back(ring.Hash().Hash(k.HashBytes()));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::uint32_t owner = ring.OwnerOf(positions[i & (kKeyCount - 1)]);
+    benchmark::DoNotOptimize(owner);
+    ++i;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_RingOwnerOf, murmur3, "murmur3")->Arg(8)->Arg(64)->Arg(1024);
+BENCHMARK_CAPTURE(BM_RingOwnerOf, md5, "md5")->Arg(8)->Arg(64)->Arg(1024);
+
+// What `docshard route` does per stdin line, minus the I/O: parse one JSON
+// value, resolve it, write the output line into a reused buffer.
+void BM_RouteLine(benchmark::State& state, char const* hash) {
+  auto const resolver = MakeResolver(hash, static_cast<std::size_t>(state.range(0)));
+  IPartitionResolver const& r = *resolver;
+  std::vector<std::string> lines;
+  for (auto const& k : Keys()) lines.push_back("\"" + k.AsString() + "\"");
+  std::string out;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::string const& line = lines[i & (kKeyCount - 1)];
+    PartitionKey const key = PartitionKey::ParseJson(line);
+    CollectionRef const& c = r.ResolveForCreate(key);
+    out.clear();
+    out += "{\"key\":";
+    out += line;
+    out += ",\"collection\":\"";
+    out += c.Text();
+    out += "\"}\n";
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+    ++i;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_RouteLine, murmur3, "murmur3")->Arg(8);
+
+// ---- building -------------------------------------------------------------
+
+// Arg: number of collections (V = 128 each). The whole HashPartitionResolver:
+// link validation, duplicate check, every point's hash, sort, lookup table.
+void BM_BuildResolver(benchmark::State& state, char const* hash) {
+  auto const refs = Refs(static_cast<std::size_t>(state.range(0)));
+  auto const generator = MakeHashGenerator(hash);
+  for (auto _ : state) {
+    HashPartitionResolver r(refs, generator, kVirtualNodes);
+    benchmark::DoNotOptimize(&r);
+    benchmark::ClobberMemory();
+  }
+  state.counters["points"] = static_cast<double>(state.range(0) * kVirtualNodes);
+}
+BENCHMARK_CAPTURE(BM_BuildResolver, murmur3, "murmur3")->Arg(8)->Arg(64)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BuildResolver, md5, "md5")->Arg(8)->Arg(64)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+BENCHMARK_MAIN();

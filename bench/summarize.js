@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// summarize.js RESULTS_DIR: reads resolver.json (Google Benchmark, aggregates),
+// route.json and machine.json written by scripts/bench.sh, checks the
+// resolver-core targets, prints a summary and writes summary.json.
+//
+// Per-key figures are the median over the repetitions of the CPU time per key
+// (benchmark threads are pinned; CPU time is less disturbed by other jobs on a
+// shared machine than wall time). Wall-time medians are printed next to them.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+
+const dir = process.argv[2];
+const load = (f) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
+const resolver = load("resolver.json");
+const route = load("route.json");
+const machine = load("machine.json");
+
+const toNs = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+const medians = {};
+for (const b of resolver.benchmarks) {
+  if (b.aggregate_name !== "median") continue;
+  const f = toNs[b.time_unit];
+  medians[b.run_name] = { cpuNs: b.cpu_time * f, realNs: b.real_time * f };
+}
+const get = (name) => {
+  const m = medians[name];
+  if (!m) throw new Error(`missing benchmark ${name} in resolver.json`);
+  return m;
+};
+
+const checks = [];
+const check = (target, value, limit, unit, ok, extra = {}) =>
+  checks.push({ target, value: Number(value.toFixed(3)), limit, unit, pass: ok, ...extra });
+
+const mm = get("BM_Hash_Murmur3X86_32").cpuNs;
+const md5 = get("BM_Hash_Md5Digest").cpuNs;
+const md5Gen = get("BM_Hash_Generator/md5").cpuNs;
+for (const [n, limit] of [[8, 40], [64, 50]]) {
+  const r = get(`BM_ResolveForCreate/murmur3/${n}`).cpuNs;
+  check(`ResolveForCreate murmur3, ${n} x 128, 36-char keys`, r, limit, "ns/key", r <= limit);
+  check(`  ... / MurmurHash3X86_32 of the same keys (${n} x 128)`, r / mm, 1.3, "x", r / mm <= 1.3,
+        { resolveNs: r, hashNs: mm });
+}
+for (const n of [8, 64]) {
+  const r = get(`BM_ResolveForCreate/md5/${n}`).cpuNs;
+  check(`md5 ResolveForCreate / Md5Digest (${n} x 128)`, r / md5, 1.2, "x", r / md5 <= 1.2,
+        { resolveNs: r, hashNs: md5, ratioToGeneratorHash: Number((r / md5Gen).toFixed(3)) });
+}
+for (const h of ["murmur3", "md5"]) {
+  const ms = get(`BM_BuildResolver/${h}/1024`).cpuNs / 1e6;
+  check(`build 1024 x 128 ring, ${h}`, ms, 5, "ms", ms <= 5);
+}
+if (route.docshardRouteMedianMs !== null) {
+  const speedup = route.legacyNodeRouteMedianMs / route.docshardRouteMedianMs;
+  check(`docshard route ${route.keys} keys vs legacy Node SDK loop`, speedup, 10, "x faster", speedup >= 10,
+        { docshardMs: route.docshardRouteMedianMs, legacyMs: route.legacyNodeRouteMedianMs });
+  checks.push({ target: "bit-exact with documentdb@1.15.3 (murmur3, same links, V=128)",
+                value: route.bitExact.mismatches, limit: 0, unit: `mismatches of ${route.bitExact.keysCompared}`,
+                pass: route.bitExact.agree === true });
+} else {
+  checks.push({ target: `docshard route ${route.keys} keys vs legacy Node SDK loop`, value: null, limit: 10,
+                unit: "x faster", pass: null, note: "docshard CLI not built: not measured" });
+}
+
+const peers = {
+  legacyNodeResolveForCreateNsPerKey: route.legacyNodeInProcess.nsPerKeyMedian,
+  docshardResolveForCreateNsPerKey: get("BM_ResolveForCreate/murmur3/8").cpuNs,
+  docshardRouteLineNsPerKey: get("BM_RouteLine/murmur3/8").cpuNs,
+};
+peers.inProcessSpeedup = Number((peers.legacyNodeResolveForCreateNsPerKey / peers.docshardResolveForCreateNsPerKey).toFixed(1));
+
+const summary = { machine, checks, peers, medians };
+fs.writeFileSync(path.join(dir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+
+const fmt = (v) => (v === null ? "n/a" : v < 10 ? v.toFixed(2) : v.toFixed(1));
+console.log(`\nResolver core benchmarks (${machine.date}, ${machine.nproc} CPUs, ${machine.cpuModel}, ` +
+            `load ${machine.loadAverageBefore} -> ${machine.loadAverageAfter})`);
+console.log("\nmedian per key (cpu / wall):");
+for (const [name, m] of Object.entries(medians)) {
+  const unit = name.startsWith("BM_BuildResolver") ? ["ms", 1e6] : ["ns", 1];
+  console.log(`  ${name.padEnd(36)} ${fmt(m.cpuNs / unit[1]).padStart(8)} / ${fmt(m.realNs / unit[1]).padStart(8)} ${unit[0]}`);
+}
+console.log("\ntargets:");
+for (const c of checks) {
+  const verdict = c.pass === null ? "SKIP" : c.pass ? "PASS" : "FAIL";
+  const cmp = c.unit === "x faster" ? ">=" : "<=";
+  console.log(`  ${verdict}  ${c.target}: ${fmt(c.value)} ${c.unit} (target ${cmp} ${c.limit})`);
+}
+console.log(`\npeer (in-process, per key): legacy Node SDK resolveForCreate ${fmt(peers.legacyNodeResolveForCreateNsPerKey)} ns, ` +
+            `docshard ResolveForCreate ${fmt(peers.docshardResolveForCreateNsPerKey)} ns (${peers.inProcessSpeedup}x)`);
