@@ -51,7 +51,11 @@ public:
   void SetTraceHook(RoutingTraceHook hook);
 
   // Creates the databases and collections the resolver names, each with a
-  // partitionKey definition on the resolver's key path.
+  // partitionKey definition on the resolver's top-level key path (the first
+  // path of a composite key). Point operations send that key as the
+  // partition-key header, so two resolvers that share a collection must
+  // share that path; a nested resolver's own path only chooses among its
+  // collections.
   void CreateCollectionsIfMissing(std::string const& resolver = "");
 
   // Writes to ResolveForCreate of the document's key. Throws
