@@ -3,6 +3,7 @@
 #include "docshard/lookup_partition_resolver.hpp"
 #include "docshard/range_partition_resolver.hpp"
 #include "docshard/resolver_registry.hpp"
+#include "docshard/transition_partition_resolver.hpp"
 
 namespace docshard {
 
@@ -10,6 +11,7 @@ void RegisterBuiltInResolvers(ResolverRegistry& registry) {
   registry.Register("hash", &HashPartitionResolver::FromConfig);
   registry.Register("range", &RangePartitionResolver::FromConfig);
   registry.Register("lookup", &LookupPartitionResolver::FromConfig);
+  registry.Register("transition", &TransitionPartitionResolver::FromConfig);
 }
 
 } // namespace docshard

@@ -3,4 +3,5 @@ target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/hash_partition_resolver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lookup_partition_resolver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/range_partition_resolver.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/transition_partition_resolver.cpp
 )

@@ -17,3 +17,4 @@
 #include "docshard/read_selector.hpp"
 #include "docshard/resolver_registry.hpp"
 #include "docshard/resolver_target.hpp"
+#include "docshard/transition_partition_resolver.hpp"

@@ -1,0 +1,48 @@
+#pragma once
+// Wraps the scheme in force (`current`) and the one being migrated to
+// (`next`) while documents move (RESOLVERS.md section 5). Creates go to
+// `next`; reads follow the read mode.
+#include "docshard/partition_resolver.hpp"
+
+namespace docshard {
+
+class ConfigNode;
+
+enum class TransitionReadMode {
+  ReadCurrent,
+  ReadNext,
+  ReadBoth,             // current's collections, then next's, each once (default)
+  ReadNextThenCurrent,  // next's first: point reads try the new location first
+  None,                 // reads fail with MigrationInProgressError (retryable)
+};
+char const* TransitionReadModeName(TransitionReadMode mode) noexcept;
+
+class TransitionPartitionResolver final : public IPartitionResolver {
+public:
+  // Throws InvalidArgumentError when either is null or their key paths differ.
+  TransitionPartitionResolver(ResolverPtr current, ResolverPtr next,
+                              TransitionReadMode readMode = TransitionReadMode::ReadBoth);
+  static ResolverPtr FromConfig(ConfigNode const& node);
+
+  std::string const& Type() const noexcept override;
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_next->KeyPath(); }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override { return m_next->ResolveForCreate(key); }
+  CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const override {
+    return m_next->ResolveForCreate(document);
+  }
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
+  std::vector<CollectionRef> Collections() const override;  // current's, then next's
+  std::string ExplainRoute(PartitionKey const& key) const override;
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+
+  ResolverPtr const& Current() const noexcept { return m_current; }
+  ResolverPtr const& Next() const noexcept { return m_next; }
+  TransitionReadMode ReadMode() const noexcept { return m_readMode; }
+
+private:
+  ResolverPtr m_current;
+  ResolverPtr m_next;
+  TransitionReadMode m_readMode;
+};
+
+} // namespace docshard
