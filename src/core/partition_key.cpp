@@ -145,7 +145,12 @@ PartitionKey PartitionKey::FromJson(rapidjson::Value const& value) {
 PartitionKey PartitionKey::ParseJson(std::string_view text) {
   rapidjson::Document doc;
   // Without kParseStopWhenDoneFlag RapidJSON rejects anything after the value.
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
+  // Full precision: the default number parser can be off by an ulp, which
+  // would change a number key's text and so its placement. Iterative: deep
+  // nesting must be an error, not a stack overflow.
+  constexpr unsigned flags =
+      rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
+  doc.Parse<flags>(text.data(), text.size());
   if (doc.HasParseError()) {
     throw PartitionKeyError(std::string("key is not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
                             " at offset " + std::to_string(doc.GetErrorOffset()));

@@ -56,7 +56,11 @@ PartitionScheme::PartitionScheme(ResolverPtr resolver, std::optional<std::int64_
 
 PartitionScheme PartitionScheme::Load(std::string_view json, ResolverRegistry const& registry) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
+  // Full precision so that number bounds and keys load exactly as saved;
+  // iterative so that deeply nested input is an error, not a stack overflow.
+  constexpr unsigned flags =
+      rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
+  doc.Parse<flags>(json.data(), json.size());
   if (doc.HasParseError()) {
     // Name the line and column: that is what an operator can find in an editor.
     std::size_t offset = doc.GetErrorOffset(), line = 1, column = 1;
