@@ -1,0 +1,139 @@
+// The quickstart: a scheme over two accounts, 10,000 routed writes, point
+// reads, fan-out queries, and a report. Exits 0 only if every check passed.
+//   quickstart SCHEME.json
+#include <docshard/docshard.hpp>
+#include <docshard/partitioned_client.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <thread>
+
+using namespace docshard;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+int g_failures = 0;
+void Check(bool ok, std::string const& what) {
+  std::printf("  [%s] %s\n", ok ? " ok " : "FAIL", what.c_str());
+  if (!ok) ++g_failures;
+}
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+std::string Document(int i) {
+  // 500 users, each with 20 orders; amounts are a fixed function of i.
+  return "{\"id\":\"order-" + std::to_string(i) + "\",\"userId\":\"user-" + std::to_string(i % 500) +
+         "\",\"amount\":" + std::to_string((i * 7919) % 10007) + ",\"region\":\"" + (i % 3 ? "eu" : "us") + "\"}";
+}
+} // namespace
+
+int main(int argc, char** argv) try {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: quickstart SCHEME.json\n");
+    return 2;
+  }
+  constexpr int Documents = 10000;
+  auto scheme = PartitionScheme::LoadFile(argv[1]);
+  auto client = PartitionedClient::FromScheme(scheme);
+  auto resolver = client->GetResolver();
+  std::printf("docshard quickstart: %s resolver over %zu collections on %zu accounts (epoch %lld)\n",
+              resolver->Type().c_str(), resolver->Collections().size(), scheme.Accounts().size(),
+              static_cast<long long>(scheme.Epoch().value_or(0)));
+
+  auto t0 = Clock::now();
+  client->CreateCollectionsIfMissing();
+  std::printf("\n1. created databases and collections in %.0f ms\n", Ms(Clock::now() - t0));
+
+  // Writes from 8 threads: the client is thread-safe and pools connections per account.
+  t0 = Clock::now();
+  std::map<std::string, int> perCollection;
+  std::mutex mutex;
+  std::atomic<int> next{0}, errors{0}, misrouted{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 8; ++w)
+    writers.emplace_back([&] {
+      std::map<std::string, int> local;
+      for (int i; (i = next++) < Documents;) {
+        try {
+          auto r = client->UpsertDocument(Document(i));
+          auto expected = resolver->ResolveForCreate(PartitionKey("user-" + std::to_string(i % 500)));
+          if (!(r.Collection == expected)) ++misrouted;
+          ++local[r.Collection.Text()];
+        } catch (std::exception const& e) {
+          if (errors++ < 3) std::fprintf(stderr, "write %d failed: %s\n", i, e.what());
+        }
+      }
+      std::lock_guard lock(mutex);
+      for (auto const& [c, n] : local) perCollection[c] += n;
+    });
+  for (auto& t : writers) t.join();
+  auto writeMs = Ms(Clock::now() - t0);
+  std::printf("\n2. wrote %d documents in %.0f ms (%.0f docs/s, 8 threads)\n", Documents, writeMs,
+              Documents / (writeMs / 1000.0));
+  Check(errors == 0, "every write succeeded (" + std::to_string(errors.load()) + " errors)");
+  Check(misrouted == 0, "every write went where ResolveForCreate says");
+  int total = 0, maxCount = 0;
+  for (auto const& [c, n] : perCollection) {
+    std::printf("     %-40s %6d  %s\n", c.c_str(), n, std::string(static_cast<std::size_t>(n / 100), '#').c_str());
+    total += n;
+    maxCount = std::max(maxCount, n);
+  }
+  double mean = static_cast<double>(total) / static_cast<double>(resolver->Collections().size());
+  std::printf("     max/mean = %.2f\n", maxCount / mean);
+  Check(perCollection.size() == resolver->Collections().size(), "every collection received documents");
+
+  t0 = Clock::now();
+  int readOk = 0;
+  for (int i = 0; i < Documents; i += 97) {
+    auto r = client->ReadDocument("order-" + std::to_string(i), PartitionKey("user-" + std::to_string(i % 500)));
+    auto doc = r.Response.Json();
+    if (doc["amount"].GetInt() == (i * 7919) % 10007) ++readOk;
+  }
+  int const reads = (Documents + 96) / 97;
+  std::printf("\n3. point-read %d documents in %.0f ms\n", reads, Ms(Clock::now() - t0));
+  Check(readOk == reads, "every point read returned the document written");
+
+  // The answers the fan-out must give, computed from what was written.
+  std::vector<int> amounts;
+  long long euSum = 0;
+  int euCount = 0;
+  for (int i = 0; i < Documents; ++i) {
+    amounts.push_back((i * 7919) % 10007);
+    if (i % 3) {
+      euSum += (i * 7919) % 10007;
+      ++euCount;
+    }
+  }
+  std::sort(amounts.rbegin(), amounts.rend());
+
+  t0 = Clock::now();
+  auto top = client->Query(SqlQuery("SELECT TOP 10 c.id, c.amount FROM c ORDER BY c.amount DESC"));
+  std::printf("\n4. fan-out ORDER BY + TOP 10 over %zu collections in %.0f ms (%.1f RU):\n", top.Diagnostics.size(),
+              Ms(Clock::now() - t0), top.RequestCharge);
+  bool topOk = top.Items.Size() == 10;
+  for (rapidjson::SizeType i = 0; i < top.Items.Size(); ++i) {
+    std::printf("     %-14s %d\n", top.Items[i]["id"].GetString(), top.Items[i]["amount"].GetInt());
+    topOk = topOk && top.Items[i]["amount"].GetInt() == amounts[i];
+  }
+  Check(topOk, "TOP 10 by amount equals the top 10 of all documents written");
+
+  t0 = Clock::now();
+  auto count = client->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c WHERE c.region = @r").WithParameter("@r", "eu"));
+  auto avg = client->Query(SqlQuery("SELECT VALUE AVG(c.amount) FROM c WHERE c.region = @r").WithParameter("@r", "eu"));
+  std::printf("\n5. fan-out COUNT and AVG in %.0f ms: count=%lld avg=%.3f\n", Ms(Clock::now() - t0),
+              static_cast<long long>(count.Items[0].GetInt64()), avg.Items[0].GetDouble());
+  Check(count.Items[0].GetInt64() == euCount, "COUNT equals the number of eu documents written");
+  Check(std::abs(avg.Items[0].GetDouble() - static_cast<double>(euSum) / euCount) < 1e-6,
+        "AVG is sum/count over all collections (not an average of averages)");
+  std::printf("     per collection:");
+  for (auto const& d : count.Diagnostics) std::printf(" %.1fms", static_cast<double>(d.Latency.count()) / 1000.0);
+  std::printf("\n");
+
+  std::printf("\n%s: %d check(s) failed\n", g_failures ? "FAILED" : "PASSED", g_failures);
+  return g_failures ? 1 : 0;
+} catch (std::exception const& e) {
+  std::fprintf(stderr, "quickstart failed: %s\n", e.what());
+  return 1;
+}
