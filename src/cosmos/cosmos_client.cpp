@@ -60,10 +60,12 @@ http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o)
   return t;
 }
 
-std::vector<std::string> Ids(QueryPage const& page, char const* arrayName)
+std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayName)
 {
   std::vector<std::string> ids;
-  auto const& doc = *page.Parsed();
+  auto const doc = response.Json();
+  if (!doc.IsObject())
+    return ids;
   auto it = doc.FindMember(arrayName);
   if (it == doc.MemberEnd() || !it->value.IsArray())
     return ids;
@@ -248,7 +250,7 @@ std::vector<std::string> CosmosClient::ListDatabases()
   std::vector<std::string> ids;
   std::string continuation;
   do {
-    QueryPage page(Send(CosmosRequests::ListDatabases(continuation)));
+    auto page = Send(CosmosRequests::ListDatabases(continuation));
     auto more = Ids(page, "Databases");
     ids.insert(ids.end(), more.begin(), more.end());
     continuation = page.Continuation();
@@ -300,7 +302,7 @@ std::vector<std::string> CosmosClient::ListCollections(std::string_view database
   std::vector<std::string> ids;
   std::string continuation;
   do {
-    QueryPage page(Send(CosmosRequests::ListCollections(databaseId, continuation)));
+    auto page = Send(CosmosRequests::ListCollections(databaseId, continuation));
     auto more = Ids(page, "DocumentCollections");
     ids.insert(ids.end(), more.begin(), more.end());
     continuation = page.Continuation();

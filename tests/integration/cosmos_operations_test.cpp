@@ -1,0 +1,289 @@
+// Every operation against the real local server, over verified TLS.
+#include "test_server.hpp"
+
+#include <docshard/cosmos/cosmos_client.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <future>
+#include <set>
+
+using namespace docshard;
+using namespace docshard::test;
+namespace asio = boost::asio;
+
+namespace {
+
+// A database with one /userId-partitioned collection, dropped afterwards.
+struct Scratch {
+  explicit Scratch(CosmosClient& c, std::string const& pkPath = "/userId")
+      : Client(c), Db(UniqueId("db")), Coll("users"), Link("dbs/" + Db + "/colls/users")
+  {
+    Client.CreateDatabaseIfNotExists(Db);
+    Client.CreateCollectionIfNotExists(Db, Coll, pkPath);
+  }
+  ~Scratch()
+  {
+    try {
+      Client.DeleteDatabase(Db);
+    } catch (...) {
+    }
+  }
+  CosmosClient& Client;
+  std::string Db, Coll, Link;
+};
+
+std::string Doc(std::string const& id, std::string const& user, int n = 0, std::string const& extra = "")
+{
+  return R"({"id":")" + id + R"(","userId":")" + user + R"(","n":)" + std::to_string(n) + extra + "}";
+}
+
+std::string Field(CosmosResponse const& r, char const* name)
+{
+  auto doc = r.Json();
+  return doc[name].IsString() ? doc[name].GetString() : "";
+}
+
+} // namespace
+
+TEST_CASE("databases: create-if-missing, read, list, delete", "[operations]")
+{
+  CosmosClient client(ClientOptions("main"));
+  auto id = UniqueId("dbops");
+  CHECK(client.CreateDatabaseIfNotExists(id).Status() == 201);
+  CHECK(client.CreateDatabaseIfNotExists(id).Status() == 200);
+  auto read = client.ReadDatabase(id);
+  CHECK(read.Status() == 200);
+  CHECK(Field(read, "id") == id);
+  auto all = client.ListDatabases();
+  CHECK(std::find(all.begin(), all.end(), id) != all.end());
+  CHECK(client.DeleteDatabase(id).Status() == 204);
+  CHECK_THROWS_AS(client.ReadDatabase(id), NotFoundError);
+  CHECK_THROWS_AS(client.DeleteDatabase(id), NotFoundError);
+}
+
+TEST_CASE("collections: create-if-missing with a partition key, read, list, delete", "[operations]")
+{
+  CosmosClient client(ClientOptions("main"));
+  auto db = UniqueId("collops");
+  client.CreateDatabaseIfNotExists(db);
+  CHECK(client.CreateCollectionIfNotExists(db, "c1", "/userId").Status() == 201);
+  CHECK(client.CreateCollectionIfNotExists(db, "c1", "/userId").Status() == 200);
+  client.CreateCollectionIfNotExists(db, "c2", "/userId");
+  auto read = client.ReadCollection("dbs/" + db + "/colls/c1").Json();
+  REQUIRE(read.HasMember("partitionKey"));
+  CHECK(std::string(read["partitionKey"]["paths"][0].GetString()) == "/userId");
+  auto colls = client.ListCollections(db);
+  std::sort(colls.begin(), colls.end());
+  CHECK(colls == std::vector<std::string>{"c1", "c2"});
+  CHECK(client.DeleteCollection("dbs/" + db + "/colls/c2").Status() == 204);
+  CHECK(client.ListCollections(db) == std::vector<std::string>{"c1"});
+  CHECK_THROWS_AS(client.ReadCollection("dbs/" + db + "/colls/c2"), NotFoundError);
+  client.DeleteDatabase(db);
+}
+
+TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed errors", "[operations]")
+{
+  CosmosClient client(ClientOptions("main"));
+  Scratch s(client);
+
+  auto created = client.CreateDocument(s.Link, Doc("d1", "alice", 1), "alice");
+  CHECK(created.Status() == 201);
+  CHECK_FALSE(created.ETag().empty());
+  CHECK(created.RequestCharge() > 0);
+  CHECK_FALSE(created.ActivityId().empty());
+  CHECK(Field(created, "_etag") == created.ETag());
+
+  auto read = client.ReadDocument(s.Link, "d1", "alice");
+  CHECK(read.Status() == 200);
+  CHECK(read.Json()["n"].GetInt() == 1);
+
+  SECTION("a second create is a ConflictError")
+  {
+    try {
+      client.CreateDocument(s.Link, Doc("d1", "alice", 2), "alice");
+      FAIL("no conflict");
+    } catch (ConflictError const& e) {
+      CHECK(e.Status() == 409);
+      CHECK(e.Operation() == "CreateDocument");
+      CHECK(std::string(e.what()).find(s.Link) != std::string::npos);
+      CHECK_FALSE(e.ActivityId().empty());
+    }
+  }
+
+  SECTION("replace with the current etag succeeds, with a stale one fails")
+  {
+    RequestOptions ifMatch;
+    ifMatch.IfMatchETag = created.ETag();
+    auto replaced = client.ReplaceDocument(s.Link, "d1", Doc("d1", "alice", 2), "alice", ifMatch);
+    CHECK(replaced.Status() == 200);
+    CHECK(replaced.ETag() != created.ETag());
+    try {
+      client.ReplaceDocument(s.Link, "d1", Doc("d1", "alice", 3), "alice", ifMatch);
+      FAIL("stale etag accepted");
+    } catch (PreconditionFailedError const& e) {
+      CHECK(e.Status() == 412);
+      CHECK(e.ResourceLink() == s.Link + "/docs/d1");
+    }
+    CHECK(client.ReadDocument(s.Link, "d1", "alice").Json()["n"].GetInt() == 2);
+  }
+
+  SECTION("upsert inserts then replaces")
+  {
+    CHECK(client.UpsertDocument(s.Link, Doc("d2", "bob", 1), "bob").Status() == 201);
+    CHECK(client.UpsertDocument(s.Link, Doc("d2", "bob", 5), "bob").Status() == 200);
+    CHECK(client.ReadDocument(s.Link, "d2", "bob").Json()["n"].GetInt() == 5);
+  }
+
+  SECTION("delete, then reads and deletes are NotFoundError")
+  {
+    CHECK(client.DeleteDocument(s.Link, "d1", "alice").Status() == 204);
+    try {
+      client.ReadDocument(s.Link, "d1", "alice");
+      FAIL("read a deleted document");
+    } catch (NotFoundError const& e) {
+      CHECK(e.Status() == 404);
+      CHECK(std::string(e.what()).rfind("ReadDocument " + s.Link + "/docs/d1: 404", 0) == 0);
+    }
+    CHECK_THROWS_AS(client.DeleteDocument(s.Link, "d1", "alice"), NotFoundError);
+    CHECK_THROWS_AS(client.ReplaceDocument(s.Link, "d1", Doc("d1", "alice"), "alice"), NotFoundError);
+  }
+}
+
+TEST_CASE("paging: 250 documents, 17 per page, to the end", "[operations]")
+{
+  CosmosClient client(ClientOptions("main"));
+  Scratch s(client);
+  for (int i = 0; i < 250; ++i)
+    client.CreateDocument(s.Link, Doc("p" + std::to_string(i), "u" + std::to_string(i % 7), i), "u" + std::to_string(i % 7));
+
+  QueryOptions options;
+  options.MaxItemCount = 17;
+
+  SECTION("read feed, page at a time")
+  {
+    std::set<std::string> ids;
+    std::string continuation;
+    int pages = 0;
+    do {
+      auto page = client.ReadFeedPage(s.Link, continuation, options);
+      CHECK(page.Count() <= 17);
+      for (auto const& d : page.Documents().GetArray())
+        ids.insert(d["id"].GetString());
+      continuation = page.Continuation();
+      ++pages;
+      REQUIRE(pages < 100);
+    } while (!continuation.empty());
+    CHECK(ids.size() == 250);
+    CHECK(pages == 15);  // ceil(250 / 17)
+  }
+
+  SECTION("parameterised query, all pages")
+  {
+    SqlQuery q("SELECT * FROM c WHERE c.n >= @min AND c.userId = @user");
+    q.WithParameter("@min", 100).WithParameter("@user", "u3");
+    auto result = client.QueryDocuments(s.Link, q, options);
+    int expected = 0;
+    for (int i = 100; i < 250; ++i)
+      expected += (i % 7 == 3);
+    CHECK(static_cast<int>(result.Documents.Size()) == expected);
+    CHECK(result.Pages == (expected + 16) / 17);
+    for (auto const& d : result.Documents.GetArray()) {
+      CHECK(d["n"].GetInt() >= 100);
+      CHECK(std::string(d["userId"].GetString()) == "u3");
+    }
+  }
+
+  SECTION("a query resumed from a saved continuation continues where it left off")
+  {
+    SqlQuery q("SELECT c.id, c.n FROM c ORDER BY c.n");
+    auto first = client.QueryDocumentsPage(s.Link, q, "", options);
+    REQUIRE(first.HasMoreResults());
+    auto second = client.QueryDocumentsPage(s.Link, q, first.Continuation(), options);
+    CHECK(first.Documents()[0]["n"].GetInt() == 0);
+    CHECK(second.Documents()[0]["n"].GetInt() == 17);
+  }
+
+  SECTION("read all documents")
+  {
+    CHECK(client.ReadAllDocuments(s.Link, options).Documents.Size() == 250);
+  }
+}
+
+TEST_CASE("a wrong key is an UnauthorizedError", "[operations]")
+{
+  auto options = ClientOptions("main");
+  options.Key = "d3Jvbmcta2V5LXdyb25nLWtleS13cm9uZy1rZXktd3Jvbmcta2V5";
+  CosmosClient client(options);
+  try {
+    client.ListDatabases();
+    FAIL("accepted a wrong key");
+  } catch (UnauthorizedError const& e) {
+    CHECK(e.Status() == 401);
+    CHECK(e.Operation() == "ListDatabases");
+    CHECK(std::string(e.what()).find("d3Jvbmct") == std::string::npos);
+  }
+}
+
+TEST_CASE("async API: futures, callbacks and coroutines", "[operations]")
+{
+  CosmosClient client(ClientOptions("main"));
+  Scratch s(client);
+  client.CreateDocument(s.Link, Doc("a1", "x", 7), "x");
+
+  auto fut = client.AsyncReadDocument(s.Link, "a1", "x", {}, asio::use_future);
+  CHECK(fut.get().Json()["n"].GetInt() == 7);
+
+  std::promise<std::exception_ptr> failed;
+  client.AsyncReadDocument(s.Link, "missing", "x", {},
+                           [&](std::exception_ptr e, CosmosResponse) { failed.set_value(e); });
+  auto e = failed.get_future().get();
+  REQUIRE(e);
+  CHECK_THROWS_AS(std::rethrow_exception(e), NotFoundError);
+
+  // A caller's own io_context and coroutine: completion comes back on it.
+  asio::io_context ioc;
+  int n = 0;
+  std::size_t pages = 0;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        auto r = co_await client.AsyncReadDocument(s.Link, "a1", "x", {}, asio::use_awaitable);
+        n = r.Json()["n"].GetInt();
+        auto page = co_await client.AsyncQueryDocumentsPage(s.Link, SqlQuery("SELECT * FROM c"), "", {},
+                                                            asio::use_awaitable);
+        pages = page.Count();
+      },
+      asio::detached);
+  ioc.run();
+  CHECK(n == 7);
+  CHECK(pages == 1);
+}
+
+TEST_CASE("pool: concurrent requests share a capped set of keep-alive connections", "[operations]")
+{
+  auto options = ClientOptions("main");
+  options.MaxConnectionsPerHost = 3;
+  CosmosClient client(options);
+  Scratch s(client);
+  client.CreateDocument(s.Link, Doc("c1", "x"), "x");
+  auto before = client.TransportStatistics();
+
+  std::vector<std::future<CosmosResponse>> futures;
+  for (int i = 0; i < 60; ++i)
+    futures.push_back(client.AsyncReadDocument(s.Link, "c1", "x", {}, asio::use_future));
+  for (auto& f : futures)
+    CHECK(f.get().Status() == 200);
+
+  auto after = client.TransportStatistics();
+  CHECK(after.OpenConnections <= 3);
+  CHECK(after.ConnectionsOpened - before.ConnectionsOpened <= 3);
+  CHECK(after.ConnectionsReused - before.ConnectionsReused >= 57);
+}
