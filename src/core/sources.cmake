@@ -12,4 +12,5 @@ target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/read_selector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_target.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ring_ownership.cpp
 )

@@ -1,0 +1,113 @@
+#pragma once
+// Exact answers about who owns which part of a hash ring: the share of the
+// hash space per collection (balance statistics) and the arcs that change
+// owner between two rings (what a migration must move). Computed from the
+// sorted ring points, not by sampling, so they are exact to double precision.
+#include "docshard/collection_ref.hpp"
+#include "docshard/consistent_hash_ring.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace docshard {
+
+class HashPartitionResolver;
+
+// An amount of the 128-bit hash space, from 0 up to and including the whole
+// ring (2^128, which does not fit in a RingPosition), summed exactly.
+class RingSpan {
+public:
+  static RingSpan Whole() noexcept {
+    RingSpan s;
+    s.m_wholeRings = 1;
+    return s;
+  }
+  void Add(RingPosition length) noexcept {
+    RingPosition const before = m_length;
+    m_length += length;
+    if (m_length < before) ++m_wholeRings;
+  }
+  void Add(RingSpan const& other) noexcept {
+    Add(other.m_length);
+    m_wholeRings += other.m_wholeRings;
+  }
+  bool IsEmpty() const noexcept { return m_length == 0 && m_wholeRings == 0; }
+  // The amount as a fraction of one ring (1.0 for the whole ring).
+  double Fraction() const noexcept;
+  friend bool operator==(RingSpan const&, RingSpan const&) = default;
+
+private:
+  RingPosition m_length = 0;
+  std::uint64_t m_wholeRings = 0;  // the carry out of m_length
+};
+
+// A half-open arc [Start, End) of the ring, read modulo 2^128: when End <= Start
+// the arc runs past the top of the ring and continues from 0, and Start == End
+// is the whole ring. Empty arcs are never produced.
+struct RingArc {
+  RingPosition Start;
+  RingPosition End;
+
+  bool IsWholeRing() const noexcept { return Start == End; }
+  bool Contains(RingPosition position) const noexcept {
+    if (Start < End) return Start <= position && position < End;
+    return position >= Start || position < End;  // wraps, or the whole ring
+  }
+  RingSpan Length() const noexcept {
+    if (IsWholeRing()) return RingSpan::Whole();
+    RingSpan s;
+    s.Add(End - Start);  // modular subtraction gives the wrapped length too
+    return s;
+  }
+};
+
+struct OwnedArc {
+  RingArc Arc;
+  std::uint32_t Owner;  // index into the ring's node list
+};
+
+// Who owns every position of the ring: arcs in ring order, the first one
+// containing position 0, adjacent arcs of one owner merged (also across the
+// top of the ring), together covering the ring exactly once. Honours the
+// ring's lookup mode (predecessor or successor) and its tie rules.
+std::vector<OwnedArc> RingOwnership(ConsistentHashRing const& ring);
+
+// Per node (indexed like the ring's node list) the amount of hash space it owns.
+// The amounts sum to exactly one ring.
+std::vector<RingSpan> RingShares(ConsistentHashRing const& ring);
+
+struct OwnerChange {
+  RingArc Arc;
+  std::uint32_t From;  // node index in the `from` ring
+  std::uint32_t To;    // node index in the `to` ring
+};
+
+// The arcs whose owner differs between two rings over the same hash space,
+// in ring order, adjacent arcs with the same (From, To) merged. `sameNode`
+// says whether node `from` of the first ring and node `to` of the second are
+// the same collection (the rings' node lists may differ in content and order).
+// Only meaningful when both rings hash keys with the same generator.
+std::vector<OwnerChange> RingDiff(ConsistentHashRing const& from, ConsistentHashRing const& to,
+                                  std::function<bool(std::uint32_t from, std::uint32_t to)> const& sameNode);
+
+struct CollectionMove {
+  RingArc Arc;
+  CollectionRef From;
+  CollectionRef To;
+};
+
+// RingDiff for two hash resolvers, collections matched by their reference text.
+// Throws InvalidArgumentError when the resolvers hash keys differently (e.g.
+// md5 against murmur3): their positions are then not comparable.
+std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from, HashPartitionResolver const& to);
+
+// True when keys hash to the same positions on both resolvers' rings, so an
+// arc diff is meaningful.
+bool HaveComparableRings(HashPartitionResolver const& a, HashPartitionResolver const& b) noexcept;
+
+// 32 lower-case hex digits, most significant first.
+std::string FormatRingPosition(RingPosition position);
+
+} // namespace docshard

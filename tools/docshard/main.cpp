@@ -1,0 +1,84 @@
+// docshard: the command-line tool (CLI.md). main only dispatches: each
+// command lives in its own <name>_command.cpp and is listed in the table below.
+#include "arguments.hpp"
+#include "command.hpp"
+#include "json_text.hpp"
+
+#include <docshard/errors.hpp>
+
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <system_error>
+
+using namespace docshard::cli;
+
+namespace {
+
+// Add a command here (and its file to CMakeLists.txt).
+constexpr std::array<Command const*, 4> Commands = {&RouteCommand, &ValidateCommand, &StatsCommand, &PlanCommand};
+
+void PrintUsage(std::FILE* out) {
+  std::fputs("usage: docshard <command> [options]\n\ncommands:\n", out);
+  for (auto const* c : Commands)
+    std::fprintf(out, "  %-8.*s %.*s\n", static_cast<int>(c->Name.size()), c->Name.data(),
+                 static_cast<int>(c->Summary.size()), c->Summary.data());
+  std::fputs("\n`docshard <command> --help` describes a command.\n", out);
+}
+
+void PrintCommandUsage(Command const& c, std::FILE* out, bool full) {
+  std::fprintf(out, "usage: docshard %.*s\n", static_cast<int>(c.Synopsis.size()), c.Synopsis.data());
+  if (full) std::fprintf(out, "\n%.*s", static_cast<int>(c.Help.size()), c.Help.data());
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return ExitUsage;
+  }
+  std::string_view const name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    PrintUsage(stdout);
+    return ExitOk;
+  }
+  Command const* command = nullptr;
+  for (auto const* c : Commands)
+    if (c->Name == name) command = c;
+  if (command == nullptr) {
+    std::fprintf(stderr, "docshard: unknown command \"%s\"\n", OneLine(name).c_str());
+    PrintUsage(stderr);
+    return ExitUsage;
+  }
+
+  std::span<char const* const> args(argv + 2, static_cast<std::size_t>(argc - 2));
+  for (std::string_view a : args) {
+    if (a == "--") break;
+    if (a == "--help" || a == "-h") {
+      PrintCommandUsage(*command, stdout, true);
+      return ExitOk;
+    }
+  }
+  try {
+    return command->Run(args);
+  } catch (UsageError const& e) {
+    std::fprintf(stderr, "docshard %s: %s\n", argv[1], OneLine(e.what()).c_str());
+    PrintCommandUsage(*command, stderr, false);
+    return ExitUsage;
+  } catch (docshard::ConfigError const& e) {
+    // One line naming the place, so scripts and editors can find it.
+    std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
+    return ExitUsage;
+  } catch (std::system_error const& e) {
+    std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
+    return ExitUsage;
+  } catch (std::bad_alloc const&) {
+    std::fputs("error: out of memory\n", stderr);
+    return ExitUsage;
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
+    return ExitUsage;
+  }
+}

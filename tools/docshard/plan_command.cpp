@@ -1,0 +1,306 @@
+// `docshard plan`: what would a migration from one scheme to another move?
+// Two hash rings over the same hash are compared exactly, arc by arc; any
+// other pair of schemes is measured with sample keys.
+#include "arguments.hpp"
+#include "command.hpp"
+#include "json_text.hpp"
+#include "resolver_description.hpp"
+#include "sample_keys.hpp"
+#include "scheme_file.hpp"
+
+#include <docshard/errors.hpp>
+#include <docshard/hash_partition_resolver.hpp>
+#include <docshard/ring_ownership.hpp>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <system_error>
+
+namespace docshard::cli {
+
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void WriteString(JsonWriter& w, std::string_view s) {
+  std::string const text = JsonString(s);
+  w.RawValue(text.data(), text.size(), rapidjson::kStringType);
+}
+void WriteNumber(JsonWriter& w, double v) {
+  std::string const text = JsonNumber(v);
+  w.RawValue(text.data(), text.size(), rapidjson::kNumberType);
+}
+
+// A config error in either file names the file, since there are two.
+PartitionScheme LoadNamed(std::string const& path) {
+  try {
+    return LoadSchemeFile(path);
+  } catch (ConfigError const& e) {
+    if (e.Place() == path) throw;
+    throw ConfigError(e.Place().empty() ? path : path + ": " + e.Place(), e.Detail());
+  }
+}
+
+using Pair = std::pair<std::string, std::string>;  // (from, to) collection texts
+
+struct ExactPlan {
+  std::vector<CollectionMove> Arcs;
+  std::map<Pair, std::pair<std::size_t, RingSpan>> PerPair;  // arcs, space
+  RingSpan Moved;
+};
+
+struct SamplePlan {
+  SampleSummary Summary;
+  std::uint64_t Routed = 0;  // routed by both schemes
+  std::uint64_t Moved = 0;
+  std::map<Pair, std::uint64_t> PerPair;
+};
+
+constexpr std::array<OptionSpec, 5> Options = {
+    {{"from", true}, {"to", true}, {"keys", true}, {"json", false}, {"summary", false}}};
+
+int Run(std::span<char const* const> args) {
+  auto const arguments = Arguments::Parse(args, Options);
+  auto const fromPath = arguments.Required("from");
+  auto const toPath = arguments.Required("to");
+  auto const keysPath = arguments.Value("keys");
+  auto const fromScheme = LoadNamed(fromPath);
+  auto const toScheme = LoadNamed(toPath);
+  auto const& from = *fromScheme.Resolver();
+  auto const& to = *toScheme.Resolver();
+
+  std::vector<std::string> notes;
+  auto const* fromHash = dynamic_cast<HashPartitionResolver const*>(&from);
+  auto const* toHash = dynamic_cast<HashPartitionResolver const*>(&to);
+  std::optional<ExactPlan> exact;
+  if (fromHash != nullptr && toHash != nullptr) {
+    if (HaveComparableRings(*fromHash, *toHash)) {
+      exact.emplace();
+      exact->Arcs = HashResolverDiff(*fromHash, *toHash);
+      for (auto const& arc : exact->Arcs) {
+        auto& entry = exact->PerPair[{arc.From.Text(), arc.To.Text()}];
+        ++entry.first;
+        entry.second.Add(arc.Arc.Length());
+        exact->Moved.Add(arc.Arc.Length());
+      }
+    } else {
+      notes.push_back("the rings hash keys differently (" + fromHash->Ring().Hash().Name() + " vs " +
+                      toHash->Ring().Hash().Name() + "), so their arcs cannot be compared: nearly every key moves");
+    }
+  } else {
+    notes.push_back("only two hash schemes can be compared exactly; " + from.Type() + " -> " + to.Type() +
+                    " is measured with sample keys");
+  }
+  if (fromScheme.Resolver()->KeyPath() && toScheme.Resolver()->KeyPath() &&
+      !(*fromScheme.Resolver()->KeyPath() == *toScheme.Resolver()->KeyPath()))
+    notes.push_back("the partition key paths differ (" + fromScheme.Resolver()->KeyPath()->ToString() + " vs " +
+                    toScheme.Resolver()->KeyPath()->ToString() + "): documents are keyed differently in the two schemes");
+  if (!exact && !keysPath)
+    throw UsageError("cannot compare " + from.Type() + " -> " + to.Type() +
+                     " exactly; sample keys are needed: --keys FILE (one JSON key per line)");
+
+  std::optional<SamplePlan> sample;
+  if (keysPath) {
+    sample.emplace();
+    sample->Summary = ReadSampleKeys(*keysPath, [&](PartitionKey const& key) {
+      auto const& a = from.ResolveForCreate(key);
+      auto const& b = to.ResolveForCreate(key);
+      ++sample->Routed;
+      if (a.Text() != b.Text()) {
+        ++sample->Moved;
+        ++sample->PerPair[{a.Text(), b.Text()}];
+      }
+    });
+  }
+  double const sampleFraction =
+      sample && sample->Routed > 0 ? static_cast<double>(sample->Moved) / static_cast<double>(sample->Routed) : 0.0;
+
+  std::string out;
+  bool const summaryOnly = arguments.Flag("summary");
+  if (arguments.Flag("json")) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartObject();
+    auto side = [&](char const* name, std::string const& path, IPartitionResolver const& r) {
+      w.Key(name);
+      w.StartObject();
+      w.Key("config");
+      WriteString(w, path);
+      w.Key("type");
+      WriteString(w, r.Type());
+      w.Key("description");
+      WriteString(w, ShortDescription(r));
+      w.EndObject();
+    };
+    side("from", fromPath, from);
+    side("to", toPath, to);
+    w.Key("exact");
+    w.Bool(exact.has_value());
+    if (exact) {
+      w.Key("keySpace");
+      w.StartObject();
+      w.Key("fraction");
+      WriteNumber(w, exact->Moved.Fraction());
+      w.Key("arcs");
+      w.Uint64(exact->Arcs.size());
+      w.Key("moves");
+      w.StartArray();
+      for (auto const& [pair, entry] : exact->PerPair) {
+        w.StartObject();
+        w.Key("from");
+        WriteString(w, pair.first);
+        w.Key("to");
+        WriteString(w, pair.second);
+        w.Key("arcs");
+        w.Uint64(entry.first);
+        w.Key("fraction");
+        WriteNumber(w, entry.second.Fraction());
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+      if (!summaryOnly) {
+        w.Key("arcs");
+        w.StartArray();
+        for (auto const& arc : exact->Arcs) {
+          w.StartObject();
+          w.Key("start");
+          WriteString(w, FormatRingPosition(arc.Arc.Start));
+          w.Key("end");
+          WriteString(w, FormatRingPosition(arc.Arc.End));
+          w.Key("from");
+          WriteString(w, arc.From.Text());
+          w.Key("to");
+          WriteString(w, arc.To.Text());
+          w.Key("fraction");
+          WriteNumber(w, arc.Arc.Length().Fraction());
+          w.EndObject();
+        }
+        w.EndArray();
+      }
+    }
+    if (sample) {
+      w.Key("sample");
+      w.StartObject();
+      w.Key("keys");
+      w.Uint64(sample->Summary.Keys);
+      w.Key("routed");
+      w.Uint64(sample->Routed);
+      w.Key("failed");
+      w.Uint64(sample->Summary.Failed);
+      w.Key("moved");
+      w.Uint64(sample->Moved);
+      w.Key("fraction");
+      WriteNumber(w, sampleFraction);
+      w.Key("moves");
+      w.StartArray();
+      for (auto const& [pair, count] : sample->PerPair) {
+        w.StartObject();
+        w.Key("from");
+        WriteString(w, pair.first);
+        w.Key("to");
+        WriteString(w, pair.second);
+        w.Key("keys");
+        w.Uint64(count);
+        w.EndObject();
+      }
+      w.EndArray();
+      if (sample->Summary.Failed > 0) {
+        w.Key("firstError");
+        WriteString(w, sample->Summary.FirstError);
+      }
+      w.EndObject();
+    }
+    w.Key("notes");
+    w.StartArray();
+    for (auto const& n : notes) WriteString(w, n);
+    w.EndArray();
+    w.EndObject();
+    out.assign(buffer.GetString(), buffer.GetSize());
+    out += '\n';
+  } else {
+    out += "from: " + fromPath + ": " + ShortDescription(from) + "\n";
+    out += "to:   " + toPath + ": " + ShortDescription(to) + "\n";
+    for (auto const& n : notes) out += "note: " + n + "\n";
+    char buf[512];
+    auto pairTable = [&](auto const& rows, char const* valueHeader, auto&& value) {
+      std::size_t width = 4;
+      for (auto const& [pair, _] : rows) width = std::max({width, pair.first.size(), pair.second.size()});
+      std::snprintf(buf, sizeof buf, "  %-*s  %-*s  %s\n", static_cast<int>(width), "from", static_cast<int>(width), "to",
+                    valueHeader);
+      out += buf;
+      for (auto const& [pair, entry] : rows) {
+        std::snprintf(buf, sizeof buf, "  %-*s  %-*s  ", static_cast<int>(width), pair.first.c_str(),
+                      static_cast<int>(width), pair.second.c_str());
+        out += buf + value(entry) + "\n";
+      }
+    };
+    if (exact) {
+      out += "\nkey space that moves: " + Percent(exact->Moved.Fraction()) + " in " + std::to_string(exact->Arcs.size()) +
+             (exact->Arcs.size() == 1 ? " arc\n" : " arcs\n");
+      if (!exact->PerPair.empty())
+        pairTable(exact->PerPair, "     arcs   key space", [&](auto const& entry) {
+          std::snprintf(buf, sizeof buf, "%9zu  %10s", entry.first, Percent(entry.second.Fraction()).c_str());
+          return std::string(buf);
+        });
+    }
+    if (sample) {
+      out += "\nsample keys: " + std::to_string(sample->Summary.Keys) + " (" + std::to_string(sample->Summary.Failed) +
+             " failed), " + std::to_string(sample->Moved) + " of " + std::to_string(sample->Routed) + " move (" +
+             Percent(sampleFraction) + ")\n";
+      if (!sample->PerPair.empty())
+        pairTable(sample->PerPair, "     keys", [&](std::uint64_t count) {
+          std::snprintf(buf, sizeof buf, "%9llu", static_cast<unsigned long long>(count));
+          return std::string(buf);
+        });
+      if (sample->Summary.Failed > 0) out += "first failure: " + OneLine(sample->Summary.FirstError) + "\n";
+    }
+    if (exact && !summaryOnly && !exact->Arcs.empty()) {
+      out += "\narcs [start, end) that change owner (ring positions, hex; end <= start wraps past the top):\n";
+      for (auto const& arc : exact->Arcs) {
+        out += "  [" + FormatRingPosition(arc.Arc.Start) + ", " + FormatRingPosition(arc.Arc.End) + ")  " +
+               arc.From.Text() + " -> " + arc.To.Text() + "  " + Percent(arc.Arc.Length().Fraction()) + "\n";
+      }
+    }
+  }
+
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
+    throw std::system_error(errno, std::generic_category(), "writing output");
+  if (sample && sample->Summary.Failed > 0) {
+    std::fprintf(stderr, "docshard plan: %llu of %llu sample keys could not be routed by both schemes; first: %s\n",
+                 static_cast<unsigned long long>(sample->Summary.Failed),
+                 static_cast<unsigned long long>(sample->Summary.Keys), OneLine(sample->Summary.FirstError).c_str());
+    return ExitFailed;
+  }
+  return ExitOk;
+}
+
+} // namespace
+
+Command const PlanCommand{
+    "plan",
+    "plan --from OLD.json --to NEW.json [--keys FILE] [--json] [--summary]",
+    "show what a migration between two schemes would move",
+    "Two hash schemes over the same hash are compared exactly: the arcs of the\n"
+    "ring whose owner changes, old -> new, merged where adjacent, and per\n"
+    "(from, to) pair the fraction of the key space. Arcs are [start, end) in\n"
+    "128-bit ring positions (hex), modulo 2^128: end <= start wraps past the top.\n"
+    "Any other pair (range, lookup, nested, or different hashes) needs sample keys.\n"
+    "\n"
+    "  --keys FILE  sample keys, one JSON value per line as for `route` (\"-\" is\n"
+    "               standard input): the fraction of them that moves, per pair\n"
+    "  --json       one JSON object instead of text\n"
+    "  --summary    leave out the list of arcs\n"
+    "\n"
+    "Exit status: 0, or 1 when some sample keys could not be routed by both\n"
+    "schemes, 2 on a usage or config error (or no --keys where they are needed).\n",
+    &Run,
+};
+
+} // namespace docshard::cli

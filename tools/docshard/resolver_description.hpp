@@ -1,0 +1,15 @@
+#pragma once
+// Short human descriptions of resolvers for the tool's reports.
+#include <docshard/partition_resolver.hpp>
+
+#include <string>
+
+namespace docshard::cli {
+
+// e.g. "hash (murmur3, 128 virtual nodes per collection, 3 collections)"
+std::string ShortDescription(IPartitionResolver const& resolver);
+
+// A percentage with three decimals, e.g. "33.333%".
+std::string Percent(double fraction);
+
+} // namespace docshard::cli
