@@ -69,6 +69,8 @@ public:
   ResolverPtr GetResolver() const;          // a nested resolver object, via the registry
 
 private:
+  PartitionKeyPath GetSyntheticKeyPath() const;
+
   rapidjson::Value const* m_value;
   std::string m_place;
   ConfigLoadContext const* m_context;

@@ -1,11 +1,18 @@
 #pragma once
 // Where a document keeps its partition key: a JSON-pointer-like path such as
-// `/userId` or `/address/city` (`~1` escapes '/', `~0` escapes '~'), or a list
-// of paths whose values form a composite key.
+// `/userId` or `/address/city` (`~1` escapes '/', `~0` escapes '~'), a list
+// of paths whose values form a composite key, or a synthetic key built from
+// several properties (docs/synthetic-keys.md):
+//   concat        "t1-u9" from /tenant and /user
+//   hash suffix   date + "." + (murmur3(vin) % buckets): readers that know both compute it
+//   random suffix date + "." + (1..N): spreads writes; reads of a date fan out over N keys
+// A synthetic key is stored in the document at `store` (default /partitionKey),
+// which is also the collections' server-side partition-key path.
 #include "docshard/partition_key.hpp"
 
 #include <rapidjson/document.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +24,26 @@ public:
   // Throws InvalidArgumentError naming the bad path.
   static PartitionKeyPath Parse(std::string_view path);
   static PartitionKeyPath Composite(std::vector<std::string> const& paths);
+  static PartitionKeyPath Concat(std::vector<std::string> const& paths, std::string separator,
+                                 std::string store = "/partitionKey");
+  static PartitionKeyPath HashSuffix(std::string const& path, std::string const& hashOf, std::uint32_t buckets,
+                                     std::string separator, std::string store = "/partitionKey");
+  static PartitionKeyPath RandomSuffix(std::string const& path, std::uint32_t buckets, std::string separator,
+                                       std::string store = "/partitionKey");
+
+  enum class Kind { Path, Composite, Concat, HashSuffix, RandomSuffix };
+  Kind GetKind() const noexcept { return m_kind; }
+  bool IsSynthetic() const noexcept { return m_kind >= Kind::Concat; }
+  // Where a synthetic key is written in the document; empty otherwise.
+  std::string const& StorePath() const noexcept { return m_store; }
+  // The path collections are partitioned on server-side: the store path of a
+  // synthetic key, else the (first) path.
+  std::string const& ServerPath() const noexcept { return IsSynthetic() ? m_store : m_paths.front(); }
+  // Keys a read of `key` must look at: for a random suffix, `key` is the base
+  // value and every suffixed key is returned; otherwise just `key`.
+  std::vector<PartitionKey> ExpandForRead(PartitionKey const& key) const;
+  // Writes a synthetic key into the document at StorePath() (no-op otherwise).
+  void Store(rapidjson::Document& document, PartitionKey const& key) const;
 
   bool IsComposite() const noexcept { return m_composite; }
   std::vector<std::string> const& Paths() const noexcept { return m_paths; }
@@ -32,10 +59,18 @@ public:
   PartitionKey Extract(rapidjson::Value const& document) const;
 
   friend bool operator==(PartitionKeyPath const& a, PartitionKeyPath const& b) noexcept {
-    return a.m_composite == b.m_composite && a.m_paths == b.m_paths;
+    return a.m_kind == b.m_kind && a.m_composite == b.m_composite && a.m_paths == b.m_paths &&
+           a.m_separator == b.m_separator && a.m_buckets == b.m_buckets && a.m_store == b.m_store;
   }
 
 private:
+  std::optional<std::string> ValueText(rapidjson::Value const& document, std::size_t index) const;
+
+  Kind m_kind = Kind::Path;
+  std::string m_separator;
+  std::uint32_t m_buckets = 0;
+  std::string m_store;
+  std::vector<std::string> m_storeSegments;
   bool m_composite = false;
   std::vector<std::string> m_paths;                      // as written
   std::vector<std::vector<std::string>> m_segments;      // unescaped

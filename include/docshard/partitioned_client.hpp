@@ -82,6 +82,9 @@ private:
     std::int64_t Epoch = 0;
   };
   Published Snapshot(std::string const& name) const;
+  // (collection, key) pairs a point operation on `key` tries, in order.
+  static std::vector<std::pair<CollectionRef, PartitionKey>> Candidates(IPartitionResolver const& resolver,
+                                                                        PartitionKey const& key);
   void Trace(RoutingTrace const& trace) const;
   enum class WriteKind { Create, Upsert };
   RoutedResponse Write(WriteKind kind, std::string documentJson, OperationOptions const& options);

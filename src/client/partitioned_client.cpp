@@ -1,8 +1,10 @@
 #include "docshard/partitioned_client.hpp"
 
 #include "fan_out_executor.hpp"
+#include "transition_replace.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/transition_partition_resolver.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
@@ -37,9 +39,14 @@ std::string ReadAccountKey(std::string const& name, AccountConfig const& account
 }
 
 // The server-side partition-key path of the collections a resolver names:
-// its key path, or the first path of a composite key.
-std::string ServerKeyPath(IPartitionResolver const& resolver) {
-  return resolver.KeyPath()->Paths().front();
+// its key path, the first path of a composite key, or a synthetic key's store.
+std::string ServerKeyPath(IPartitionResolver const& resolver) { return resolver.KeyPath()->ServerPath(); }
+
+std::string Serialize(rapidjson::Document const& doc) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  doc.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 rapidjson::Document ParseDocument(std::string const& json) {
@@ -146,7 +153,14 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   auto snapshot = Snapshot(options.Resolver);
   auto const& resolver = *snapshot.Resolver;
   auto doc = ParseDocument(documentJson);
-  auto key = resolver.KeyPath()->Extract(doc);  // PartitionKeyError names the path
+  auto const& path = *resolver.KeyPath();
+  auto key = path.Extract(doc);  // PartitionKeyError names the path
+  if (path.IsSynthetic()) {
+    // The key travels with the document, so the server partitions on it and
+    // an update of the document keeps its place.
+    path.Store(doc, key);
+    documentJson = Serialize(doc);
+  }
   CollectionRef const& target = resolver.ResolveForCreate(doc);
   if (m_tracing.load(std::memory_order_relaxed))
     Trace({kind == WriteKind::Create ? "create" : "upsert", options.Resolver, snapshot.Epoch, key.ToJson(),
@@ -167,20 +181,31 @@ RoutedResponse PartitionedClient::UpsertDocument(std::string documentJson, Opera
   return Write(WriteKind::Upsert, std::move(documentJson), options);
 }
 
+std::vector<std::pair<CollectionRef, PartitionKey>> PartitionedClient::Candidates(IPartitionResolver const& resolver,
+                                                                                  PartitionKey const& key) {
+  std::vector<std::pair<CollectionRef, PartitionKey>> out;
+  for (auto const& k : resolver.KeyPath()->ExpandForRead(key))
+    for (auto const& c : resolver.ResolveForRead(ReadSelector::Key(k))) {
+      bool seen = false;
+      for (auto const& [oc, ok] : out) seen = seen || (oc == c && ok == k);
+      if (!seen) out.emplace_back(c, k);
+    }
+  return out;
+}
+
 RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey const& key,
                                                OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
-  auto candidates = snapshot.Resolver->ResolveForRead(ReadSelector::Key(key));
+  auto candidates = Candidates(*snapshot.Resolver, key);
   if (m_tracing.load(std::memory_order_relaxed)) {
     RoutingTrace t{"read", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
-    for (auto const& c : candidates) t.Collections.push_back(c.Text());
+    for (auto const& c : candidates) t.Collections.push_back(c.first.Text());
     Trace(t);
   }
-  auto header = HeaderValue(key);
   std::exception_ptr lastMiss;
-  for (auto const& c : candidates) {
+  for (auto const& [c, k] : candidates) {
     try {
-      return {Account(c.Account()).ReadDocument(c.Link(), id, header, options.Request), c};
+      return {Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request), c};
     } catch (NotFoundError const&) {
       lastMiss = std::current_exception();  // try the next candidate
     }
@@ -193,21 +218,31 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
                                                   std::string documentJson, OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
   auto doc = ParseDocument(documentJson);
-  auto docKey = snapshot.Resolver->KeyPath()->Extract(doc);
-  if (!(docKey == key))
+  auto const& path = *snapshot.Resolver->KeyPath();
+  auto docKey = path.Extract(doc);
+  bool const sameKey = path.GetKind() == PartitionKeyPath::Kind::RandomSuffix
+                           ? docKey.HashBytes().substr(0, key.HashBytes().size()) == key.HashBytes()
+                           : docKey == key;
+  if (path.IsSynthetic()) {
+    path.Store(doc, docKey);
+    documentJson = Serialize(doc);
+  }
+  if (!sameKey)
     throw InvalidArgumentError("replace of \"" + std::string(id) + "\": the document's key " + docKey.ToJson() +
                                " differs from the key given " + key.ToJson() + "; delete and create instead");
-  auto candidates = snapshot.Resolver->ResolveForRead(ReadSelector::Key(key));
+  // During a transition a replace lands in next, like a create (docs/migration.md).
+  if (auto const* transition = dynamic_cast<TransitionPartitionResolver const*>(snapshot.Resolver.get()))
+    return detail::ReplaceInTransition(*this, *transition, doc, id, key, documentJson, options);
+  auto candidates = Candidates(*snapshot.Resolver, key);
   if (m_tracing.load(std::memory_order_relaxed)) {
     RoutingTrace t{"replace", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
-    for (auto const& c : candidates) t.Collections.push_back(c.Text());
+    for (auto const& c : candidates) t.Collections.push_back(c.first.Text());
     Trace(t);
   }
-  auto header = HeaderValue(key);
   std::exception_ptr lastMiss;
-  for (auto const& c : candidates) {
+  for (auto const& [c, k] : candidates) {
     try {
-      return {Account(c.Account()).ReplaceDocument(c.Link(), id, documentJson, header, options.Request), c};
+      return {Account(c.Account()).ReplaceDocument(c.Link(), id, documentJson, HeaderValue(k), options.Request), c};
     } catch (NotFoundError const&) {
       lastMiss = std::current_exception();
     }
@@ -219,18 +254,17 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
 RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionKey const& key,
                                                  OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
-  auto candidates = snapshot.Resolver->ResolveForRead(ReadSelector::Key(key));
+  auto candidates = Candidates(*snapshot.Resolver, key);
   if (m_tracing.load(std::memory_order_relaxed)) {
     RoutingTrace t{"delete", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
-    for (auto const& c : candidates) t.Collections.push_back(c.Text());
+    for (auto const& c : candidates) t.Collections.push_back(c.first.Text());
     Trace(t);
   }
-  auto header = HeaderValue(key);
   std::optional<RoutedResponse> first;
   std::exception_ptr lastMiss;
-  for (auto const& c : candidates) {
+  for (auto const& [c, k] : candidates) {
     try {
-      auto response = Account(c.Account()).DeleteDocument(c.Link(), id, header, options.Request);
+      auto response = Account(c.Account()).DeleteDocument(c.Link(), id, HeaderValue(k), options.Request);
       if (!first) first = RoutedResponse{std::move(response), c};
     } catch (NotFoundError const&) {
       lastMiss = std::current_exception();

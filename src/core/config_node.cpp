@@ -7,6 +7,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -26,6 +27,14 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  if (prefix.size() > text.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(text[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  return true;
 }
 
 } // namespace
@@ -53,8 +62,16 @@ void ConfigNode::ExpectObject() const {
 
 void ConfigNode::AllowOnly(std::initializer_list<std::string_view> allowed) const {
   ExpectObject();
-  for (auto const& m : m_value->GetObject()) {
-    std::string_view name(m.name.GetString(), m.name.GetStringLength());
+  auto const object = m_value->GetObject();
+  for (auto m = object.MemberBegin(); m != object.MemberEnd(); ++m) {
+    std::string_view name(m->name.GetString(), m->name.GetStringLength());
+    // RapidJSON keeps both copies of a repeated name and we would read the
+    // first, while JavaScript and Python read the last: refuse the ambiguity.
+    for (auto prev = object.MemberBegin(); prev != m; ++prev) {
+      if (std::string_view(prev->name.GetString(), prev->name.GetStringLength()) == name)
+        throw ConfigError(m_place.empty() ? std::string(name) : m_place + "." + std::string(name),
+                          "duplicate field \"" + std::string(name) + "\"");
+    }
     if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
     std::string message = "unknown field \"" + std::string(name) + "\"";
     std::string_view best;
@@ -64,6 +81,17 @@ void ConfigNode::AllowOnly(std::initializer_list<std::string_view> allowed) cons
       if (d < bestDistance) {
         bestDistance = d;
         best = a;
+      }
+    }
+    // A shortened or lengthened name ("virtualNodes" for
+    // "virtualNodesPerCollection") is too far apart for the edit distance.
+    if (best.empty() && name.size() >= 4) {
+      for (auto a : allowed) {
+        if (a.size() < 4) continue;
+        if (StartsWithIgnoreCase(a, name) || StartsWithIgnoreCase(name, a)) {
+          best = a;
+          break;
+        }
       }
     }
     if (!best.empty()) message += " (did you mean \"" + std::string(best) + "\"?)";
@@ -178,12 +206,47 @@ PartitionKeyPath ConfigNode::GetKeyPath() const {
       for (auto const& e : NonEmptyElements()) paths.push_back(e.GetString());
       return PartitionKeyPath::Composite(paths);
     }
+    if (m_value->IsObject()) return GetSyntheticKeyPath();
   } catch (ConfigError const&) {
     throw;
   } catch (Error const& e) {
     Fail(e.what());
   }
-  FailType("a path string or an array of paths");
+  FailType("a path string, an array of paths or a synthetic key object");
+}
+
+// {"concat": [paths], ...} | {"path": p, "hashSuffixOf": q, "buckets": n, ...}
+// | {"path": p, "randomSuffix": n, ...}; "separator" (default "-" for concat,
+// "." for suffixes) and "store" (default "/partitionKey") are optional.
+PartitionKeyPath ConfigNode::GetSyntheticKeyPath() const {
+  AllowOnly({"concat", "path", "hashSuffixOf", "buckets", "randomSuffix", "separator", "store"});
+  std::string store = "/partitionKey";
+  if (auto s = OptionalChild("store")) store = s->GetNonEmptyString();
+  auto separatorOr = [&](char const* fallback) {
+    auto s = OptionalChild("separator");
+    return s ? s->GetString() : std::string(fallback);
+  };
+  if (auto concat = OptionalChild("concat")) {
+    if (Has("path") || Has("hashSuffixOf") || Has("randomSuffix") || Has("buckets"))
+      Fail("\"concat\" cannot be combined with \"path\", \"hashSuffixOf\", \"buckets\" or \"randomSuffix\"");
+    std::vector<std::string> paths;
+    for (auto const& e : concat->NonEmptyElements()) paths.push_back(e.GetString());
+    return PartitionKeyPath::Concat(paths, separatorOr("-"), store);
+  }
+  auto path = Child("path").GetString();
+  auto hashOf = OptionalChild("hashSuffixOf");
+  auto random = OptionalChild("randomSuffix");
+  if (hashOf && random) Fail("give one of \"hashSuffixOf\" and \"randomSuffix\"");
+  if (hashOf) {
+    auto buckets = static_cast<std::uint32_t>(Child("buckets").GetInteger(1, 1000000));
+    return PartitionKeyPath::HashSuffix(path, hashOf->GetString(), buckets, separatorOr("."), store);
+  }
+  if (random) {
+    if (Has("buckets")) Child("buckets").Fail("use \"randomSuffix\": N for the number of suffixes");
+    auto buckets = static_cast<std::uint32_t>(random->GetInteger(1, 100000));
+    return PartitionKeyPath::RandomSuffix(path, buckets, separatorOr("."), store);
+  }
+  Fail("a synthetic key needs \"concat\", \"hashSuffixOf\" or \"randomSuffix\"");
 }
 
 ResolverPtr ConfigNode::GetResolver() const {

@@ -2,7 +2,10 @@
 
 #include "docshard/errors.hpp"
 
+#include "docshard/murmur3.hpp"
+
 #include <charconv>
+#include <random>
 
 namespace docshard {
 
@@ -74,7 +77,74 @@ PartitionKeyPath PartitionKeyPath::Composite(std::vector<std::string> const& pat
   return p;
 }
 
+PartitionKeyPath PartitionKeyPath::Concat(std::vector<std::string> const& paths, std::string separator,
+                                          std::string store) {
+  auto p = Composite(paths);
+  p.m_composite = false;
+  p.m_kind = Kind::Concat;
+  p.m_separator = std::move(separator);
+  p.m_storeSegments = ParseSegments(store);
+  p.m_store = std::move(store);
+  return p;
+}
+
+PartitionKeyPath PartitionKeyPath::HashSuffix(std::string const& path, std::string const& hashOf,
+                                              std::uint32_t buckets, std::string separator, std::string store) {
+  if (buckets < 1) throw InvalidArgumentError("hash suffix: buckets must be >= 1");
+  auto p = Concat({path, hashOf}, std::move(separator), std::move(store));
+  p.m_kind = Kind::HashSuffix;
+  p.m_buckets = buckets;
+  return p;
+}
+
+PartitionKeyPath PartitionKeyPath::RandomSuffix(std::string const& path, std::uint32_t buckets, std::string separator,
+                                                std::string store) {
+  if (buckets < 1) throw InvalidArgumentError("random suffix: buckets must be >= 1");
+  auto p = Concat({path}, std::move(separator), std::move(store));
+  p.m_kind = Kind::RandomSuffix;
+  p.m_buckets = buckets;
+  return p;
+}
+
+std::vector<PartitionKey> PartitionKeyPath::ExpandForRead(PartitionKey const& key) const {
+  if (m_kind != Kind::RandomSuffix) return {key};
+  if (key.GetKind() == PartitionKey::Kind::Composite)
+    throw PartitionKeyError("a random-suffix key is read by its base value, got " + key.ToJson());
+  // A full key (base + separator + suffix) is read as itself.
+  auto const& text = key.AsString();
+  if (auto pos = text.rfind(m_separator); pos != std::string::npos && !m_separator.empty()) {
+    auto suffix = std::string_view(text).substr(pos + m_separator.size());
+    std::uint32_t n = 0;
+    auto [end, ec] = std::from_chars(suffix.data(), suffix.data() + suffix.size(), n);
+    if (ec == std::errc() && end == suffix.data() + suffix.size() && n >= 1 && n <= m_buckets && !suffix.empty() &&
+        suffix.front() != '0')
+      return {key};
+  }
+  std::vector<PartitionKey> keys;
+  keys.reserve(m_buckets);
+  for (std::uint32_t i = 1; i <= m_buckets; ++i) keys.emplace_back(text + m_separator + std::to_string(i));
+  return keys;
+}
+
+void PartitionKeyPath::Store(rapidjson::Document& document, PartitionKey const& key) const {
+  if (!IsSynthetic()) return;
+  if (m_storeSegments.size() != 1 || !document.IsObject())
+    throw PartitionKeyError("a synthetic key can only be stored in a top-level property, not " + m_store);
+  auto& a = document.GetAllocator();
+  rapidjson::Value value(key.HashBytes().data(), static_cast<rapidjson::SizeType>(key.HashBytes().size()), a);
+  auto it = document.FindMember(m_storeSegments[0].c_str());
+  if (it != document.MemberEnd())
+    it->value = value;
+  else
+    document.AddMember(rapidjson::Value(m_storeSegments[0].c_str(), a), value, a);
+}
+
 std::string PartitionKeyPath::ToString() const {
+  if (IsSynthetic()) {
+    std::string out = m_kind == Kind::Concat ? "concat(" : (m_kind == Kind::HashSuffix ? "hashSuffix(" : "randomSuffix(");
+    for (std::size_t i = 0; i < m_paths.size(); ++i) out += (i ? "," : "") + m_paths[i];
+    return out + ")";
+  }
   if (!m_composite) return m_paths.front();
   std::string out = "[";
   for (std::size_t i = 0; i < m_paths.size(); ++i) out += (i ? ",\"" : "\"") + m_paths[i] + "\"";
@@ -82,13 +152,76 @@ std::string PartitionKeyPath::ToString() const {
 }
 
 rapidjson::Value PartitionKeyPath::ToJsonValue(rapidjson::MemoryPoolAllocator<>& allocator) const {
+  if (IsSynthetic()) {
+    rapidjson::Value obj(rapidjson::kObjectType);
+    auto str = [&](std::string const& s) { return rapidjson::Value(s.c_str(), allocator); };
+    if (m_kind == Kind::Concat) {
+      rapidjson::Value paths(rapidjson::kArrayType);
+      for (auto const& p : m_paths) paths.PushBack(str(p), allocator);
+      obj.AddMember("concat", paths, allocator);
+    } else {
+      obj.AddMember("path", str(m_paths[0]), allocator);
+      if (m_kind == Kind::HashSuffix) {
+        obj.AddMember("hashSuffixOf", str(m_paths[1]), allocator);
+        obj.AddMember("buckets", m_buckets, allocator);
+      } else {
+        obj.AddMember("randomSuffix", m_buckets, allocator);
+      }
+    }
+    obj.AddMember("separator", str(m_separator), allocator);
+    obj.AddMember("store", str(m_store), allocator);
+    return obj;
+  }
   if (!m_composite) return rapidjson::Value(m_paths.front().c_str(), allocator);
   rapidjson::Value paths(rapidjson::kArrayType);
   for (auto const& p : m_paths) paths.PushBack(rapidjson::Value(p.c_str(), allocator), allocator);
   return paths;
 }
 
+// The text a property contributes to a synthetic key: a string as itself, a
+// number as JavaScript prints it, a boolean as true/false.
+std::optional<std::string> PartitionKeyPath::ValueText(rapidjson::Value const& document, std::size_t index) const {
+  auto const* v = Walk(document, m_segments[index]);
+  if (!v || v->IsNull()) return std::nullopt;
+  if (v->IsArray() || v->IsObject())
+    throw PartitionKeyError("synthetic key part at " + m_paths[index] + " must be a string, number or boolean");
+  try {
+    return std::string(PartitionKey::FromJson(*v).HashBytes());
+  } catch (PartitionKeyError const& e) {
+    throw PartitionKeyError("partition key at " + m_paths[index] + ": " + e.what());
+  }
+}
+
 std::optional<PartitionKey> PartitionKeyPath::TryExtract(rapidjson::Value const& document) const {
+  if (m_kind == Kind::Concat || m_kind == Kind::HashSuffix) {
+    auto base = ValueText(document, 0);
+    if (!base) return std::nullopt;
+    auto second = m_paths.size() > 1 ? ValueText(document, 1) : std::optional<std::string>();
+    if (m_paths.size() > 1 && !second) return std::nullopt;
+    if (m_kind == Kind::HashSuffix)
+      return PartitionKey(*base + m_separator + std::to_string(MurmurHash3X86_32(*second) % m_buckets));
+    std::string key = *base;
+    for (std::size_t i = 1; i < m_paths.size(); ++i) {
+      auto part = i == 1 ? second : ValueText(document, i);
+      if (!part) return std::nullopt;
+      key += m_separator + *part;
+    }
+    return PartitionKey(key);
+  }
+  if (m_kind == Kind::RandomSuffix) {
+    auto base = ValueText(document, 0);
+    if (!base) return std::nullopt;
+    // A document that already carries its key keeps it: an update must not move it.
+    if (auto const* stored = Walk(document, m_storeSegments); stored && stored->IsString()) {
+      std::string_view s(stored->GetString(), stored->GetStringLength());
+      if (s.size() > base->size() + m_separator.size() && s.substr(0, base->size()) == *base &&
+          s.substr(base->size(), m_separator.size()) == m_separator)
+        return PartitionKey(std::string(s));
+    }
+    thread_local std::mt19937 rng{std::random_device{}()};
+    std::uniform_int_distribution<std::uint32_t> pick(1, m_buckets);
+    return PartitionKey(*base + m_separator + std::to_string(pick(rng)));
+  }
   if (!m_composite) {
     auto const* v = Walk(document, m_segments.front());
     if (!v || v->IsNull()) return std::nullopt;
