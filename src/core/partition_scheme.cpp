@@ -97,6 +97,7 @@ PartitionScheme PartitionScheme::Load(std::string_view json, ResolverRegistry co
     for (auto const& m : a->Value().GetObject()) {
       std::string name(m.name.GetString(), m.name.GetStringLength());
       ConfigNode child(m.value, a->Place() + "." + name, context);
+      if (names.count(name)) child.Fail("duplicate account \"" + name + "\"");
       try {
         (void)CollectionRef::Parse(name + ":dbs/x/colls/y");
       } catch (Error const&) {
