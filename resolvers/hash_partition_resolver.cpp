@@ -14,6 +14,10 @@ constexpr std::int64_t MaxVirtualNodes = 65536;
 constexpr std::size_t MaxRingPoints = std::size_t{1} << 24;
 std::string const LegacyName = "dotnet-legacy";
 
+// Which collection a reference names: "dbs/a/colls/b", "dbs/a/colls/b/" and
+// "default:dbs/a/colls/b" are one collection, and one ring must not hold it twice.
+std::string CollectionIdentity(CollectionRef const& c) { return c.Account() + ":" + c.Link(); }
+
 std::vector<std::string> Texts(std::vector<CollectionRef> const& collections) {
   std::vector<std::string> texts;
   texts.reserve(collections.size());
@@ -21,7 +25,7 @@ std::vector<std::string> Texts(std::vector<CollectionRef> const& collections) {
   for (std::size_t i = 0; i < collections.size(); ++i) {
     auto const& c = collections[i];
     if (!c.IsValid()) throw InvalidArgumentError("hash resolver: collection " + std::to_string(i) + " is empty");
-    if (auto [it, inserted] = seen.emplace(c.Text(), i); !inserted)
+    if (auto [it, inserted] = seen.emplace(CollectionIdentity(c), i); !inserted)
       throw InvalidArgumentError("hash resolver: duplicate collection \"" + c.Text() + "\"");
     texts.push_back(c.Text());
   }
@@ -124,7 +128,7 @@ ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
   auto elements = list.NonEmptyElements();
   for (std::size_t i = 0; i < elements.size(); ++i) {
     auto ref = elements[i].GetCollection();
-    if (auto [it, inserted] = seen.emplace(ref.Text(), i); !inserted)
+    if (auto [it, inserted] = seen.emplace(CollectionIdentity(ref), i); !inserted)
       elements[i].Fail("duplicate collection \"" + ref.Text() + "\" (also at " + list.Place() + "[" +
                        std::to_string(it->second) + "])");
     collections.push_back(std::move(ref));

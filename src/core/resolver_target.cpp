@@ -59,8 +59,11 @@ void ResolverTarget::AddToJson(rapidjson::Value& object, rapidjson::MemoryPoolAl
 }
 
 void CollectionListBuilder::Add(CollectionRef const& c) {
+  // One collection may be written two ways ("dbs/a/colls/b" and its self-link
+  // form "dbs/a/colls/b/", or with an explicit "default:"): the account and
+  // link say which collection it is.
   for (auto const& existing : m_list)
-    if (existing == c) return;
+    if (existing == c || (existing.Account() == c.Account() && existing.Link() == c.Link())) return;
   m_list.push_back(c);
 }
 
