@@ -2,8 +2,11 @@
 // the heavy templates in one place (the build machines have two cores).
 #include <docshard/http/http_transport.hpp>
 
+#include "http/response_parser.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -125,6 +128,7 @@ public:
     }
     if (m_options.MaxConnectionsPerHost == 0)
       throw InvalidArgumentError("MaxConnectionsPerHost must be at least 1");
+    asio::co_spawn(m_ioc, SweepIdle(), asio::detached);
     m_thread = std::thread([this] { m_ioc.run(); });
   }
 
@@ -192,6 +196,32 @@ public:
   HttpTransportOptions m_options;
 
 private:
+  // Closes expired and peer-closed idle connections in the background, so
+  // that sockets the server gave up on do not linger in CLOSE_WAIT.
+  asio::awaitable<void> SweepIdle()
+  {
+    asio::steady_timer timer(m_ioc);
+    auto const period = std::max<std::chrono::milliseconds>(m_options.IdleTimeout / 2, std::chrono::milliseconds(500));
+    for (;;) {
+      timer.expires_after(period);
+      auto [ec] = co_await timer.async_wait(NoThrow);
+      if (ec)
+        co_return;
+      auto const now = Clock::now();
+      for (auto& [key, pool] : m_pools) {
+        auto const before = pool.Idle.size();
+        std::erase_if(pool.Idle, [&](std::unique_ptr<Connection> const& c) {
+          return now - c->LastUsed >= m_options.IdleTimeout || PeerClosed(*c);
+        });
+        for (auto n = before - pool.Idle.size(); n > 0; --n) {
+          --m_idleCount;
+          CloseOne(pool);
+          WakeOne(pool);
+        }
+      }
+    }
+  }
+
   asio::awaitable<Lease> Acquire(Endpoint const& ep, Deadline deadline, bool freshOnly)
   {
     auto const key = ep.Authority();
@@ -370,10 +400,8 @@ private:
     }
     r.RequestWritten = true;
 
-    bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(static_cast<std::uint64_t>(m_options.MaxResponseBodyBytes));
-    parser.header_limit(static_cast<std::uint32_t>(
-        std::min<std::size_t>(m_options.MaxResponseHeaderBytes, UINT32_MAX)));
+    detail::ResponseParser parser;
+    detail::ConfigureResponseParser(parser, m_options);
     c.Buffer.clear();
     layer.expires_at(attemptDeadline);
     auto [hec, hn] = co_await bhttp::async_read_header(c.Stream, c.Buffer, parser, NoThrow);
@@ -392,14 +420,9 @@ private:
     }
     layer.expires_never();
 
-    auto& res = parser.get();
     r.Ok = true;
-    r.KeepAlive = res.keep_alive();
-    r.Response.Status = res.result_int();
-    r.Response.Reason = std::string(res.reason());
-    for (auto const& field : res)
-      r.Response.Headers.Add(std::string(field.name_string()), std::string(field.value()));
-    r.Response.Body = std::move(res.body());
+    r.KeepAlive = parser.get().keep_alive();
+    r.Response = detail::ToHttpResponse(parser);
     co_return r;
   }
 

@@ -229,6 +229,35 @@ TEST_CASE("a hanging server: TimeoutError at the deadline, pool still usable", "
   CHECK(client.ReadDocument(s.Link, "h1", "p").Status() == 200);
 }
 
+TEST_CASE("waiting for a pooled connection is bounded by the deadline", "[faults]")
+{
+  auto options = ClientOptions("faults");
+  options.MaxConnectionsPerHost = 1;
+  options.AttemptTimeout = 800ms;
+  CosmosClient client(options);
+  FaultScratch s(client);
+  FaultControl faults("faults");
+  client.CreateDocument(s.Link, Doc("w1"), "p");
+
+  faults.Set(R"({"hangEvery":1})");
+  auto hung = client.AsyncCreateDocument(s.Link, Doc("w2"), "p", {}, boost::asio::use_future);
+  std::this_thread::sleep_for(100ms);
+  RequestOptions quick;
+  quick.Timeout = 300ms;
+  auto start = Clock::now();
+  try {
+    client.ReadDocument(s.Link, "w1", "p", quick);
+    FAIL("got the only connection while it was busy");
+  } catch (TimeoutError const& e) {
+    CHECK_FALSE(e.RequestSent());
+    CHECK(std::string(e.what()).find("waiting for a connection") != std::string::npos);
+  }
+  CHECK(Seconds(Clock::now() - start) < 0.6);
+  CHECK_THROWS_AS(hung.get(), TimeoutError);
+  faults.Clear();
+  CHECK(client.ReadDocument(s.Link, "w1", "p").Status() == 200);
+}
+
 TEST_CASE("responses beyond the size limits are ResponseTooLargeError", "[faults]")
 {
   CosmosClient writer(ClientOptions("faults"));

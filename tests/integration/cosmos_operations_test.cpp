@@ -6,6 +6,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <future>
 #include <set>
+#include <thread>
 
 using namespace docshard;
 using namespace docshard::test;
@@ -286,4 +288,50 @@ TEST_CASE("pool: concurrent requests share a capped set of keep-alive connection
   CHECK(after.OpenConnections <= 3);
   CHECK(after.ConnectionsOpened - before.ConnectionsOpened <= 3);
   CHECK(after.ConnectionsReused - before.ConnectionsReused >= 57);
+}
+
+TEST_CASE("response headers beyond the header limit are ResponseTooLargeError", "[operations]")
+{
+  auto options = ClientOptions("main");
+  options.MaxResponseHeaderBytes = 64;
+  CosmosClient client(options);
+  CHECK_THROWS_AS(client.ListDatabases(), ResponseTooLargeError);
+}
+
+TEST_CASE("a refused connection is retried with backoff, then reported as not sent", "[operations]")
+{
+  // A port nobody listens on: bind, note it, close.
+  asio::io_context ioc;
+  asio::ip::tcp::acceptor probe(ioc, {asio::ip::make_address("127.0.0.1"), 0});
+  auto const port = probe.local_endpoint().port();
+  probe.close();
+
+  auto options = ClientOptions("main");
+  options.Endpoint = "https://127.0.0.1:" + std::to_string(port);
+  CosmosClient client(options);
+  auto start = std::chrono::steady_clock::now();
+  try {
+    client.CreateDocument("dbs/a/colls/b", Doc("x", "y"), "y");
+    FAIL("connected to a closed port");
+  } catch (TransportError const& e) {
+    CHECK_FALSE(e.RequestSent());
+    CHECK(std::string(e.what()).find("cannot connect") != std::string::npos);
+  }
+  // 4 retries with equal jitter from 20 ms: at least 10 + 20 + 40 + 80 ms.
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(150));
+}
+
+TEST_CASE("idle connections expire and are replaced", "[operations]")
+{
+  auto options = ClientOptions("main");
+  options.IdleTimeout = std::chrono::milliseconds(300);
+  CosmosClient client(options);
+  client.ListDatabases();
+  CHECK(client.TransportStatistics().IdleConnections == 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  auto swept = client.TransportStatistics();
+  CHECK(swept.IdleConnections == 0);
+  CHECK(swept.OpenConnections == 0);
+  client.ListDatabases();
+  CHECK(client.TransportStatistics().ConnectionsOpened == 2);
 }
