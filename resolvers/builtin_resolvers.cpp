@@ -1,8 +1,10 @@
 #include "docshard/config_node.hpp"
 #include "docshard/hash_partition_resolver.hpp"
 #include "docshard/lookup_partition_resolver.hpp"
+#include "docshard/managed_hash_partition_resolver.hpp"
 #include "docshard/range_partition_resolver.hpp"
 #include "docshard/resolver_registry.hpp"
+#include "docshard/spillover_partition_resolver.hpp"
 #include "docshard/transition_partition_resolver.hpp"
 
 namespace docshard {
@@ -12,6 +14,8 @@ void RegisterBuiltInResolvers(ResolverRegistry& registry) {
   registry.Register("range", &RangePartitionResolver::FromConfig);
   registry.Register("lookup", &LookupPartitionResolver::FromConfig);
   registry.Register("transition", &TransitionPartitionResolver::FromConfig);
+  registry.Register("spillover", &SpilloverPartitionResolver::FromConfig);
+  registry.Register("managedHash", &ManagedHashPartitionResolver::FromConfig);
 }
 
 } // namespace docshard

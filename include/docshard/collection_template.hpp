@@ -1,0 +1,45 @@
+#pragma once
+// The definition a self-managing resolver (spillover, managedHash) creates
+// its collections from. Config form: `{"partitionKey": "/userId"}` (short)
+// or a full Cosmos collection body without "id", e.g.
+// `{"partitionKey": {"paths": ["/userId"], "kind": "Hash"}, "indexingPolicy": {...}}`.
+// The id comes from the resolver (prefix + number), never from the template.
+#include <rapidjson/document.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace docshard {
+
+class ConfigNode;
+
+class CollectionTemplate {
+public:
+  // No template: collections get only an id and the resolver's key path.
+  CollectionTemplate() = default;
+  // Throws InvalidArgumentError for text that is not such an object.
+  static CollectionTemplate Parse(std::string_view json);
+  // Errors name the place (e.g. `resolver.template.partitionKey`).
+  static CollectionTemplate FromConfig(ConfigNode const& node);
+
+  bool IsEmpty() const noexcept { return m_value == nullptr; }
+  // The first partition-key path the template names, if any.
+  std::optional<std::string> const& PartitionKeyPath() const noexcept { return m_partitionKeyPath; }
+
+  // The collection body to POST: {"id": id, <template members>, "partitionKey":
+  // {"paths": [...], "kind": "Hash"}}; `defaultKeyPath` fills a missing key.
+  std::string Definition(std::string_view collectionId, std::string_view defaultKeyPath) const;
+
+  // The template as written (a deep copy), for saving configs.
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const;
+
+private:
+  static CollectionTemplate FromValue(rapidjson::Value const& value);
+
+  std::shared_ptr<rapidjson::Document const> m_value;
+  std::optional<std::string> m_partitionKeyPath;
+};
+
+} // namespace docshard

@@ -1,0 +1,73 @@
+#pragma once
+// Managed hash (RESOLVERS.md section 5): a consistent-hash ring over
+// collections the resolver names itself, `prefix` + 0 .. count-1, created
+// from a template. Growing by one is one call that returns the new resolver;
+// moving the documents whose arcs changed owner is a migration's job
+// (wrap old and new in a TransitionPartitionResolver and run the Migrator).
+// Routing is HashPartitionResolver's, unchanged: the ring hashes the full
+// collection reference text, so `managedHash` over N collections routes
+// exactly like `hash` over the same N references.
+#include "docshard/collection_template.hpp"
+#include "docshard/hash_partition_resolver.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace docshard {
+
+class ConfigNode;
+class PartitionedClient;
+
+struct ManagedHashSettings {
+  std::string Account = "default";
+  std::string Database;
+  std::string CollectionPrefix;  // must not end with a digit (see SpilloverSettings)
+  std::uint32_t Count = 1;       // >= 1
+  std::string Hash = "md5";      // a registered generator ("md5", "murmur3", ...)
+  std::uint32_t VirtualNodesPerCollection = HashPartitionResolver::DefaultVirtualNodes;
+  CollectionTemplate Template;
+};
+
+class ManagedHashPartitionResolver final : public IPartitionResolver {
+public:
+  // Throws InvalidArgumentError naming the problem.
+  explicit ManagedHashPartitionResolver(ManagedHashSettings settings,
+                                        std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  static ResolverPtr FromConfig(ConfigNode const& node);
+
+  std::string const& Type() const noexcept override;
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_keyPath; }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override { return m_ring->ResolveForCreate(key); }
+  using IPartitionResolver::ResolveForCreate;
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override {
+    return m_ring->ResolveForRead(selector);
+  }
+  std::vector<CollectionRef> Collections() const override { return m_ring->Collections(); }
+  std::string ExplainRoute(PartitionKey const& key) const override;
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+
+  ManagedHashSettings const& Settings() const noexcept { return m_settings; }
+  std::uint32_t Count() const noexcept { return m_settings.Count; }
+  // The plain hash resolver this one routes with (for ring statistics and
+  // migration planning: its Ring() is the ring).
+  std::shared_ptr<HashPartitionResolver const> const& Ring() const noexcept { return m_ring; }
+  std::string CollectionId(std::uint32_t index) const;
+  std::string CollectionDefinition(std::string_view id) const;
+
+  // Copy -> rebuild with another count (pure; creates nothing).
+  std::shared_ptr<ManagedHashPartitionResolver const> WithCount(std::uint32_t count) const;
+
+  // Creates the database and every collection from the template (existing
+  // ones are kept). Not on the resolve path: call it before publishing.
+  void CreateCollections(PartitionedClient& client) const;
+  // Creates collection `prefix` + Count() and returns the resolver over
+  // Count() + 1 collections. Publishes nothing and moves nothing.
+  std::shared_ptr<ManagedHashPartitionResolver const> Grow(PartitionedClient& client) const;
+
+private:
+  ManagedHashSettings m_settings;
+  std::optional<PartitionKeyPath> m_keyPath;
+  std::shared_ptr<HashPartitionResolver const> m_ring;
+};
+
+} // namespace docshard

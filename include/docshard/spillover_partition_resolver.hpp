@@ -1,0 +1,84 @@
+#pragma once
+// Spillover (RESOLVERS.md section 5): every write goes to the newest
+// collection; when it fills up, a SpilloverManager creates `prefix` + (N+1)
+// from the template and publishes a new resolver. Reads fan out to all.
+// The resolver itself is pure: it only names collections. Fill checks and
+// creation happen in SpilloverManager, off the resolve path.
+#include "docshard/collection_template.hpp"
+#include "docshard/partition_resolver.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace docshard {
+
+class ConfigNode;
+
+struct SpilloverSettings {
+  std::string Account = "default";  // the account of every collection
+  std::string Database;
+  // Collections are named Prefix + N (N decimal, no sign, no leading zero).
+  // It must not end with a digit: "users1" + "0" would read as "users" + 10.
+  std::string CollectionPrefix;
+  double FillFactor = 0.9;  // spill when count >= FillFactor * quota; in (0, 1]
+  // The quota when the backend reports none (the local server never does).
+  std::optional<std::int64_t> MaxDocumentsPerCollection;
+  std::chrono::milliseconds CheckInterval{std::chrono::seconds(10)};
+  CollectionTemplate Template;
+};
+
+class SpilloverPartitionResolver final : public IPartitionResolver {
+public:
+  static constexpr double DefaultFillFactor = 0.9;
+  static constexpr double DefaultCheckIntervalSeconds = 10;
+
+  // `collectionIds` are the collection ids in `settings.Database`, oldest
+  // first, each Prefix + N with N strictly increasing; the last is where
+  // writes go. Throws InvalidArgumentError naming the problem.
+  SpilloverPartitionResolver(SpilloverSettings settings, std::vector<std::string> collectionIds,
+                             std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  static ResolverPtr FromConfig(ConfigNode const& node);
+
+  // N when `id` is exactly `prefix` followed by the canonical decimal digits
+  // of N (no sign, no leading zero, no trailing text, no overflow).
+  static std::optional<std::uint64_t> ParseNumber(std::string_view prefix, std::string_view id) noexcept;
+
+  std::string const& Type() const noexcept override;
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_keyPath; }
+  CollectionRef const& ResolveForCreate(PartitionKey const&) const override { return m_collections.back(); }
+  // (From a document: the base checks the key is there, as for every resolver.)
+  using IPartitionResolver::ResolveForCreate;
+  // Any selector: every collection, oldest first (a key may be in any of them).
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const&) const override { return m_collections; }
+  std::vector<CollectionRef> Collections() const override { return m_collections; }
+  std::string ExplainRoute(PartitionKey const& key) const override;
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+
+  SpilloverSettings const& Settings() const noexcept { return m_settings; }
+  std::vector<std::string> const& CollectionIds() const noexcept { return m_ids; }
+  CollectionRef const& Newest() const noexcept { return m_collections.back(); }
+  std::uint64_t NewestNumber() const noexcept { return m_numbers.back(); }
+  std::uint64_t NextNumber() const noexcept { return m_numbers.back() + 1; }
+  std::string CollectionId(std::uint64_t number) const;
+  // Spill threshold in documents for a quota: ceil(FillFactor * quota), >= 1.
+  std::int64_t Threshold(std::int64_t quota) const noexcept;
+  // The body to create collection `id` with (template + id + key path).
+  std::string CollectionDefinition(std::string_view id) const;
+
+  // Copy -> rebuild: the same resolver with `ids` appended (each must be
+  // Prefix + N above the newest; they are sorted by N). Throws InvalidArgumentError.
+  std::shared_ptr<SpilloverPartitionResolver const> WithAppended(std::vector<std::string> ids) const;
+
+private:
+  SpilloverSettings m_settings;
+  std::vector<std::string> m_ids;
+  std::vector<std::uint64_t> m_numbers;
+  std::vector<CollectionRef> m_collections;
+  std::optional<PartitionKeyPath> m_keyPath;
+};
+
+} // namespace docshard

@@ -1,0 +1,161 @@
+#include "docshard/managed_hash_partition_resolver.hpp"
+
+#include "docshard/config_node.hpp"
+#include "docshard/errors.hpp"
+#include "docshard/partitioned_client.hpp"
+
+#include <cctype>
+
+namespace docshard {
+
+namespace {
+constexpr std::int64_t MaxCount = 4096;
+constexpr std::int64_t MaxVirtualNodes = 65536;
+
+std::string RefText(ManagedHashSettings const& s, std::string const& id) {
+  std::string text = "dbs/" + s.Database + "/colls/" + id;
+  return s.Account == CollectionRef::DefaultAccount ? text : s.Account + ":" + text;
+}
+
+std::string PrefixProblem(std::string const& prefix) {
+  if (prefix.empty()) return "must not be empty";
+  if (std::isdigit(static_cast<unsigned char>(prefix.back())))
+    return "must not end with a digit (\"" + prefix + "\" + \"0\" would read as a different prefix + number)";
+  return {};
+}
+
+std::shared_ptr<HashPartitionResolver const> BuildRing(ManagedHashSettings const& s,
+                                                       std::optional<PartitionKeyPath> const& keyPath) {
+  if (auto p = PrefixProblem(s.CollectionPrefix); !p.empty())
+    throw InvalidArgumentError("managedHash resolver: collectionPrefix " + p);
+  if (s.Database.empty()) throw InvalidArgumentError("managedHash resolver: database must not be empty");
+  if (s.Count < 1 || s.Count > MaxCount)
+    throw InvalidArgumentError("managedHash resolver: count must be between 1 and " + std::to_string(MaxCount));
+  if (s.Hash == "dotnet-legacy")
+    throw InvalidArgumentError("managedHash resolver: \"dotnet-legacy\" needs per-collection seeds; use \"hash\"");
+  auto const& tk = s.Template.PartitionKeyPath();
+  if (tk && keyPath && *tk != keyPath->Paths().front())
+    throw InvalidArgumentError("managedHash resolver: the template's partitionKey " + *tk +
+                               " differs from the resolver's " + keyPath->Paths().front());
+  std::vector<CollectionRef> refs;
+  for (std::uint32_t i = 0; i < s.Count; ++i)
+    refs.push_back(CollectionRef::Parse(RefText(s, s.CollectionPrefix + std::to_string(i))));
+  return std::make_shared<HashPartitionResolver const>(std::move(refs), MakeHashGenerator(s.Hash),
+                                                       s.VirtualNodesPerCollection, keyPath);
+}
+
+rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
+  return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+} // namespace
+
+ManagedHashPartitionResolver::ManagedHashPartitionResolver(ManagedHashSettings settings,
+                                                           std::optional<PartitionKeyPath> keyPath)
+    : m_settings(std::move(settings)), m_keyPath(std::move(keyPath)), m_ring(BuildRing(m_settings, m_keyPath)) {}
+
+std::string const& ManagedHashPartitionResolver::Type() const noexcept {
+  static std::string const type = "managedHash";
+  return type;
+}
+
+std::string ManagedHashPartitionResolver::CollectionId(std::uint32_t index) const {
+  return m_settings.CollectionPrefix + std::to_string(index);
+}
+
+std::string ManagedHashPartitionResolver::CollectionDefinition(std::string_view id) const {
+  return m_settings.Template.Definition(id, m_keyPath ? std::string_view(m_keyPath->Paths().front())
+                                                      : std::string_view());
+}
+
+std::string ManagedHashPartitionResolver::ExplainRoute(PartitionKey const& key) const {
+  return "managedHash(" + std::to_string(m_settings.Count) + ") -> " + m_ring->ExplainRoute(key);
+}
+
+std::shared_ptr<ManagedHashPartitionResolver const> ManagedHashPartitionResolver::WithCount(std::uint32_t count) const {
+  auto s = m_settings;
+  s.Count = count;
+  return std::make_shared<ManagedHashPartitionResolver const>(std::move(s), m_keyPath);
+}
+
+void ManagedHashPartitionResolver::CreateCollections(PartitionedClient& client) const {
+  auto& account = client.Account(m_settings.Account);
+  account.CreateDatabaseIfNotExists(m_settings.Database);
+  for (std::uint32_t i = 0; i < m_settings.Count; ++i) {
+    auto id = CollectionId(i);
+    account.CreateCollectionIfNotExists(m_settings.Database, CollectionDefinition(id));
+  }
+}
+
+std::shared_ptr<ManagedHashPartitionResolver const> ManagedHashPartitionResolver::Grow(PartitionedClient& client) const {
+  auto grown = WithCount(m_settings.Count + 1);  // validates before any I/O
+  auto& account = client.Account(m_settings.Account);
+  account.CreateDatabaseIfNotExists(m_settings.Database);
+  auto id = CollectionId(m_settings.Count);
+  account.CreateCollectionIfNotExists(m_settings.Database, CollectionDefinition(id));
+  return grown;
+}
+
+rapidjson::Value ManagedHashPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
+  rapidjson::Value obj(rapidjson::kObjectType);
+  obj.AddMember("type", "managedHash", a);
+  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
+  if (m_settings.Account != CollectionRef::DefaultAccount) obj.AddMember("account", Str(m_settings.Account, a), a);
+  obj.AddMember("database", Str(m_settings.Database, a), a);
+  obj.AddMember("collectionPrefix", Str(m_settings.CollectionPrefix, a), a);
+  obj.AddMember("count", m_settings.Count, a);
+  obj.AddMember("hash", Str(m_settings.Hash, a), a);
+  obj.AddMember("virtualNodesPerCollection", m_settings.VirtualNodesPerCollection, a);
+  if (!m_settings.Template.IsEmpty()) obj.AddMember("template", m_settings.Template.ToJson(a), a);
+  return obj;
+}
+
+ResolverPtr ManagedHashPartitionResolver::FromConfig(ConfigNode const& node) {
+  node.AllowOnly({"type", "partitionKey", "account", "database", "collectionPrefix", "count", "hash",
+                  "virtualNodesPerCollection", "template"});
+  ManagedHashSettings s;
+  std::optional<PartitionKeyPath> path;
+  if (auto p = node.OptionalChild("partitionKey")) path = p->GetKeyPath();
+  if (auto acc = node.OptionalChild("account")) {
+    s.Account = acc->GetNonEmptyString();
+    auto const& known = node.Context().Accounts;
+    bool ok = known ? known->count(s.Account) > 0 : s.Account == CollectionRef::DefaultAccount;
+    if (!ok) acc->Fail("unknown account \"" + s.Account + "\"" + (known ? "" : " (the config has no \"accounts\")"));
+  }
+  auto db = node.Child("database");
+  s.Database = db.GetNonEmptyString();
+  auto prefix = node.Child("collectionPrefix");
+  s.CollectionPrefix = prefix.GetString();
+  if (auto problem = PrefixProblem(s.CollectionPrefix); !problem.empty()) prefix.Fail(problem);
+  try {
+    (void)CollectionRef::Parse("dbs/" + s.Database + "/colls/x");
+  } catch (Error const&) {
+    db.Fail("bad database id \"" + s.Database + "\"");
+  }
+  try {
+    (void)CollectionRef::Parse("dbs/x/colls/" + s.CollectionPrefix + "0");
+  } catch (Error const&) {
+    prefix.Fail("bad collection id prefix \"" + s.CollectionPrefix + "\"");
+  }
+  s.Count = static_cast<std::uint32_t>(node.Child("count").GetInteger(1, MaxCount));
+  if (auto h = node.OptionalChild("hash")) {
+    s.Hash = h->GetNonEmptyString();
+    if (s.Hash == "dotnet-legacy") h->Fail("\"dotnet-legacy\" needs per-collection seeds; use a \"hash\" resolver");
+    try {
+      (void)MakeHashGenerator(s.Hash);
+    } catch (Error const& e) {
+      h->Fail(e.what());
+    }
+  }
+  if (auto v = node.OptionalChild("virtualNodesPerCollection"))
+    s.VirtualNodesPerCollection = static_cast<std::uint32_t>(v->GetInteger(1, MaxVirtualNodes));
+  if (auto t = node.OptionalChild("template")) {
+    s.Template = CollectionTemplate::FromConfig(*t);
+    auto const& tk = s.Template.PartitionKeyPath();
+    if (tk && path && *tk != path->Paths().front())
+      t->Fail("partitionKey " + *tk + " differs from the resolver's " + path->Paths().front() +
+              " (point operations send the resolver's key)");
+  }
+  return std::make_shared<ManagedHashPartitionResolver>(std::move(s), std::move(path));
+}
+
+} // namespace docshard
