@@ -15,6 +15,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -229,25 +230,30 @@ int Run(std::span<char const* const> args) {
     out += "to:   " + toPath + ": " + ShortDescription(to) + "\n";
     for (auto const& n : notes) out += "note: " + n + "\n";
     char buf[512];
+    // Rows of (from, to) pairs; `value` formats the rest of a row.
     auto pairTable = [&](auto const& rows, char const* valueHeader, auto&& value) {
-      std::size_t width = 4;
-      for (auto const& [pair, _] : rows) width = std::max({width, pair.first.size(), pair.second.size()});
-      std::snprintf(buf, sizeof buf, "  %-*s  %-*s  %s\n", static_cast<int>(width), "from", static_cast<int>(width), "to",
-                    valueHeader);
+      int width = 4;
+      for (auto const& row : rows)
+        width = std::max({width, static_cast<int>(row.first.first.size()), static_cast<int>(row.first.second.size())});
+      std::snprintf(buf, sizeof buf, "  %-*s  %-*s  ", width, "from", width, "to");
       out += buf;
-      for (auto const& [pair, entry] : rows) {
-        std::snprintf(buf, sizeof buf, "  %-*s  %-*s  ", static_cast<int>(width), pair.first.c_str(),
-                      static_cast<int>(width), pair.second.c_str());
-        out += buf + value(entry) + "\n";
+      out += valueHeader;
+      out += "\n";
+      for (auto const& row : rows) {
+        std::snprintf(buf, sizeof buf, "  %-*s  %-*s  ", width, row.first.first.c_str(), width, row.first.second.c_str());
+        out += buf;
+        out += value(row.second);
+        out += "\n";
       }
     };
     if (exact) {
       out += "\nkey space that moves: " + Percent(exact->Moved.Fraction()) + " in " + std::to_string(exact->Arcs.size()) +
              (exact->Arcs.size() == 1 ? " arc\n" : " arcs\n");
       if (!exact->PerPair.empty())
-        pairTable(exact->PerPair, "     arcs   key space", [&](auto const& entry) {
-          std::snprintf(buf, sizeof buf, "%9zu  %10s", entry.first, Percent(entry.second.Fraction()).c_str());
-          return std::string(buf);
+        pairTable(exact->PerPair, "     arcs   key space", [](std::pair<std::size_t, RingSpan> const& entry) {
+          char cell[64];
+          std::snprintf(cell, sizeof cell, "%9zu  %10s", entry.first, Percent(entry.second.Fraction()).c_str());
+          return std::string(cell);
         });
     }
     if (sample) {
@@ -255,9 +261,10 @@ int Run(std::span<char const* const> args) {
              " failed), " + std::to_string(sample->Moved) + " of " + std::to_string(sample->Routed) + " move (" +
              Percent(sampleFraction) + ")\n";
       if (!sample->PerPair.empty())
-        pairTable(sample->PerPair, "     keys", [&](std::uint64_t count) {
-          std::snprintf(buf, sizeof buf, "%9llu", static_cast<unsigned long long>(count));
-          return std::string(buf);
+        pairTable(sample->PerPair, "     keys", [](std::uint64_t count) {
+          char cell[32];
+          std::snprintf(cell, sizeof cell, "%9llu", static_cast<unsigned long long>(count));
+          return std::string(cell);
         });
       if (sample->Summary.Failed > 0) out += "first failure: " + OneLine(sample->Summary.FirstError) + "\n";
     }

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdio>
+#include <optional>
 
 namespace docshard::cli {
 
@@ -33,9 +34,16 @@ public:
 
   // A key given as an argument: always a string.
   bool RouteArgument(std::string_view text, OutputBuffer& out) {
-    std::string const echo = JsonString(text);
+    std::optional<PartitionKey> key;
     try {
-      return RouteKey(PartitionKey(std::string(text)), echo, out);
+      key.emplace(std::string(text));
+    } catch (docshard::Error const& e) {
+      return Fail(JsonString(text), e.what(), out);  // not UTF-8: echoed with U+FFFD
+    }
+    // The key's own JSON, so an argument echoes exactly as the same key on stdin.
+    std::string const echo = key->ToJson();
+    try {
+      return RouteKey(*key, echo, out);
     } catch (docshard::Error const& e) {
       return Fail(echo, e.what(), out);
     }
