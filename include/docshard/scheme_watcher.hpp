@@ -1,0 +1,70 @@
+#pragma once
+// Polls a scheme store and, when it holds a higher epoch than the one a
+// PartitionedClient has published, loads it and publishes its resolver:
+// the client switches scheme without a restart. It never goes back: an
+// equal or lower epoch in the store is ignored, so a stale writer or a
+// restored backup cannot route clients to an older scheme.
+#include "docshard/partitioned_client.hpp"
+#include "docshard/scheme_store.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace docshard {
+
+struct SchemeSwitch {
+  std::int64_t FromEpoch = 0;
+  std::int64_t ToEpoch = 0;
+  ResolverPtr Resolver;  // the resolver now published
+  std::string ETag;      // the stored version it came from
+};
+
+struct SchemeWatcherOptions {
+  std::string Resolver;  // the client's resolver name ("" = default)
+  std::chrono::milliseconds Interval{std::chrono::seconds(5)};
+  // Called on the polling thread (or PollNow's caller) after a switch / when
+  // a poll fails (unreachable store, invalid scheme); the client keeps its
+  // current resolver on failure.
+  std::function<void(SchemeSwitch const&)> OnSwitch;
+  std::function<void(std::exception_ptr)> OnError;
+  ResolverRegistry const* Registry = nullptr;  // nullptr = ResolverRegistry::Default()
+};
+
+class SchemeWatcher {
+public:
+  SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<PartitionedClient> client,
+                SchemeWatcherOptions options = {});
+  ~SchemeWatcher();  // stops the thread
+  SchemeWatcher(SchemeWatcher const&) = delete;
+  SchemeWatcher& operator=(SchemeWatcher const&) = delete;
+
+  // Polls now and then every Interval on the watcher's own thread.
+  void Start();
+  void Stop();
+
+  // One poll on the caller's thread; true when it published a newer scheme.
+  // Errors propagate (the thread reports them to OnError instead).
+  bool PollNow();
+
+private:
+  void Run();
+
+  std::shared_ptr<ISchemeStore const> m_store;
+  std::shared_ptr<PartitionedClient> m_client;
+  SchemeWatcherOptions m_options;
+  std::mutex m_pollMutex;     // one poll at a time; guards m_lastETag
+  std::string m_lastETag;     // skip parsing a version already seen
+  std::mutex m_stateMutex;
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  std::thread m_thread;
+};
+
+} // namespace docshard

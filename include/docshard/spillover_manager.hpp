@@ -1,0 +1,138 @@
+#pragma once
+// The client-side half of spillover: measures how full the newest collection
+// of a published SpilloverPartitionResolver is, and when it reaches the
+// threshold, creates (or adopts) the next collection and publishes a new
+// resolver (copy -> rebuild -> PartitionedClient::SetResolver with epoch + 1).
+// It holds no resolver of its own: every check starts from the published
+// snapshot, so a resolver published by anyone else is what it works on.
+//
+// Concurrent clients converge without talking to each other: before creating
+// `prefix` + (N+1), a check lists the database and adopts every `prefix` + M
+// with M > N that exists (in number order); a create answered 409 means
+// another client made it first, and it is adopted the same way. Counts only
+// grow, so a collection one client measured full is full for every client,
+// and each of them moves past it at its next check.
+//
+// The fill bound. Let T = ceil(fillFactor * quota). A writer keeps writing to
+// a collection until its own check sees it full and publishes the switch, so
+// a collection can pass T by the writes that every writer starts between the
+// start of its last check that saw it below T and the end of its next check,
+// plus one write in flight per writer: for each writer w,
+//   K_w = max over consecutive checks n of writes_w(end of check n-1, end of check n+1]
+//   documents(c) <= T - 1 + sum_w (K_w + 1)
+// i.e. about two check intervals (plus one check's duration) of writes per
+// writer. Choose fillFactor so that quota - T covers that at your write rate.
+// After a writer's switch is published, none of its writes go to the old
+// collection (the resolve path reads the snapshot once per operation).
+#include "docshard/partition_scheme.hpp"
+#include "docshard/partitioned_client.hpp"
+#include "docshard/spillover_partition_resolver.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace docshard {
+
+// How full one collection is.
+struct CollectionFill {
+  std::int64_t Documents = 0;
+  // Document quota: the backend's documentsCount quota when it reports one
+  // (> 0), else maxDocumentsPerCollection; nullopt when neither is known.
+  std::optional<std::int64_t> Quota;
+  // documentsSize usage / quota when the backend reports both, else 0.
+  double SizeRatio = 0;
+  // True when the numbers came from x-ms-resource-usage headers; false when
+  // the documents were counted with SELECT VALUE COUNT(1).
+  bool FromBackend = false;
+};
+
+// "documentSize=10240;documentsCount=5" -> {documentSize: 10240, documentsCount: 5};
+// malformed entries are skipped.
+std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::string_view header);
+
+// What one check saw and did.
+struct SpilloverCheck {
+  std::string Measured;                // the collection measured first (the newest at the start)
+  std::int64_t Documents = 0;          // its documents
+  std::int64_t Threshold = 0;          // its spill threshold in documents (0: no document quota)
+  std::vector<std::string> Created;    // collections this client created (201)
+  std::vector<std::string> Adopted;    // collections another client made (listed, or 409)
+  bool Published = false;              // a new resolver was published
+  std::string Newest;                  // the newest collection after the check
+  std::int64_t Epoch = 0;              // the published epoch after the check
+};
+
+struct SpilloverManagerOptions {
+  std::string Resolver;  // the client's resolver name ("" = default)
+  // Overrides the resolver's checkIntervalSeconds (e.g. in tests).
+  std::optional<std::chrono::milliseconds> CheckInterval;
+  // Called on the manager's thread after every successful timed check /
+  // after a new resolver was published / when a check failed. Keep them short.
+  std::function<void(SpilloverCheck const&)> OnCheck;
+  std::function<void(SpilloverCheck const&)> OnSpill;
+  std::function<void(std::exception_ptr)> OnError;
+  // When set, the scheme (resolver, epoch, these accounts) is saved to this
+  // file after every spill (write to a temporary file, then rename).
+  std::filesystem::path StatePath;
+  std::map<std::string, AccountConfig> Accounts;
+  // A check follows at most this many collections that are already full.
+  int MaxStepsPerCheck = 32;
+};
+
+class SpilloverManager {
+public:
+  SpilloverManager(std::shared_ptr<PartitionedClient> client, SpilloverManagerOptions options = {});
+  ~SpilloverManager();  // stops the thread
+  SpilloverManager(SpilloverManager const&) = delete;
+  SpilloverManager& operator=(SpilloverManager const&) = delete;
+
+  // Starts the timed checks on the manager's own thread (first check now).
+  void Start();
+  // Stops and joins; a check in progress finishes first.
+  void Stop();
+
+  // One check, on the caller's thread (serialised with the timed checks).
+  // Throws InvalidArgumentError when the published resolver is not a
+  // spillover resolver or no quota is known; Cosmos errors propagate.
+  SpilloverCheck CheckNow();
+  // Adopts every `prefix` + M above the newest that exists, without
+  // measuring or creating: for a client starting from an older saved scheme,
+  // or to settle after writers stop.
+  SpilloverCheck Converge();
+
+  // Measures one collection of `resolver` (one collection read; plus a COUNT
+  // query when the backend reports no usage).
+  CollectionFill MeasureFill(SpilloverPartitionResolver const& resolver, CollectionRef const& collection) const;
+
+  // The published state as a scheme (for saving it anywhere).
+  PartitionScheme CurrentScheme() const;
+  void SaveState(std::filesystem::path const& path) const;
+
+private:
+  void Run();
+  SpilloverCheck Check(bool measure);
+  // Ids of `prefix` + M in the database with M above the newest, unsorted.
+  std::vector<std::string> NewerCollections(SpilloverPartitionResolver const& resolver) const;
+
+  std::shared_ptr<PartitionedClient> m_client;
+  SpilloverManagerOptions m_options;
+  std::mutex m_checkMutex;  // one check at a time
+  std::mutex m_stateMutex;  // guards m_stop and the thread handle
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  std::thread m_thread;
+};
+
+} // namespace docshard

@@ -1,0 +1,71 @@
+#include "docshard/scheme_watcher.hpp"
+
+#include "docshard/errors.hpp"
+
+namespace docshard {
+
+SchemeWatcher::SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<PartitionedClient> client,
+                             SchemeWatcherOptions options)
+    : m_store(std::move(store)), m_client(std::move(client)), m_options(std::move(options)) {
+  if (!m_store || !m_client) throw InvalidArgumentError("SchemeWatcher: a store and a client are required");
+  if (m_options.Interval.count() <= 0) throw InvalidArgumentError("SchemeWatcher: the interval must be positive");
+}
+
+SchemeWatcher::~SchemeWatcher() { Stop(); }
+
+void SchemeWatcher::Start() {
+  std::lock_guard lock(m_stateMutex);
+  if (m_thread.joinable()) return;
+  m_stop = false;
+  m_thread = std::thread([this] { Run(); });
+}
+
+void SchemeWatcher::Stop() {
+  std::thread thread;
+  {
+    std::lock_guard lock(m_stateMutex);
+    m_stop = true;
+    thread = std::move(m_thread);
+  }
+  m_wake.notify_all();
+  if (thread.joinable()) thread.join();
+}
+
+void SchemeWatcher::Run() {
+  for (;;) {
+    try {
+      (void)PollNow();
+    } catch (...) {
+      if (m_options.OnError) m_options.OnError(std::current_exception());
+    }
+    std::unique_lock lock(m_stateMutex);
+    if (m_wake.wait_for(lock, m_options.Interval, [this] { return m_stop; })) return;
+  }
+}
+
+bool SchemeWatcher::PollNow() {
+  std::lock_guard lock(m_pollMutex);
+  auto stored = m_store->Load();
+  if (!stored || stored->ETag == m_lastETag) return false;
+  auto const& name = m_options.Resolver;
+  std::int64_t current = 0;
+  try {
+    current = m_client->GetEpoch(name);
+  } catch (InvalidArgumentError const&) {
+    current = -1;  // nothing published under this name yet: any stored epoch is newer
+  }
+  if (stored->Epoch <= current) {
+    m_lastETag = stored->ETag;  // older or equal: never go back, and do not parse it again
+    return false;
+  }
+  auto scheme = stored->Parse(m_options.Registry ? *m_options.Registry : ResolverRegistry::Default());
+  auto epoch = scheme.Epoch().value_or(0);
+  // SetResolver validates (key path, accounts) before publishing; on error
+  // the current resolver stays and the next poll tries again.
+  m_client->SetResolver(name, scheme.Resolver(), epoch);
+  m_lastETag = stored->ETag;
+  if (m_options.OnSwitch) m_options.OnSwitch(SchemeSwitch{current, epoch, scheme.Resolver(), stored->ETag});
+  return true;
+}
+
+} // namespace docshard

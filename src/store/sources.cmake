@@ -1,0 +1,5 @@
+target_sources(docshard PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/scheme_store.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scheme_watcher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/spillover_manager.cpp
+)

@@ -1,0 +1,241 @@
+#include "docshard/spillover_manager.hpp"
+
+#include "docshard/cosmos/cosmos_requests.hpp"
+#include "docshard/errors.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <unistd.h>
+
+namespace docshard {
+
+namespace {
+struct Snap {
+  ResolverPtr Resolver;
+  std::int64_t Epoch = 0;
+};
+
+// Resolver and epoch as one pair: the client hands them out separately, so
+// read until the resolver did not change around the epoch read.
+Snap ConsistentSnapshot(PartitionedClient const& client, std::string const& name) {
+  for (;;) {
+    auto r = client.GetResolver(name);
+    auto e = client.GetEpoch(name);
+    if (client.GetResolver(name) == r) return {std::move(r), e};
+  }
+}
+
+std::shared_ptr<SpilloverPartitionResolver const> AsSpillover(ResolverPtr const& r, std::string const& name) {
+  auto s = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(r);
+  if (!s)
+    throw InvalidArgumentError("SpilloverManager: resolver \"" + name + "\" is \"" + r->Type() +
+                               "\", not \"spillover\"");
+  return s;
+}
+
+void WriteFileAtomically(std::filesystem::path const& path, std::string const& text) {
+  auto tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw InvalidArgumentError("cannot write " + tmp.string());
+  }
+  std::filesystem::rename(tmp, path);  // readers see the old or the new file, never half of one
+}
+} // namespace
+
+std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::string_view header) {
+  std::map<std::string, std::int64_t, std::less<>> out;
+  while (!header.empty()) {
+    auto semi = header.find(';');
+    auto entry = header.substr(0, semi);
+    header = semi == std::string_view::npos ? std::string_view() : header.substr(semi + 1);
+    auto eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    auto name = entry.substr(0, eq), value = entry.substr(eq + 1);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || ptr != value.data() + value.size() || name.empty()) continue;
+    out.emplace(std::string(name), v);
+  }
+  return out;
+}
+
+SpilloverManager::SpilloverManager(std::shared_ptr<PartitionedClient> client, SpilloverManagerOptions options)
+    : m_client(std::move(client)), m_options(std::move(options)) {
+  if (!m_client) throw InvalidArgumentError("SpilloverManager: no client");
+  if (m_options.MaxStepsPerCheck < 1) throw InvalidArgumentError("SpilloverManager: MaxStepsPerCheck must be >= 1");
+}
+
+SpilloverManager::~SpilloverManager() { Stop(); }
+
+void SpilloverManager::Start() {
+  std::lock_guard lock(m_stateMutex);
+  if (m_thread.joinable()) return;
+  m_stop = false;
+  m_thread = std::thread([this] { Run(); });
+}
+
+void SpilloverManager::Stop() {
+  std::thread thread;
+  {
+    std::lock_guard lock(m_stateMutex);
+    m_stop = true;
+    thread = std::move(m_thread);
+  }
+  m_wake.notify_all();
+  if (thread.joinable()) thread.join();
+}
+
+void SpilloverManager::Run() {
+  for (;;) {
+    std::chrono::milliseconds interval{1000};
+    try {
+      auto result = CheckNow();
+      if (m_options.OnCheck) m_options.OnCheck(result);
+    } catch (...) {
+      if (m_options.OnError) m_options.OnError(std::current_exception());
+    }
+    try {
+      auto r = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(m_client->GetResolver(m_options.Resolver));
+      interval = m_options.CheckInterval.value_or(r ? r->Settings().CheckInterval : interval);
+    } catch (...) {
+    }
+    std::unique_lock lock(m_stateMutex);
+    if (m_wake.wait_for(lock, interval, [this] { return m_stop; })) return;
+  }
+}
+
+CollectionFill SpilloverManager::MeasureFill(SpilloverPartitionResolver const& resolver,
+                                             CollectionRef const& collection) const {
+  auto& account = m_client->Account(collection.Account());
+  auto request = CosmosRequests::ReadCollection(collection.Link());
+  // Real Cosmos DB reports documentsCount only when asked to.
+  request.Headers.Set("x-ms-populate-quota-info", "true");
+  auto response = account.Send(std::move(request));
+  CollectionFill fill;
+  auto usageHeader = response.Headers().Get("x-ms-resource-usage");
+  auto quotaHeader = response.Headers().Get("x-ms-resource-quota");
+  auto usage = ParseResourceNumbers(usageHeader.value_or(""));
+  auto quota = ParseResourceNumbers(quotaHeader.value_or(""));
+  if (auto it = usage.find("documentsCount"); it != usage.end()) {
+    fill.Documents = it->second;
+    fill.FromBackend = true;
+    if (auto q = quota.find("documentsCount"); q != quota.end() && q->second > 0) fill.Quota = q->second;
+    auto us = usage.find("documentsSize"), qs = quota.find("documentsSize");
+    if (us != usage.end() && qs != quota.end() && qs->second > 0)
+      fill.SizeRatio = static_cast<double>(us->second) / static_cast<double>(qs->second);
+  } else {
+    auto result = account.QueryDocuments(collection.Link(), SqlQuery("SELECT VALUE COUNT(1) FROM c"));
+    std::int64_t total = 0;  // one number per page/partition: add them up
+    for (auto const& v : result.Documents.GetArray())
+      if (v.IsNumber()) total += v.IsInt64() ? v.GetInt64() : static_cast<std::int64_t>(v.GetDouble());
+    fill.Documents = total;
+  }
+  if (!fill.Quota) fill.Quota = resolver.Settings().MaxDocumentsPerCollection;
+  return fill;
+}
+
+SpilloverCheck SpilloverManager::CheckNow() { return Check(true); }
+SpilloverCheck SpilloverManager::Converge() { return Check(false); }
+
+SpilloverCheck SpilloverManager::Check(bool measure) {
+  std::lock_guard checkLock(m_checkMutex);
+  auto const& name = m_options.Resolver;
+  auto start = ConsistentSnapshot(*m_client, name);
+  auto resolver = AsSpillover(start.Resolver, name);
+  auto const& settings = resolver->Settings();
+
+  SpilloverCheck result;
+  result.Measured = resolver->CollectionIds().back();
+  result.Epoch = start.Epoch;
+  bool changed = false;
+  if (!measure) {
+    // Converge only: adopt what other clients created, create nothing.
+    auto newer = NewerCollections(*resolver);
+    if (!newer.empty()) {
+      result.Adopted = newer;
+      resolver = resolver->WithAppended(std::move(newer));
+      changed = true;
+    }
+  }
+  for (int step = 0; measure && step < m_options.MaxStepsPerCheck; ++step) {
+    auto fill = MeasureFill(*resolver, resolver->Newest());
+    if (!fill.Quota && fill.SizeRatio == 0)
+      throw InvalidArgumentError("spillover \"" + name + "\": the backend reports no quota for " +
+                                 resolver->Newest().Text() + "; set maxDocumentsPerCollection");
+    auto threshold = fill.Quota ? resolver->Threshold(*fill.Quota) : 0;
+    if (step == 0) {
+      result.Documents = fill.Documents;
+      result.Threshold = threshold;
+    }
+    bool full = (fill.Quota && fill.Documents >= threshold) || fill.SizeRatio >= settings.FillFactor;
+    if (!full) break;
+
+    // Full. Someone may already have moved on: adopt what exists first.
+    auto& account = m_client->Account(settings.Account);
+    auto newer = NewerCollections(*resolver);
+    if (newer.empty()) {
+      auto id = resolver->CollectionId(resolver->NextNumber());
+      try {
+        auto request = CosmosRequests::CreateCollection(settings.Database, resolver->CollectionDefinition(id));
+        request.Idempotent = true;  // a retry that meets our own create answers 409: adopted below
+        account.Send(std::move(request));
+        result.Created.push_back(id);
+      } catch (ConflictError const&) {
+        result.Adopted.push_back(id);  // another client made it between our list and our create
+      }
+      newer.push_back(std::move(id));
+    } else {
+      result.Adopted.insert(result.Adopted.end(), newer.begin(), newer.end());
+    }
+    resolver = resolver->WithAppended(std::move(newer));
+    changed = true;
+  }
+
+  if (changed) {
+    // Publish only over the snapshot we started from: if anyone published
+    // meanwhile (a scheme watcher, another manager), the next check starts
+    // from theirs; the collections made here are adopted then.
+    auto now = ConsistentSnapshot(*m_client, name);
+    if (now.Resolver == start.Resolver) {
+      m_client->SetResolver(name, resolver, start.Epoch + 1);
+      result.Published = true;
+      result.Epoch = start.Epoch + 1;
+    } else {
+      result.Epoch = now.Epoch;
+    }
+  }
+  result.Newest = AsSpillover(m_client->GetResolver(name), name)->CollectionIds().back();
+  if (result.Published) {
+    if (!m_options.StatePath.empty()) SaveState(m_options.StatePath);
+    if (m_options.OnSpill) m_options.OnSpill(result);
+  }
+  return result;
+}
+
+std::vector<std::string> SpilloverManager::NewerCollections(SpilloverPartitionResolver const& resolver) const {
+  auto const& settings = resolver.Settings();
+  std::vector<std::string> newer;
+  for (auto& id : m_client->Account(settings.Account).ListCollections(settings.Database)) {
+    auto n = SpilloverPartitionResolver::ParseNumber(settings.CollectionPrefix, id);
+    if (n && *n > resolver.NewestNumber()) newer.push_back(std::move(id));
+  }
+  return newer;
+}
+
+PartitionScheme SpilloverManager::CurrentScheme() const {
+  auto snap = ConsistentSnapshot(*m_client, m_options.Resolver);
+  return PartitionScheme(snap.Resolver, snap.Epoch, m_options.Accounts);
+}
+
+void SpilloverManager::SaveState(std::filesystem::path const& path) const {
+  WriteFileAtomically(path, CurrentScheme().Save());
+}
+
+} // namespace docshard
