@@ -45,7 +45,8 @@ public:
   // by one (m_owners[k] owns the positions from point k-1 up to point k), with
   // the wrap-around owners at both ends, so no index needs a special case.
   std::uint32_t OwnerOf(RingPosition position) const noexcept {
-    std::size_t const bucket = static_cast<std::size_t>(position >> (128 - m_tableBits));
+    // m_tableBits <= 22, so the bucket only needs the top 64 bits.
+    std::size_t const bucket = static_cast<std::size_t>(static_cast<std::uint64_t>(position >> 64) >> (64 - m_tableBits));
     std::size_t i = m_table[bucket];
     std::size_t const end = m_table[bucket + 1];
     if (m_lookup == Lookup::Predecessor) {

@@ -41,8 +41,7 @@ inline std::uint32_t Murmur3OfWord(std::uint32_t v) noexcept {
   return h1;
 }
 
-void Murmur3Points(std::vector<std::uint32_t>& first, std::uint32_t pointsPerNode,
-                   std::vector<RingPosition>& positions) {
+void Murmur3Points(std::vector<std::uint32_t>& first, std::uint32_t pointsPerNode, RingPosition* positions) {
   std::size_t const nodes = first.size();
   std::vector<std::uint32_t> cur = first;
   for (std::size_t c = 0; c < nodes; ++c)
@@ -147,7 +146,7 @@ inline RingPosition Md5PositionOfWords(std::uint32_t a, std::uint32_t b, std::ui
 }
 
 void Md5Points(std::vector<std::array<std::uint8_t, 16>> const& first, std::uint32_t pointsPerNode,
-               std::vector<RingPosition>& positions) {
+               RingPosition* positions) {
   std::size_t const nodes = first.size();
   std::uint32_t const steps = pointsPerNode - 1;
   // Chains in groups of kLanes; each group advances a block of steps at a time.
@@ -198,15 +197,16 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
 
   auto const& firstBytes = firstPointSeeds.empty() ? nodes : firstPointSeeds;
   // Insertion order: point c * pointsPerNode + v.
-  std::vector<RingPosition> points(total);
+  // Not zero-initialised: every entry is written below.
+  std::unique_ptr<RingPosition[]> const points(new RingPosition[total]);
   if (dynamic_cast<Murmur3HashGenerator const*>(m_hash.get()) != nullptr) {
     std::vector<std::uint32_t> first(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = MurmurHash3X86_32(firstBytes[i], 0);
-    Murmur3Points(first, pointsPerNode, points);
+    Murmur3Points(first, pointsPerNode, points.get());
   } else if (dynamic_cast<Md5HashGenerator const*>(m_hash.get()) != nullptr) {
     std::vector<std::array<std::uint8_t, 16>> first(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = Md5Digest(firstBytes[i]);
-    Md5Points(first, pointsPerNode, points);
+    Md5Points(first, pointsPerNode, points.get());
   } else {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       RingPosition p = m_hash->Hash(firstBytes[i]);
@@ -219,52 +219,86 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
   }
 
   // About four buckets per point keeps the scan in OwnerOf to zero or one
-  // step on average; bounded so a huge ring does not build a huge table.
-  std::size_t const wanted = std::bit_ceil(std::max<std::size_t>(total * 4, 256));
+  // step on average. Past 16k points (a 256 KiB table) two per point: the
+  // table's cache footprint then costs more, in lookups and in building, than
+  // the few more two-point buckets. Bounded so a huge ring does not build a
+  // huge table.
+  std::size_t const perPoint = total <= (std::size_t{1} << 14) ? 4 : 2;
+  std::size_t const wanted = std::bit_ceil(std::max<std::size_t>(total * perPoint, 256));
   m_tableBits = std::clamp<unsigned>(static_cast<unsigned>(std::countr_zero(wanted)), 8u, 22u);
   std::size_t const buckets = std::size_t{1} << m_tableBits;
   unsigned const shift = 128 - m_tableBits;
 
-  // Sort by position, equal positions in insertion order (a stable sort): a
-  // counting sort on the bucket (the top m_tableBits bits), which also gives
-  // the lookup table, then a stable sort of each bucket's few points.
-  m_table.assign(buckets + 1, 0);
-  for (auto const p : points) ++m_table[static_cast<std::size_t>(p >> shift)];
-  // Inclusive prefix sums: m_table[b] = end of bucket b.
-  std::uint32_t running = 0;
-  for (std::size_t b = 0; b < buckets; ++b) {
-    running += m_table[b];
-    m_table[b] = running;
-  }
-  m_table[buckets] = static_cast<std::uint32_t>(total);
-  // Placing from the back with pre-decrement keeps insertion order within a
-  // bucket and leaves m_table[b] = start of bucket b = points below its start.
+  // Sort by position, equal positions in insertion order (a stable sort):
+  // a two-level counting sort on the bucket (the top m_tableBits bits), which
+  // also gives the lookup table, then an insertion pass. Level one splits on
+  // the top bits into at most 1024 runs, level two sorts each run (about a
+  // hundred points) by the remaining bucket bits; both keep their counters in
+  // L1 instead of scattering over the whole table.
+  unsigned const coarseBits = std::min(m_tableBits, 10u);
+  unsigned const fineBits = m_tableBits - coarseBits;
+  std::size_t const coarse = std::size_t{1} << coarseBits;
+  std::size_t const fineMask = (std::size_t{1} << fineBits) - 1;
+  unsigned const coarseShift = 128 - coarseBits;
   m_positions.resize(total + 1);
   m_owners.resize(total + 2);
   std::uint32_t* const sortedOwners = m_owners.data() + 1;
-  for (std::size_t k = total; k-- > 0;) {
-    std::uint32_t const at = --m_table[static_cast<std::size_t>(points[k] >> shift)];
-    m_positions[at] = points[k];
-    sortedOwners[at] = static_cast<std::uint32_t>(k / pointsPerNode);
+  std::vector<std::uint32_t> runStart(coarse + 1, 0);
+  for (std::size_t k = 0; k < total; ++k) ++runStart[static_cast<std::size_t>(points[k] >> coarseShift) + 1];
+  std::size_t largestRun = 0;
+  for (std::size_t c = 0; c < coarse; ++c) {
+    largestRun = std::max<std::size_t>(largestRun, runStart[c + 1]);
+    runStart[c + 1] += runStart[c];
   }
-  for (std::size_t b = 0; b < buckets; ++b) {
-    std::size_t const begin = m_table[b], end = m_table[b + 1];
-    if (end - begin < 2) continue;
-    if (end - begin <= 16) {
-      // Insertion sort: stable (moves an element only past strictly greater ones).
-      for (std::size_t i = begin + 1; i < end; ++i) {
-        RingPosition const p = m_positions[i];
-        std::uint32_t const o = sortedOwners[i];
-        std::size_t j = i;
-        for (; j > begin && m_positions[j - 1] > p; --j) {
-          m_positions[j] = m_positions[j - 1];
-          sortedOwners[j] = sortedOwners[j - 1];
-        }
-        m_positions[j] = p;
-        sortedOwners[j] = o;
+  {
+    std::vector<std::uint32_t> cursor(runStart.begin(), runStart.end() - 1);
+    for (std::size_t k = 0; k < total; ++k) {
+      std::uint32_t const at = cursor[static_cast<std::size_t>(points[k] >> coarseShift)]++;
+      m_positions[at] = points[k];
+      sortedOwners[at] = static_cast<std::uint32_t>(k / pointsPerNode);
+    }
+  }
+  m_table.assign(buckets + 1, 0);
+  std::uint32_t maxBucket = 0;
+  {
+    std::vector<RingPosition> runPositions(largestRun);
+    std::vector<std::uint32_t> runOwners(largestRun);
+    std::vector<std::uint32_t> cursor(fineMask + 1);
+    for (std::size_t c = 0; c < coarse; ++c) {
+      std::uint32_t const begin = runStart[c], n = runStart[c + 1] - begin;
+      std::uint32_t* const table = m_table.data() + (c << fineBits);  // this run's slice
+      if (n == 0) {
+        std::fill(table, table + fineMask + 1, begin);
+        continue;
       }
-    } else {
-      // A crowded bucket (a hash that does not spread over the top bits).
+      std::copy_n(m_positions.data() + begin, n, runPositions.data());
+      std::copy_n(sortedOwners + begin, n, runOwners.data());
+      for (std::uint32_t j = 0; j < n; ++j) ++table[static_cast<std::size_t>(runPositions[j] >> shift) & fineMask];
+      std::uint32_t running = begin;
+      for (std::size_t f = 0; f <= fineMask; ++f) {
+        std::uint32_t const count = table[f];
+        maxBucket = std::max(maxBucket, count);
+        table[f] = running;
+        cursor[f] = running;
+        running += count;
+      }
+      for (std::uint32_t j = 0; j < n; ++j) {
+        std::uint32_t const at = cursor[static_cast<std::size_t>(runPositions[j] >> shift) & fineMask]++;
+        m_positions[at] = runPositions[j];
+        sortedOwners[at] = runOwners[j];
+      }
+    }
+  }
+  m_table[buckets] = static_cast<std::uint32_t>(total);
+  // Buckets are in order, so the only inversions left are inside buckets:
+  // one insertion pass over all points sorts them (stable: an element moves
+  // only past strictly greater ones) in O(points + inversions). A crowded
+  // bucket (a hash that does not spread over the top bits) would make that
+  // quadratic, so those are stable-sorted on their own first.
+  if (maxBucket > 16) {
+    for (std::size_t b = 0; b < buckets; ++b) {
+      std::size_t const begin = m_table[b], end = m_table[b + 1];
+      if (end - begin <= 16) continue;
       std::vector<Point> crowd(end - begin);
       for (std::size_t i = begin; i < end; ++i) crowd[i - begin] = {m_positions[i], sortedOwners[i]};
       std::stable_sort(crowd.begin(), crowd.end(),
@@ -274,6 +308,19 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
         sortedOwners[i] = crowd[i - begin].Owner;
       }
     }
+  }
+  for (std::size_t i = 1; i < total; ++i) {
+    RingPosition const p = m_positions[i];
+    if (!(p < m_positions[i - 1])) continue;
+    std::uint32_t const o = sortedOwners[i];
+    std::size_t j = i;
+    do {
+      m_positions[j] = m_positions[j - 1];
+      sortedOwners[j] = sortedOwners[j - 1];
+      --j;
+    } while (j > 0 && m_positions[j - 1] > p);
+    m_positions[j] = p;
+    sortedOwners[j] = o;
   }
   m_positions[total] = ~RingPosition{0};  // padding, read but never trusted by OwnerOf
   m_owners[0] = sortedOwners[total - 1];   // below the first point: wraps to the last
