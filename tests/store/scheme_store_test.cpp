@@ -32,8 +32,9 @@ PartitionScheme Scheme(std::string const& db, int collections, std::int64_t epoc
   return PartitionScheme::Load(ConfigText(HashJson(db, collections), epoch));
 }
 
-// The two-writer contract, for any store.
-void TwoWriters(ISchemeStore& store, std::string const& db) {
+// The two-writer contract, for any store; `other` is a second handle on the
+// same stored scheme (another client or process).
+void TwoWriters(ISchemeStore& store, ISchemeStore& other, std::string const& db) {
   CHECK_FALSE(store.Load());
   auto first = store.Create(Scheme(db, 2, 1));
   CHECK(first.Epoch == 1);
@@ -46,17 +47,19 @@ void TwoWriters(ISchemeStore& store, std::string const& db) {
 
   // Two writers load the same version; the first save wins.
   auto writerA = *store.Load();
-  auto writerB = *store.Load();
+  auto writerB = *other.Load();
+  CHECK(writerB.ETag == writerA.ETag);
   auto savedA = store.Save(Scheme(db, 3, 2), writerA);
   CHECK(savedA.ETag != writerA.ETag);
-  CHECK_THROWS_AS(store.Save(Scheme(db, 4, 2), writerB), SchemeConflictError);
+  CHECK_THROWS_AS(other.Save(Scheme(db, 4, 2), writerB), SchemeConflictError);
+  CHECK_THROWS_AS(other.Save(Scheme(db, 4, 3), writerB), SchemeConflictError);  // a higher epoch does not help
   auto now = store.Load();
   REQUIRE(now);
   CHECK(now->Epoch == 2);
   CHECK(now->Text == savedA.Text);  // B overwrote nothing
   CHECK(now->Parse().Resolver()->Collections().size() == 3);
   // B reloads and saves on top: fine.
-  auto savedB = store.Save(Scheme(db, 4, 3), *now);
+  auto savedB = other.Save(Scheme(db, 4, 3), *other.Load());
   CHECK(store.Load()->Text == savedB.Text);
   // Epochs only go up; a scheme without one is refused.
   CHECK_THROWS_AS(store.Save(Scheme(db, 4, 3), savedB), InvalidArgumentError);
@@ -71,7 +74,8 @@ TEST_CASE("scheme store in a document: If-Match, the loser gets a conflict", "[s
   auto cosmos = MakeCosmosClient();
   SchemeStore store(cosmos, "dbs/" + db + "/colls/schemes");
   store.CreateCollectionIfMissing();
-  TwoWriters(store, db);
+  SchemeStore second(MakeCosmosClient(), "dbs/" + db + "/colls/schemes");  // its own connection pool
+  TwoWriters(store, second, db);
   // The document is readable to people: epoch and text.
   auto doc = cosmos->ReadDocument("dbs/" + db + "/colls/schemes", "docshard-scheme", PartitionKeyValue("docshard-scheme")).Json();
   CHECK(doc["epoch"].GetInt64() == 3);
@@ -80,7 +84,8 @@ TEST_CASE("scheme store in a document: If-Match, the loser gets a conflict", "[s
   // A collection keyed on another field works too.
   SchemeStore other(cosmos, "dbs/" + db + "/colls/schemes2", SchemeStoreOptions{"orders-scheme", "/pk"});
   other.CreateCollectionIfMissing();
-  TwoWriters(other, db);
+  SchemeStore otherSecond(MakeCosmosClient(), "dbs/" + db + "/colls/schemes2", SchemeStoreOptions{"orders-scheme", "/pk"});
+  TwoWriters(other, otherSecond, db);
   try {
     cosmos->DeleteDatabase(db);
   } catch (...) {
@@ -89,8 +94,8 @@ TEST_CASE("scheme store in a document: If-Match, the loser gets a conflict", "[s
 
 TEST_CASE("scheme store in a file: If-Match on the content digest", "[scheme]") {
   auto path = std::filesystem::temp_directory_path() / (UniqueId("scheme") + ".json");
-  FileSchemeStore store(path);
-  TwoWriters(store, "filedb");
+  FileSchemeStore store(path), second(path);
+  TwoWriters(store, second, "filedb");
   // A concurrent writer process is simulated by changing the file behind the store's back.
   auto base = *store.Load();
   std::filesystem::path tmp = path;

@@ -109,6 +109,18 @@ TEST_CASE("spillover: the counter advances across several spills (quota 50)", "[
   CHECK(std::dynamic_pointer_cast<SpilloverPartitionResolver const>(saved.Resolver())->CollectionIds() ==
         r->CollectionIds());
 
+  // A stale client (still at users0) that checks finds users0 full, lists
+  // the database and adopts users1..users6 instead of creating anything.
+  auto stale = MakeClient(SpilloverJson(db, "users", 50, 10, R"(["users0"])"), 1);
+  SpilloverManager staleManager(stale);
+  auto adopted = staleManager.CheckNow();
+  CHECK(adopted.Created.empty());
+  CHECK(adopted.Adopted == std::vector<std::string>{"users1", "users2", "users3", "users4", "users5", "users6"});
+  CHECK(adopted.Published);
+  CHECK(adopted.Newest == "users6");
+  CHECK(stale->GetEpoch() == 2);
+  CHECK(ListNumbers(account, db, "users").size() == 7);  // nothing new was created
+
   // A client starting from the original config (users0 only) adopts the rest
   // before it writes anything, without creating.
   auto late = MakeClient(SpilloverJson(db, "users", 50, 10, R"(["users0"])"), 1);
