@@ -87,7 +87,9 @@ TEST_CASE("plan: arcs agree with routing 100k random keys", "[cli][plan]") {
                         Case{"md5_abc.json", "md5_abd.json", "md5"},
                         // The .NET ring (successor lookup) against the portable md5 ring:
                         // both place keys by MD5, so the arcs compare exactly.
-                        Case{"legacy_abc.json", "md5_abc.json", "md5"}}) {
+                        Case{"legacy_abc.json", "md5_abc.json", "md5"},
+                        // Growing a managedHash scheme by one collection: its inner ring.
+                        Case{"managed_users3.json", "managed_users4.json", "murmur3"}}) {
     INFO(c.From << " -> " << c.To);
     auto const from = docshard::PartitionScheme::LoadFile(DataFile(c.From));
     auto const to = docshard::PartitionScheme::LoadFile(DataFile(c.To));

@@ -77,8 +77,8 @@ int Run(std::span<char const* const> args) {
   auto const& to = *toScheme.Resolver();
 
   std::vector<std::string> notes;
-  auto const* fromHash = dynamic_cast<HashPartitionResolver const*>(&from);
-  auto const* toHash = dynamic_cast<HashPartitionResolver const*>(&to);
+  auto const* fromHash = AsHashRing(from);
+  auto const* toHash = AsHashRing(to);
   std::optional<ExactPlan> exact;
   if (fromHash != nullptr && toHash != nullptr) {
     if (HaveComparableRings(*fromHash, *toHash)) {
@@ -95,7 +95,7 @@ int Run(std::span<char const* const> args) {
                       toHash->Ring().Hash().Name() + "), so their arcs cannot be compared: nearly every key moves");
     }
   } else {
-    notes.push_back("only two hash schemes can be compared exactly; " + from.Type() + " -> " + to.Type() +
+    notes.push_back("only two hash (or managedHash) schemes can be compared exactly; " + from.Type() + " -> " + to.Type() +
                     " is measured with sample keys");
   }
   if (fromScheme.Resolver()->KeyPath() && toScheme.Resolver()->KeyPath() &&

@@ -2,6 +2,7 @@
 
 #include <docshard/hash_partition_resolver.hpp>
 #include <docshard/lookup_partition_resolver.hpp>
+#include <docshard/managed_hash_partition_resolver.hpp>
 #include <docshard/range_partition_resolver.hpp>
 
 #include <cstdio>
@@ -14,9 +15,15 @@ std::string Count(std::size_t n, char const* singular, char const* plural) {
 }
 } // namespace
 
+HashPartitionResolver const* AsHashRing(IPartitionResolver const& resolver) noexcept {
+  if (auto const* hash = dynamic_cast<HashPartitionResolver const*>(&resolver)) return hash;
+  if (auto const* managed = dynamic_cast<ManagedHashPartitionResolver const*>(&resolver)) return managed->Ring().get();
+  return nullptr;
+}
+
 std::string ShortDescription(IPartitionResolver const& resolver) {
-  if (auto const* hash = dynamic_cast<HashPartitionResolver const*>(&resolver)) {
-    return "hash (" + hash->HashName() + ", " + std::to_string(hash->VirtualNodesPerCollection()) +
+  if (auto const* hash = AsHashRing(resolver)) {
+    return resolver.Type() + " (" + hash->HashName() + ", " + std::to_string(hash->VirtualNodesPerCollection()) +
            " virtual nodes per collection, " + Count(hash->Collections().size(), "collection", "collections") + ")";
   }
   if (auto const* range = dynamic_cast<RangePartitionResolver const*>(&resolver)) {

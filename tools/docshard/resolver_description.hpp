@@ -4,7 +4,16 @@
 
 #include <string>
 
+namespace docshard {
+class HashPartitionResolver;
+}
+
 namespace docshard::cli {
+
+// The consistent-hash ring a resolver routes with, when it is one: a `hash`
+// resolver, or a `managedHash` one (which routes with an inner hash ring).
+// Null for every other type.
+HashPartitionResolver const* AsHashRing(IPartitionResolver const& resolver) noexcept;
 
 // e.g. "hash (murmur3, 128 virtual nodes per collection, 3 collections)"
 std::string ShortDescription(IPartitionResolver const& resolver);

@@ -7,6 +7,7 @@
 #include "key_line_parser.hpp"
 #include "line_reader.hpp"
 #include "output_buffer.hpp"
+#include "resolver_description.hpp"
 #include "scheme_file.hpp"
 
 #include <docshard/errors.hpp>
@@ -28,7 +29,7 @@ public:
   Router(ResolverPtr resolver, bool read) : m_resolver(std::move(resolver)), m_read(read), m_index(*m_resolver) {
     // The top-level hash resolver is the common case: route plain lines
     // straight on its ring, without building a PartitionKey.
-    m_hash = dynamic_cast<HashPartitionResolver const*>(m_resolver.get());
+    m_hash = AsHashRing(*m_resolver);
     for (auto const& c : m_index.Collections()) m_tails.push_back(Tail({c}));
   }
 

@@ -79,7 +79,7 @@ void DescribeJson(IPartitionResolver const& resolver, JsonWriter& w) {
   w.StartObject();
   w.Key("type");
   WriteString(w, resolver.Type());
-  if (auto const* hash = dynamic_cast<HashPartitionResolver const*>(&resolver)) {
+  if (auto const* hash = AsHashRing(resolver)) {
     w.Key("hash");
     WriteString(w, hash->HashName());
     w.Key("virtualNodesPerCollection");
@@ -178,7 +178,7 @@ void TargetText(ResolverTarget const& target, std::string const& indent, std::st
 
 void DescribeText(IPartitionResolver const& resolver, std::string const& indent, std::string& out) {
   out += ShortDescription(resolver);
-  if (auto const* hash = dynamic_cast<HashPartitionResolver const*>(&resolver)) {
+  if (auto const* hash = AsHashRing(resolver)) {
     out += ", share of the hash space:\n";
     auto const shares = HashShares(*hash);
     auto const collections = hash->Collections();
@@ -238,7 +238,7 @@ int Run(std::span<char const* const> args) {
   auto const arguments = Arguments::Parse(args, Options);
   auto const scheme = LoadSchemeFile(arguments.Required("config"));
   auto const& resolver = *scheme.Resolver();
-  auto const* topHash = dynamic_cast<HashPartitionResolver const*>(&resolver);
+  auto const* topHash = AsHashRing(resolver);
 
   CollectionIndex index(resolver);
   std::optional<std::vector<double>> shares;
