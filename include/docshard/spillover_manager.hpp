@@ -62,6 +62,13 @@ struct CollectionFill {
 // malformed entries are skipped.
 std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::string_view header);
 
+// The fill the backend reports in a collection read's x-ms-resource-usage /
+// x-ms-resource-quota headers, or nullopt when it reports no documentsCount
+// (then the manager counts). A documentsCount quota <= 0 means "no limit":
+// `maxDocumentsPerCollection` is the quota then.
+std::optional<CollectionFill> FillFromUsageHeaders(http::HttpHeaders const& headers,
+                                                   std::optional<std::int64_t> maxDocumentsPerCollection);
+
 // What one check saw and did.
 struct SpilloverCheck {
   std::string Measured;                // the collection measured first (the newest at the start)

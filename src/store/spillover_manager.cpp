@@ -118,26 +118,30 @@ CollectionFill SpilloverManager::MeasureFill(SpilloverPartitionResolver const& r
   // Real Cosmos DB reports documentsCount only when asked to.
   request.Headers.Set("x-ms-populate-quota-info", "true");
   auto response = account.Send(std::move(request));
+  auto const maxDocuments = resolver.Settings().MaxDocumentsPerCollection;
+  if (auto fill = FillFromUsageHeaders(response.Headers(), maxDocuments)) return *fill;
   CollectionFill fill;
-  auto usageHeader = response.Headers().Get("x-ms-resource-usage");
-  auto quotaHeader = response.Headers().Get("x-ms-resource-quota");
-  auto usage = ParseResourceNumbers(usageHeader.value_or(""));
-  auto quota = ParseResourceNumbers(quotaHeader.value_or(""));
-  if (auto it = usage.find("documentsCount"); it != usage.end()) {
-    fill.Documents = it->second;
-    fill.FromBackend = true;
-    if (auto q = quota.find("documentsCount"); q != quota.end() && q->second > 0) fill.Quota = q->second;
-    auto us = usage.find("documentsSize"), qs = quota.find("documentsSize");
-    if (us != usage.end() && qs != quota.end() && qs->second > 0)
-      fill.SizeRatio = static_cast<double>(us->second) / static_cast<double>(qs->second);
-  } else {
-    auto result = account.QueryDocuments(collection.Link(), SqlQuery("SELECT VALUE COUNT(1) FROM c"));
-    std::int64_t total = 0;  // one number per page/partition: add them up
-    for (auto const& v : result.Documents.GetArray())
-      if (v.IsNumber()) total += v.IsInt64() ? v.GetInt64() : static_cast<std::int64_t>(v.GetDouble());
-    fill.Documents = total;
-  }
-  if (!fill.Quota) fill.Quota = resolver.Settings().MaxDocumentsPerCollection;
+  auto result = account.QueryDocuments(collection.Link(), SqlQuery("SELECT VALUE COUNT(1) FROM c"));
+  for (auto const& v : result.Documents.GetArray())  // one number per page/partition: add them up
+    if (v.IsNumber()) fill.Documents += v.IsInt64() ? v.GetInt64() : static_cast<std::int64_t>(v.GetDouble());
+  fill.Quota = maxDocuments;
+  return fill;
+}
+
+std::optional<CollectionFill> FillFromUsageHeaders(http::HttpHeaders const& headers,
+                                                   std::optional<std::int64_t> maxDocumentsPerCollection) {
+  auto usage = ParseResourceNumbers(headers.Get("x-ms-resource-usage").value_or(""));
+  auto quota = ParseResourceNumbers(headers.Get("x-ms-resource-quota").value_or(""));
+  auto count = usage.find("documentsCount");
+  if (count == usage.end()) return std::nullopt;
+  CollectionFill fill;
+  fill.Documents = count->second;
+  fill.FromBackend = true;
+  if (auto q = quota.find("documentsCount"); q != quota.end() && q->second > 0) fill.Quota = q->second;
+  else fill.Quota = maxDocumentsPerCollection;
+  auto us = usage.find("documentsSize"), qs = quota.find("documentsSize");
+  if (us != usage.end() && qs != quota.end() && qs->second > 0)
+    fill.SizeRatio = static_cast<double>(us->second) / static_cast<double>(qs->second);
   return fill;
 }
 
