@@ -50,9 +50,10 @@ fi
 # ---- build -------------------------------------------------------------------
 if ((!skip_build)); then
   log "building Release tree in $build"
+  mkdir -p "$build"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDOCSHARD_BUILD_BENCH=ON \
-        -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >"$build.configure.log" 2>&1 \
-    || { cat "$build.configure.log" >&2; exit 1; }
+        -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >"$build/bench-configure.log" 2>&1 \
+    || { cat "$build/bench-configure.log" >&2; exit 1; }
   cmake --build "$build" --target docshard_resolver_bench docshard_bench_keys -j"${DOCSHARD_JOBS:-2}" >&2
   # The CLI is another area's target; build it when it is there.
   if [ -f "$root/tools/docshard/CMakeLists.txt" ]; then
@@ -97,29 +98,38 @@ EOF
 log "generating $route_keys keys"
 "$keys_exe" "$route_keys" >"$tmp/keys.jsonl"
 
-now_ns() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# timed IN OUT cmd...: runs cmd with stdin IN and stdout OUT; sets T_WALL_MS
+# (elapsed) and T_CPU_MS (user + system of the process and its threads).
+timed() {
+  local in=$1 out=$2 t w u s
+  shift 2
+  local TIMEFORMAT='%R %U %S'
+  t=$( { time "$@" <"$in" >"$out" 2>/dev/null; } 2>&1 )
+  read -r w u s <<<"$t"
+  T_WALL_MS=$(awk -v w="$w" 'BEGIN { printf "%d", w * 1000 }')
+  T_CPU_MS=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 }')
+}
 
 log "legacy Node SDK (documentdb@1.15.3) route loop, $route_runs run(s)"
-legacy_times=()
+legacy_times=() legacy_cpu=()
 for ((r = 0; r < route_runs; r++)); do
-  t0=$(now_ns)
-  node --no-deprecation "$legacy/route.js" --links "$tmp/links.json" --keys "$tmp/keys.jsonl" \
-       --out "$tmp/legacy.jsonl" --stats "$tmp/legacy-stats-$r.json" 2>/dev/null
-  legacy_times+=($(( ($(now_ns) - t0) / 1000000 )))
+  timed /dev/null /dev/null node --no-deprecation "$legacy/route.js" --links "$tmp/links.json" \
+        --keys "$tmp/keys.jsonl" --out "$tmp/legacy.jsonl" --stats "$tmp/legacy-stats-$r.json"
+  legacy_times+=("$T_WALL_MS") legacy_cpu+=("$T_CPU_MS")
 done
 legacy_ms=$(printf '%s\n' "${legacy_times[@]}" | median)
+legacy_cpu_ms=$(printf '%s\n' "${legacy_cpu[@]}" | median)
 log "legacy Node SDK per-key resolve cost in-process (no I/O, 1e5 keys, 5 reps)"
 node --no-deprecation "$legacy/route.js" --links "$tmp/links.json" --keys "$tmp/keys.jsonl" \
      --inproc 100000 --stats "$tmp/legacy-inproc.json" 2>/dev/null
 
-cli_times=() agree=null mismatches=null sample=0
+cli_times=() cli_cpu=() agree=null mismatches=null sample=0
 if [ -n "$cli_exe" ]; then
   log "docshard route ($cli_exe), $route_runs run(s)"
   for ((r = 0; r < route_runs; r++)); do
-    t0=$(now_ns)
-    "$cli_exe" route --config "$tmp/config.json" <"$tmp/keys.jsonl" >"$tmp/docshard.jsonl"
-    cli_times+=($(( ($(now_ns) - t0) / 1000000 )))
+    timed "$tmp/keys.jsonl" "$tmp/docshard.jsonl" "$cli_exe" route --config "$tmp/config.json"
+    cli_times+=("$T_WALL_MS") cli_cpu+=("$T_CPU_MS")
   done
   # Bit-exact check: every key of the run, line by line (same input order),
   # comparing the parsed key and collection of each line.
@@ -130,8 +140,11 @@ if [ -n "$cli_exe" ]; then
 else
   log "docshard CLI not built yet: route comparison skipped"
 fi
-cli_ms=null
-((${#cli_times[@]})) && cli_ms=$(printf '%s\n' "${cli_times[@]}" | median)
+cli_ms=null cli_cpu_ms=null
+if ((${#cli_times[@]})); then
+  cli_ms=$(printf '%s\n' "${cli_times[@]}" | median)
+  cli_cpu_ms=$(printf '%s\n' "${cli_cpu[@]}" | median)
+fi
 join() { local IFS=,; echo "$*"; }
 cat >"$results/route.json" <<EOF
 {
@@ -142,8 +155,12 @@ cat >"$results/route.json" <<EOF
   "runs": $route_runs,
   "docshardRouteMs": [$(join "${cli_times[@]}")],
   "docshardRouteMedianMs": $cli_ms,
+  "docshardRouteCpuMs": [$(join "${cli_cpu[@]}")],
+  "docshardRouteCpuMedianMs": $cli_cpu_ms,
   "legacyNodeRouteMs": [$(join "${legacy_times[@]}")],
   "legacyNodeRouteMedianMs": $legacy_ms,
+  "legacyNodeRouteCpuMs": [$(join "${legacy_cpu[@]}")],
+  "legacyNodeRouteCpuMedianMs": $legacy_cpu_ms,
   "legacyNodeRouteStats": $(cat "$tmp/legacy-stats-0.json"),
   "legacyNodeInProcess": $(cat "$tmp/legacy-inproc.json"),
   "bitExact": {"keysCompared": $sample, "mismatches": $mismatches, "agree": $agree},
@@ -155,7 +172,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cat >"$results/machine.json" <<EOF
 {
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "commit": "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "commit": "${DOCSHARD_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}",
   "nproc": $ncpu,
   "cpuModel": "$cpu_model",
   "compiler": "$compiler_version",
