@@ -26,5 +26,12 @@ extern Command const RouteCommand;
 extern Command const ValidateCommand;
 extern Command const StatsCommand;
 extern Command const PlanCommand;
+extern Command const MigrateCommand;
+extern Command const VerifyCommand;
+extern Command const InitCommand;
+extern Command const PutCommand;
+extern Command const GetCommand;
+extern Command const DeleteCommand;
+extern Command const QueryCommand;
 
 } // namespace docshard::cli

@@ -17,7 +17,7 @@ using namespace docshard::cli;
 namespace {
 
 // Add a command here (and its file to CMakeLists.txt).
-constexpr std::array<Command const*, 4> Commands = {&RouteCommand, &ValidateCommand, &StatsCommand, &PlanCommand};
+constexpr std::array<Command const*, 11> Commands = {&RouteCommand, &ValidateCommand, &StatsCommand, &PlanCommand, &MigrateCommand, &VerifyCommand, &InitCommand, &PutCommand, &GetCommand, &DeleteCommand, &QueryCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fputs("usage: docshard <command> [options]\n\ncommands:\n", out);
@@ -71,6 +71,14 @@ int main(int argc, char** argv) {
     // One line naming the place, so scripts and editors can find it.
     std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
     return ExitUsage;
+  } catch (docshard::Error const& e) {
+    // The backend failed (or a document/key was bad): the command ran and failed.
+    auto const code = e.Code();
+    bool const ranAndFailed = code == docshard::ErrorCode::RequestFailed || code == docshard::ErrorCode::Transport ||
+                              code == docshard::ErrorCode::Timeout || code == docshard::ErrorCode::ResponseTooLarge ||
+                              code == docshard::ErrorCode::Cancelled;
+    std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
+    return ranAndFailed ? ExitFailed : ExitUsage;
   } catch (std::system_error const& e) {
     std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
     return ExitUsage;

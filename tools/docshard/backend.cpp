@@ -1,0 +1,41 @@
+#include "backend.hpp"
+
+#include "arguments.hpp"
+#include "scheme_file.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace docshard::cli {
+
+Backend OpenBackend(std::string const& configPath) {
+  auto scheme = LoadSchemeFile(configPath);
+  if (scheme.Accounts().empty())
+    throw UsageError(configPath + " has no \"accounts\": a backend command needs an endpoint and a key source");
+  auto client = PartitionedClient::FromScheme(scheme);
+  return {std::move(scheme), std::move(client)};
+}
+
+std::optional<PartitionKey> KeyArgument(std::optional<std::string> const& key,
+                                        std::optional<std::string> const& keyJson, bool required) {
+  if (key && keyJson) throw UsageError("give --key or --key-json, not both");
+  if (key) return PartitionKey(*key);
+  if (keyJson) {
+    try {
+      return PartitionKey::ParseJson(*keyJson);
+    } catch (Error const& e) {
+      throw UsageError(std::string("--key-json: ") + e.what());
+    }
+  }
+  if (required) throw UsageError("missing --key (or --key-json)");
+  return std::nullopt;
+}
+
+std::string CompactJson(rapidjson::Value const& value) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  value.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+} // namespace docshard::cli

@@ -1,0 +1,29 @@
+#pragma once
+// What the commands against a backend share: a PartitionedClient built from
+// the config's accounts (keys from keyEnv/keyFile, never echoed), key
+// arguments, and JSON result lines.
+#include <docshard/partitioned_client.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace docshard::cli {
+
+struct Backend {
+  PartitionScheme Scheme;
+  std::shared_ptr<PartitionedClient> Client;
+};
+
+// Throws ConfigError (bad config) or UsageError (no accounts).
+Backend OpenBackend(std::string const& configPath);
+
+// `--key KEY` is a string key; `--key-json JSON` a typed one (42, true, ["a",1]).
+// Throws UsageError when neither or both are given and `required`.
+std::optional<PartitionKey> KeyArgument(std::optional<std::string> const& key,
+                                        std::optional<std::string> const& keyJson, bool required);
+
+// A value as compact JSON text.
+std::string CompactJson(rapidjson::Value const& value);
+
+} // namespace docshard::cli
