@@ -26,6 +26,7 @@
 // collection (the resolve path reads the snapshot once per operation).
 #include "docshard/partition_scheme.hpp"
 #include "docshard/partitioned_client.hpp"
+#include "docshard/scheme_store.hpp"
 #include "docshard/spillover_partition_resolver.hpp"
 
 #include <chrono>
@@ -94,6 +95,13 @@ struct SpilloverManagerOptions {
   // file after every spill (write to a temporary file, then rename).
   std::filesystem::path StatePath;
   std::map<std::string, AccountConfig> Accounts;
+  // When set, every spill is also saved to this store (If-Match on the
+  // latest stored version), unless it already holds an equal or higher
+  // epoch. Local spills raise the local epoch; saving them keeps the stored
+  // epoch ahead of every client's, so a migration that saves on top of the
+  // stored version always gets an epoch that SchemeWatchers switch to.
+  // Store failures go to OnError; the published resolver stays.
+  std::shared_ptr<ISchemeStore> Store;
   // A check follows at most this many collections that are already full.
   int MaxStepsPerCheck = 32;
 };
@@ -130,6 +138,7 @@ public:
 private:
   void Run();
   SpilloverCheck Check(bool measure);
+  void SaveToStore(std::int64_t epoch);
   // Ids of `prefix` + M in the database with M above the newest, unsorted.
   std::vector<std::string> NewerCollections(SpilloverPartitionResolver const& resolver) const;
 

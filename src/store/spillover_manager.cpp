@@ -218,6 +218,13 @@ SpilloverCheck SpilloverManager::Check(bool measure) {
   result.Newest = AsSpillover(m_client->GetResolver(name), name)->CollectionIds().back();
   if (result.Published) {
     if (!m_options.StatePath.empty()) SaveState(m_options.StatePath);
+    if (m_options.Store) {
+      try {
+        SaveToStore(result.Epoch);
+      } catch (...) {
+        if (m_options.OnError) m_options.OnError(std::current_exception());
+      }
+    }
     if (m_options.OnSpill) m_options.OnSpill(result);
   }
   return result;
@@ -231,6 +238,25 @@ std::vector<std::string> SpilloverManager::NewerCollections(SpilloverPartitionRe
     if (n && *n > resolver.NewestNumber()) newer.push_back(std::move(id));
   }
   return newer;
+}
+
+void SpilloverManager::SaveToStore(std::int64_t epoch) {
+  // A few rounds: another client saving the same spill first is the usual
+  // conflict, and the next round sees its epoch and stops.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto stored = m_options.Store->Load();
+    if (stored && stored->Epoch >= epoch) return;
+    auto scheme = CurrentScheme();
+    if (scheme.Epoch() != epoch) return;  // published over since: that publisher saves its own
+    try {
+      if (stored) m_options.Store->Save(scheme, *stored);
+      else m_options.Store->Create(scheme);
+      return;
+    } catch (SchemeConflictError const&) {
+    }
+  }
+  throw SchemeConflictError("spillover: could not save epoch " + std::to_string(epoch) +
+                            " to the scheme store (it kept changing)");
 }
 
 PartitionScheme SpilloverManager::CurrentScheme() const {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/scheme_watcher.hpp>
 #include <docshard/spillover_manager.hpp>
 
 #include <spawn.h>
@@ -169,6 +170,65 @@ TEST_CASE("spillover: the manager's own thread switches writers without any call
   // Every write that started after the switch was published went to a newer collection.
   for (std::size_t i = static_cast<std::size_t>(switchedAt.load()); i < targets.size(); ++i) CHECK(targets[i] != "t-0");
   CHECK(std::count(targets.begin(), targets.end(), "t-0") >= 18);
+}
+
+TEST_CASE("spillover: spills are saved to a scheme store and another client's watcher follows", "[spillover]") {
+  auto db = UniqueId("spills");
+  auto json = SpilloverJson(db, "s", 10, 10, R"(["s0"])");
+  auto writer = MakeClient(json, 1);
+  writer->CreateCollectionsIfMissing();
+  auto store = std::make_shared<SchemeStore>(MakeCosmosClient(), "dbs/" + db + "/colls/schemes");
+  store->CreateCollectionIfMissing();
+  auto initial = PartitionScheme::Load(ConfigText(json, 1));
+  store->Create(initial);
+
+  std::vector<std::string> errors;
+  auto collect = [&](std::exception_ptr e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (std::exception const& ex) {
+      errors.push_back(ex.what());
+    }
+  };
+  SpilloverManagerOptions options;
+  options.Store = store;
+  options.Accounts = initial.Accounts();
+  options.OnError = collect;
+  SpilloverManager manager(writer, options);
+  auto reader = MakeClient(json, 1);
+  SchemeWatcher watcher(store, reader);
+
+  for (int i = 0; i < 8; ++i) writer->CreateDocument(Doc("d" + std::to_string(i), i));
+  CHECK_FALSE(manager.CheckNow().Published);  // 8 < ceil(0.9 * 10)
+  writer->CreateDocument(Doc("d8", 8));
+  auto spill = manager.CheckNow();
+  REQUIRE(spill.Published);
+  CHECK(spill.Created == std::vector<std::string>{"s1"});
+  auto stored = store->Load();
+  REQUIRE(stored);
+  CHECK(stored->Epoch == 2);
+  auto storedScheme = stored->Parse();
+  CHECK(std::dynamic_pointer_cast<SpilloverPartitionResolver const>(storedScheme.Resolver())->CollectionIds() ==
+        std::vector<std::string>{"s0", "s1"});
+  CHECK(storedScheme.Accounts().count("default") == 1);
+
+  // Another client follows through its watcher, without a restart.
+  CHECK(watcher.PollNow());
+  CHECK(reader->GetEpoch() == 2);
+  CHECK(reader->CreateDocument(Doc("r1", 1)).Collection.Collection() == "s1");
+
+  // A stale client that converges on the same spill leaves the store alone
+  // (it already holds that epoch).
+  auto stale = MakeClient(json, 1);
+  SpilloverManagerOptions staleOptions;
+  staleOptions.Store = store;
+  staleOptions.OnError = collect;
+  SpilloverManager staleManager(stale, staleOptions);
+  auto adopted = staleManager.CheckNow();
+  CHECK(adopted.Adopted == std::vector<std::string>{"s1"});
+  CHECK(adopted.Epoch == 2);
+  CHECK(store->Load()->ETag == stored->ETag);
+  CHECK(errors.empty());
 }
 
 namespace {
