@@ -1,0 +1,20 @@
+#pragma once
+// The last step of a migration: B becomes the scheme in force, with
+// epoch = A's epoch + 1 so that every process can tell it is newer.
+// Refused when B names no collection at all, or when a collection of A that
+// B drops still holds documents (they would become unreachable: removing
+// the last collection, or a full one, must never delete data).
+#include "docshard/partition_scheme.hpp"
+#include "docshard/partitioned_client.hpp"
+
+#include <filesystem>
+
+namespace docshard {
+
+// Checks through `client` (which must reach every collection of A), then
+// writes B's config to `path` atomically and returns it. Throws
+// InvalidArgumentError naming the collection that blocks it.
+PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
+                                std::filesystem::path const& path);
+
+} // namespace docshard

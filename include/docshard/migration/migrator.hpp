@@ -1,0 +1,81 @@
+#pragma once
+// Moves every document whose owner changes from scheme A to scheme B, while
+// the application keeps working through a TransitionPartitionResolver
+// (current = A, next = B) published in its PartitionedClient. Each source
+// collection of A is scanned with the read feed, page by page; documents B
+// places elsewhere are moved by DocumentMover (copy, then delete: never the
+// other way round); everything else is left alone. After each fully
+// processed page the checkpoint records the page's continuation, so a killed
+// migrator resumes there and repeats at most one page, harmlessly (every
+// step is idempotent).
+//
+// Preconditions (docs/migration.md): every writer routes with the transition
+// resolver before Run starts, and A and B share the top-level partition-key
+// path (the server-side partition key).
+#include "docshard/migration/migration_checkpoint.hpp"
+#include "docshard/migration/migration_plan.hpp"
+#include "docshard/partition_scheme.hpp"
+#include "docshard/partitioned_client.hpp"
+#include "docshard/transition_partition_resolver.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+namespace docshard {
+
+struct MigrationProgress {
+  std::uint64_t Scanned = 0;
+  std::uint64_t Moved = 0;          // Moved + KeptNewer + Unresurrected + SourceGone below
+  std::uint64_t Skipped = 0;        // already in place
+  std::uint64_t KeptNewer = 0;
+  std::uint64_t Recopied = 0;
+  std::uint64_t Unresurrected = 0;
+  double EstimatedToMove = 0;       // from the plan and the document counts at the start
+  std::uint64_t SourcesDone = 0;
+  std::uint64_t Sources = 0;
+  std::chrono::steady_clock::duration Elapsed{};
+  std::uint64_t MovedThisRun = 0;   // for rates: excludes what a resumed checkpoint had
+  bool Finished = false;
+};
+
+struct MigratorOptions {
+  int MaxParallel = 8;     // documents moved concurrently (and sources scanned concurrently, at most this many)
+  double Rate = 0;         // documents moved per second, 0 = unlimited
+  int PageSize = 500;      // read-feed page size
+  std::filesystem::path Checkpoint;  // empty: no checkpoint (cannot resume)
+  bool Resume = false;     // continue from Checkpoint (which must match A and B)
+  // Called after every page and at the end, from scanning threads (serialised).
+  std::function<void(MigrationProgress const&)> OnProgress;
+};
+
+class Migrator {
+public:
+  // `client` must hold an account for every collection of A and B.
+  Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, ResolverPtr to, MigratorOptions options = {});
+
+  // The scheme the application (and the migrator's own client) should use
+  // during the migration: transition(current = A, next = B), A's epoch, the
+  // union of both schemes' accounts. Throws InvalidArgumentError when an
+  // account name means different endpoints in the two files.
+  static PartitionScheme TransitionScheme(PartitionScheme const& from, PartitionScheme const& to,
+                                          TransitionReadMode readMode = TransitionReadMode::ReadNextThenCurrent);
+
+  // Creates B's collections if missing, then moves. Throws on the first
+  // failure that retries could not fix; progress so far is checkpointed.
+  // Throws InvalidArgumentError when resuming from a checkpoint of other schemes,
+  // or when a checkpoint exists and Resume is off.
+  MigrationProgress Run();
+
+  MigrationPlan const& Plan() const noexcept { return m_plan; }
+
+private:
+  std::shared_ptr<PartitionedClient> m_client;
+  ResolverPtr m_from;
+  ResolverPtr m_to;
+  MigratorOptions m_options;
+  MigrationPlan m_plan;
+};
+
+} // namespace docshard

@@ -1,0 +1,73 @@
+#include "transition_replace.hpp"
+
+#include "docshard/errors.hpp"
+
+namespace docshard::detail {
+
+namespace {
+bool SameCollection(CollectionRef const& a, CollectionRef const& b) {
+  return a.Account() == b.Account() && a.Link() == b.Link();
+}
+} // namespace
+
+// Why next: the migrator copies a document into next with Create and never
+// overwrites what it finds there, so an application write that lands in next
+// can never be replaced by the migrator's older copy. A replace that updated
+// current in place instead could be lost: the migrator may already have
+// copied the old version and would then delete the source (If-Match catches
+// that too, but only if the copy is refreshed; landing in next is simpler).
+RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPartitionResolver const& transition,
+                                   rapidjson::Value const& document, std::string_view id, PartitionKey const& key,
+                                   std::string const& documentJson, OperationOptions const& options) {
+  CollectionRef const target = transition.Next()->ResolveForCreate(document);
+  auto const header = PartitionedClient::HeaderValue(key);
+  auto& targetClient = client.Account(target.Account());
+  RequestOptions plain;
+  plain.Timeout = options.Request.Timeout;
+  // Each round succeeds, or saw the migrator copy the document into next
+  // (409), after which the replace in next succeeds.
+  for (int round = 0; round < 8; ++round) {
+    try {
+      return {targetClient.ReplaceDocument(target.Link(), id, documentJson, header, options.Request), target};
+    } catch (NotFoundError const&) {
+    }
+    bool copiedMeanwhile = false;
+    for (auto const& c : transition.Current()->ResolveForRead(ReadSelector::Key(key))) {
+      if (SameCollection(c, target)) continue;
+      auto& source = client.Account(c.Account());
+      CosmosResponse existing;
+      try {
+        existing = source.ReadDocument(c.Link(), id, header, plain);
+      } catch (NotFoundError const&) {
+        continue;
+      }
+      auto const etag = existing.ETag();
+      if (options.Request.IfMatchETag && *options.Request.IfMatchETag != etag)
+        ThrowRequestFailed("ReplaceDocument", c.Link() + "/docs/" + std::string(id), 412, 0, "",
+                           R"({"code":"PreconditionFailed","message":"the document's _etag differs from If-Match"})");
+      CosmosResponse created;
+      try {
+        created = targetClient.CreateDocument(target.Link(), documentJson, header, plain);
+      } catch (ConflictError const&) {
+        copiedMeanwhile = true;
+        break;
+      }
+      RequestOptions ifMatch = plain;
+      ifMatch.IfMatchETag = etag;
+      try {
+        source.DeleteDocument(c.Link(), id, header, ifMatch);
+      } catch (NotFoundError const&) {
+        // the migrator removed it after copying; our newer version in next stays
+      } catch (PreconditionFailedError const&) {
+        // changed by a writer outside the transition; the migrator keeps ours (it differs)
+      }
+      return {std::move(created), target};
+    }
+    if (!copiedMeanwhile)
+      ThrowRequestFailed("ReplaceDocument", target.Link() + "/docs/" + std::string(id), 404, 0, "",
+                         R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
+  }
+  throw Error(ErrorCode::Internal, "replace of \"" + std::string(id) + "\" kept racing a migration; try again");
+}
+
+} // namespace docshard::detail

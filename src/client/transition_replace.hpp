@@ -1,0 +1,17 @@
+#pragma once
+// PartitionedClient::ReplaceDocument while a TransitionPartitionResolver is
+// published: the replace lands in `next`, like a create (docs/migration.md).
+#include "docshard/partitioned_client.hpp"
+#include "docshard/transition_partition_resolver.hpp"
+
+namespace docshard::detail {
+
+// Replaces the document in next's collection for it; when it is only in one
+// of current's collections, creates it in next and then deletes the current
+// copy If-Match the version found there. The caller's If-Match is checked
+// against the version found (412 when it differs).
+RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPartitionResolver const& transition,
+                                   rapidjson::Value const& document, std::string_view id, PartitionKey const& key,
+                                   std::string const& documentJson, OperationOptions const& options);
+
+} // namespace docshard::detail

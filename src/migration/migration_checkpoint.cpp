@@ -1,0 +1,188 @@
+#include "docshard/migration/migration_checkpoint.hpp"
+
+#include "docshard/errors.hpp"
+#include "docshard/partition_scheme.hpp"
+
+#include <openssl/evp.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+namespace docshard {
+
+namespace {
+
+[[noreturn]] void ThrowErrno(std::string const& what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+void WriteAll(int fd, std::string const& text, std::string const& path) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    auto const n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ThrowErrno("writing " + path);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::uint64_t GetCount(rapidjson::Value const& object, char const* name, std::string const& place) {
+  auto const it = object.FindMember(name);
+  if (it == object.MemberEnd()) return 0;
+  if (!it->value.IsUint64()) throw ConfigError(place + "." + name, "expected a non-negative integer");
+  return it->value.GetUint64();
+}
+
+std::string GetString(rapidjson::Value const& object, char const* name, std::string const& place) {
+  auto const it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsString()) throw ConfigError(place + "." + name, "expected a string");
+  return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+} // namespace
+
+std::string SchemeHash(IPartitionResolver const& resolver) {
+  auto const text = SaveResolverJson(resolver);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    throw Error(ErrorCode::Internal, "SHA-256 failed");
+  static constexpr char Hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < length; ++i) {
+    out += Hex[digest[i] >> 4];
+    out += Hex[digest[i] & 15];
+  }
+  return out;
+}
+
+void WriteFileAtomically(std::filesystem::path const& path, std::string const& text) {
+  auto const temp = path.string() + ".tmp." + std::to_string(::getpid());
+  int const fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) ThrowErrno("creating " + temp);
+  try {
+    WriteAll(fd, text, temp);
+    if (::fsync(fd) != 0) ThrowErrno("fsync " + temp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) ThrowErrno("closing " + temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    int const e = errno;
+    ::unlink(temp.c_str());
+    errno = e;
+    ThrowErrno("renaming " + temp + " to " + path.string());
+  }
+  // The rename itself must reach the disk before we count on it.
+  auto dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  int const dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+std::string MigrationCheckpoint::ToJson() const {
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  w.Key("docshardMigration");
+  w.Int(FormatVersion);
+  w.Key("from");
+  w.String(FromHash.c_str());
+  w.Key("to");
+  w.String(ToHash.c_str());
+  w.Key("finished");
+  w.Bool(Finished);
+  w.Key("collections");
+  w.StartArray();
+  for (auto const& [name, c] : Collections) {
+    w.StartObject();
+    w.Key("collection");
+    w.String(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
+    w.Key("continuation");
+    w.String(c.Continuation.c_str(), static_cast<rapidjson::SizeType>(c.Continuation.size()));
+    w.Key("done");
+    w.Bool(c.Done);
+    w.Key("scanned");
+    w.Uint64(c.Scanned);
+    w.Key("moved");
+    w.Uint64(c.Moved);
+    w.Key("skipped");
+    w.Uint64(c.Skipped);
+    w.Key("keptNewer");
+    w.Uint64(c.KeptNewer);
+    w.Key("recopied");
+    w.Uint64(c.Recopied);
+    w.Key("unresurrected");
+    w.Uint64(c.Unresurrected);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+void MigrationCheckpoint::Save(std::filesystem::path const& path) const { WriteFileAtomically(path, ToJson()); }
+
+std::optional<MigrationCheckpoint> MigrationCheckpoint::TryLoad(std::filesystem::path const& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  return Load(path);
+}
+
+MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path.string(), "cannot read the checkpoint");
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto const s = text.str();
+  rapidjson::Document doc;
+  doc.Parse(s.data(), s.size());
+  std::string const place = path.string();
+  if (doc.HasParseError() || !doc.IsObject()) throw ConfigError(place, "the checkpoint is not a JSON object");
+  auto const version = doc.FindMember("docshardMigration");
+  if (version == doc.MemberEnd() || !version->value.IsInt() || version->value.GetInt() != FormatVersion)
+    throw ConfigError(place + ".docshardMigration", "not a docshard migration checkpoint of version 1");
+  MigrationCheckpoint cp;
+  cp.FromHash = GetString(doc, "from", place);
+  cp.ToHash = GetString(doc, "to", place);
+  auto const finished = doc.FindMember("finished");
+  cp.Finished = finished != doc.MemberEnd() && finished->value.IsBool() && finished->value.GetBool();
+  auto const collections = doc.FindMember("collections");
+  if (collections == doc.MemberEnd() || !collections->value.IsArray())
+    throw ConfigError(place + ".collections", "expected an array");
+  std::size_t i = 0;
+  for (auto const& item : collections->value.GetArray()) {
+    auto const at = place + ".collections[" + std::to_string(i++) + "]";
+    if (!item.IsObject()) throw ConfigError(at, "expected an object");
+    CollectionCheckpoint c;
+    auto const name = GetString(item, "collection", at);
+    c.Continuation = GetString(item, "continuation", at);
+    auto const done = item.FindMember("done");
+    c.Done = done != item.MemberEnd() && done->value.IsBool() && done->value.GetBool();
+    c.Scanned = GetCount(item, "scanned", at);
+    c.Moved = GetCount(item, "moved", at);
+    c.Skipped = GetCount(item, "skipped", at);
+    c.KeptNewer = GetCount(item, "keptNewer", at);
+    c.Recopied = GetCount(item, "recopied", at);
+    c.Unresurrected = GetCount(item, "unresurrected", at);
+    cp.Collections[name] = std::move(c);
+  }
+  return cp;
+}
+
+} // namespace docshard

@@ -1,0 +1,316 @@
+#include "docshard/migration/migrator.hpp"
+
+#include "worker_pool.hpp"
+
+#include "docshard/errors.hpp"
+#include "docshard/migration/document_mover.hpp"
+#include "docshard/migration/token_bucket.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <optional>
+#include <thread>
+
+namespace docshard {
+
+namespace {
+
+bool SameCollection(CollectionRef const& a, CollectionRef const& b) {
+  return a.Account() == b.Account() && a.Link() == b.Link();
+}
+
+// Read-feed and count requests: throttling that outlived the client's own
+// retries pauses and tries again, like the document moves do.
+template <typename Operation>
+auto Paced(TokenBucket& pacer, Operation&& operation) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return operation();
+    } catch (ThrottledError const& e) {
+      if (attempt >= 20) throw;
+      pacer.OnThrottled(e.RetryAfter());
+      std::this_thread::sleep_for(pacer.CurrentBackoff());
+    }
+  }
+}
+
+struct PageTally {
+  std::atomic<std::uint64_t> Moved{0}, KeptNewer{0}, Recopied{0}, Unresurrected{0};
+};
+
+// Shared state of one Run.
+struct RunState {
+  MigratorOptions const& Options;
+  ResolverPtr From;
+  ResolverPtr To;
+  std::shared_ptr<PartitionedClient> Client;
+  TokenBucket Pacer;
+  detail::WorkerPool Pool;
+  std::mutex Mutex;  // guards Checkpoint, Progress, FirstError and the OnProgress calls
+  MigrationCheckpoint Checkpoint;
+  MigrationProgress Progress;
+  std::map<std::string, double> Fractions;
+  std::exception_ptr FirstError;
+  std::atomic<bool> Failed{false};
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
+
+  RunState(MigratorOptions const& options, ResolverPtr from, ResolverPtr to, std::shared_ptr<PartitionedClient> client)
+      : Options(options), From(std::move(from)), To(std::move(to)), Client(std::move(client)), Pacer(options.Rate),
+        Pool(options.MaxParallel) {}
+
+  void Fail(std::exception_ptr e) {
+    std::lock_guard lock(Mutex);
+    if (!FirstError) FirstError = e;
+    Failed = true;
+  }
+
+  // Caller holds Mutex.
+  void Publish() {
+    Progress.Elapsed = std::chrono::steady_clock::now() - Start;
+    if (Options.OnProgress) Options.OnProgress(Progress);
+  }
+};
+
+void ScanSource(RunState& state, CollectionRef const& source) {
+  auto& sourceClient = state.Client->Account(source.Account());
+  std::string continuation;
+  {
+    std::lock_guard lock(state.Mutex);
+    auto const& entry = state.Checkpoint.Collections[source.Text()];
+    if (entry.Done) return;
+    continuation = entry.Continuation;
+  }
+  QueryOptions feed;
+  feed.MaxItemCount = state.Options.PageSize;
+  auto fetch = [&state, &sourceClient, &source, feed](std::string c) {
+    return Paced(state.Pacer, [&] { return sourceClient.ReadFeedPage(source.Link(), c, feed); });
+  };
+
+  QueryPage page = fetch(continuation);
+  for (;;) {
+    // The feed pages by _rid, so the next page does not depend on what we
+    // delete from this one: fetch it while this one is processed.
+    std::future<QueryPage> next;
+    if (page.HasMoreResults()) next = std::async(std::launch::async, fetch, page.Continuation());
+
+    auto parsed = page.Parsed();
+    auto const& documents = page.Documents();
+    std::uint64_t scanned = 0, skipped = 0;
+    auto tally = std::make_shared<PageTally>();
+    std::mutex pageMutex;
+    std::condition_variable pageDone;
+    std::size_t pending = 0;
+    for (rapidjson::SizeType i = 0; i < documents.Size(); ++i) {
+      auto const& document = documents[i];
+      ++scanned;
+      CollectionRef owner;
+      std::optional<PartitionKeyValue> header;
+      try {
+        owner = state.To->ResolveForCreate(document);
+        header.emplace(PartitionedClient::HeaderValue(state.To->KeyPath()->Extract(document)));
+      } catch (Error const& e) {
+        auto const id = document.HasMember("id") && document["id"].IsString() ? document["id"].GetString() : "?";
+        state.Fail(std::make_exception_ptr(
+            Error(e.Code(), "document \"" + std::string(id) + "\" in " + source.Text() + ": " + e.what())));
+        continue;
+      }
+      if (SameCollection(owner, source)) {
+        ++skipped;
+        continue;
+      }
+      {
+        std::lock_guard lock(pageMutex);
+        ++pending;
+      }
+      state.Pool.Submit([&, owner, header = *header, parsed, tally, i] {
+        try {
+          if (!state.Failed) {
+            state.Pacer.Acquire();
+            DocumentMover mover(sourceClient, source, state.Client->Account(owner.Account()), owner, state.Pacer);
+            auto const r = mover.Move((*parsed)["Documents"][i], header);
+            ++tally->Moved;
+            tally->Recopied += static_cast<std::uint64_t>(r.Recopies);
+            if (r.Outcome == MoveOutcome::KeptNewer || r.Outcome == MoveOutcome::SourceGone) ++tally->KeptNewer;
+            if (r.Outcome == MoveOutcome::Unresurrected) ++tally->Unresurrected;
+          }
+        } catch (...) {
+          state.Fail(std::current_exception());
+        }
+        std::lock_guard lock(pageMutex);
+        if (--pending == 0) pageDone.notify_all();
+      });
+    }
+    {
+      std::unique_lock lock(pageMutex);
+      pageDone.wait(lock, [&] { return pending == 0; });
+    }
+    if (state.Failed) {
+      if (next.valid()) next.wait();
+      return;  // the checkpoint stays before this page: it is redone on resume
+    }
+
+    {
+      std::lock_guard lock(state.Mutex);
+      auto& entry = state.Checkpoint.Collections[source.Text()];
+      entry.Continuation = page.Continuation();
+      entry.Done = !page.HasMoreResults();
+      entry.Scanned += scanned;
+      entry.Skipped += skipped;
+      entry.Moved += tally->Moved;
+      entry.KeptNewer += tally->KeptNewer;
+      entry.Recopied += tally->Recopied;
+      entry.Unresurrected += tally->Unresurrected;
+      if (!state.Options.Checkpoint.empty()) state.Checkpoint.Save(state.Options.Checkpoint);
+      auto& p = state.Progress;
+      p.Scanned += scanned;
+      p.Skipped += skipped;
+      p.Moved += tally->Moved;
+      p.MovedThisRun += tally->Moved;
+      p.KeptNewer += tally->KeptNewer;
+      p.Recopied += tally->Recopied;
+      p.Unresurrected += tally->Unresurrected;
+      if (entry.Done) ++p.SourcesDone;
+      state.Publish();
+    }
+    if (!next.valid()) return;
+    page = next.get();
+  }
+}
+
+} // namespace
+
+Migrator::Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, ResolverPtr to,
+                   MigratorOptions options)
+    : m_client(std::move(client)), m_from(std::move(from)), m_to(std::move(to)), m_options(std::move(options)) {
+  if (!m_client || !m_from || !m_to) throw InvalidArgumentError("Migrator: null client or resolver");
+  if (!m_from->KeyPath() || !m_to->KeyPath())
+    throw InvalidArgumentError("Migrator: both schemes need a partitionKey path");
+  if (m_from->KeyPath()->Paths().front() != m_to->KeyPath()->Paths().front())
+    throw InvalidArgumentError("Migrator: the schemes partition on different server-side keys (" +
+                               m_from->KeyPath()->ToString() + " vs " + m_to->KeyPath()->ToString() +
+                               "): a document cannot keep its partition key header");
+  if (m_options.MaxParallel < 1) throw InvalidArgumentError("Migrator: MaxParallel must be at least 1");
+  if (m_options.PageSize < 1) throw InvalidArgumentError("Migrator: PageSize must be at least 1");
+  if (m_options.Rate < 0) throw InvalidArgumentError("Migrator: Rate must not be negative");
+  for (auto const& c : m_from->Collections()) m_client->Account(c.Account());  // throws for an unknown account
+  for (auto const& c : m_to->Collections()) m_client->Account(c.Account());
+  m_plan = MigrationPlan::Compute(*m_from, *m_to);
+}
+
+PartitionScheme Migrator::TransitionScheme(PartitionScheme const& from, PartitionScheme const& to,
+                                           TransitionReadMode readMode) {
+  auto accounts = from.Accounts();
+  for (auto const& [name, account] : to.Accounts()) {
+    auto const it = accounts.find(name);
+    if (it == accounts.end()) {
+      accounts.emplace(name, account);
+    } else if (it->second.Endpoint != account.Endpoint) {
+      throw InvalidArgumentError("account \"" + name + "\" has endpoint " + it->second.Endpoint +
+                                 " in one scheme and " + account.Endpoint + " in the other");
+    }
+  }
+  auto transition = std::make_shared<TransitionPartitionResolver const>(from.Resolver(), to.Resolver(), readMode);
+  return PartitionScheme(transition, from.Epoch(), std::move(accounts));
+}
+
+MigrationProgress Migrator::Run() {
+  RunState state(m_options, m_from, m_to, m_client);
+  auto const sources = m_from->Collections();
+
+  // Checkpoint: resume only the very same (A, B).
+  state.Checkpoint.FromHash = SchemeHash(*m_from);
+  state.Checkpoint.ToHash = SchemeHash(*m_to);
+  if (!m_options.Checkpoint.empty()) {
+    auto existing = MigrationCheckpoint::TryLoad(m_options.Checkpoint);
+    if (existing && !m_options.Resume && !existing->Finished)
+      throw InvalidArgumentError("checkpoint " + m_options.Checkpoint.string() +
+                                 " exists: resume it (--resume) or remove it");
+    if (m_options.Resume) {
+      if (!existing)
+        throw InvalidArgumentError("cannot resume: no checkpoint at " + m_options.Checkpoint.string());
+      if (existing->FromHash != state.Checkpoint.FromHash || existing->ToHash != state.Checkpoint.ToHash)
+        throw InvalidArgumentError("checkpoint " + m_options.Checkpoint.string() +
+                                   " was made for other schemes (their SHA-256 differ); refusing to resume");
+      state.Checkpoint.Collections = existing->Collections;
+    }
+  } else if (m_options.Resume) {
+    throw InvalidArgumentError("cannot resume without a checkpoint file");
+  }
+  for (auto const& s : sources) state.Checkpoint.Collections[s.Text()];  // every source has an entry
+
+  // B's collections must exist before anything is copied there.
+  auto const serverPath = m_to->KeyPath()->Paths().front();
+  for (auto const& c : m_to->Collections()) {
+    auto& client = m_client->Account(c.Account());
+    Paced(state.Pacer, [&] { return client.CreateDatabaseIfNotExists(c.Database()); });
+    Paced(state.Pacer, [&] { return client.CreateCollectionIfNotExists(c.Database(), c.Collection(), serverPath); });
+  }
+
+  // Progress baseline and the estimate of what is left to move.
+  auto& p = state.Progress;
+  p.Sources = sources.size();
+  std::map<std::string, std::uint64_t> remaining;
+  std::vector<QueryPage> samplePages;  // owners of the sample documents
+  std::vector<rapidjson::Value const*> sample;
+  for (auto const& s : sources) {
+    auto const& entry = state.Checkpoint.Collections[s.Text()];
+    p.Scanned += entry.Scanned;
+    p.Skipped += entry.Skipped;
+    p.Moved += entry.Moved;
+    p.KeptNewer += entry.KeptNewer;
+    p.Recopied += entry.Recopied;
+    p.Unresurrected += entry.Unresurrected;
+    if (entry.Done) {
+      ++p.SourcesDone;
+      continue;
+    }
+    auto& client = m_client->Account(s.Account());
+    auto const count = Paced(state.Pacer, [&] {
+      return client.QueryDocuments(s.Link(), SqlQuery("SELECT VALUE COUNT(1) FROM c"));
+    });
+    std::uint64_t n = count.Documents.Size() && count.Documents[0].IsUint64() ? count.Documents[0].GetUint64() : 0;
+    // Documents already scanned and left in place are not "to move" again.
+    std::uint64_t const stayed = entry.Scanned - std::min(entry.Scanned, entry.Moved);
+    remaining[s.Text()] = n - std::min(n, stayed);
+    if (!m_plan.IsExact()) {
+      QueryOptions first;
+      first.MaxItemCount = std::min(m_options.PageSize, 1000);
+      samplePages.push_back(Paced(state.Pacer, [&] { return client.ReadFeedPage(s.Link(), "", first); }));
+      for (auto const& d : samplePages.back().Documents().GetArray()) sample.push_back(&d);
+    }
+  }
+  if (!m_plan.IsExact()) m_plan = MigrationPlan::Compute(*m_from, *m_to, {}, sample);
+  p.EstimatedToMove = static_cast<double>(p.Moved) + m_plan.EstimateDocumentsToMove(remaining);
+  {
+    std::lock_guard lock(state.Mutex);
+    state.Publish();
+  }
+
+  // Scan the sources, at most MaxParallel at a time; the moves of all of them
+  // share the one pool of MaxParallel workers.
+  std::atomic<std::size_t> nextSource{0};
+  std::vector<std::thread> scanners;
+  auto const scannerCount = std::min<std::size_t>(sources.size(), static_cast<std::size_t>(m_options.MaxParallel));
+  for (std::size_t t = 0; t < scannerCount; ++t)
+    scanners.emplace_back([&] {
+      for (std::size_t i; !state.Failed && (i = nextSource++) < sources.size();) {
+        try {
+          ScanSource(state, sources[i]);
+        } catch (...) {
+          state.Fail(std::current_exception());
+        }
+      }
+    });
+  for (auto& t : scanners) t.join();
+  if (state.FirstError) std::rethrow_exception(state.FirstError);
+
+  std::lock_guard lock(state.Mutex);
+  state.Checkpoint.Finished = true;
+  if (!m_options.Checkpoint.empty()) state.Checkpoint.Save(m_options.Checkpoint);
+  state.Progress.Finished = true;
+  state.Publish();
+  return state.Progress;
+}
+
+} // namespace docshard

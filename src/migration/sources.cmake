@@ -1,0 +1,12 @@
+# Moving documents from one partition scheme to another: plan, migrator
+# (copy-then-delete with checkpoints), verification and the final switch.
+target_sources(docshard PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/document_content.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/document_mover.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/finish_migration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/migration_checkpoint.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/migration_plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/migrator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scheme_verifier.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/token_bucket.cpp
+)

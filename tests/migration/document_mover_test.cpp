@@ -1,0 +1,190 @@
+// The per-document protocol against the interleavings that matter: a newer
+// application write in the target, our own copy from a crashed run, a
+// source changed after the copy (412), a source deleted after the copy
+// (404), and the transition-aware replace of PartitionedClient.
+#include "migration_fixture.hpp"
+
+#include <docshard/migration/document_mover.hpp>
+#include <docshard/migration/migration_checkpoint.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using namespace docshard;
+using namespace docshard::test;
+
+namespace {
+
+// Source s0 on account a, target t0 on account b; key "k" always.
+struct MoverFixture {
+  MigrationFixture F{R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s0"]})",
+                     R"({"type":"hash","partitionKey":"/userId","collections":["b:dbs/{DB}/colls/t0"]})"};
+  std::shared_ptr<PartitionedClient> Client = F.TransitionClient();
+  CollectionRef Source = F.A.Resolver()->Collections().front();
+  CollectionRef Target = F.B.Resolver()->Collections().front();
+  CosmosClient& S = Client->Account(Source.Account());
+  CosmosClient& T = Client->Account(Target.Account());
+  TokenBucket Pacer{0};
+
+  void Setup() {
+    T.CreateDatabaseIfNotExists(Target.Database());
+    T.CreateCollectionIfNotExists(Target.Database(), Target.Collection(), "/userId");
+  }
+  static std::string Doc(std::string const& id, int v) {
+    return "{\"id\":\"" + id + "\",\"userId\":\"k\",\"v\":" + std::to_string(v) + "}";
+  }
+  rapidjson::Document ReadSource(std::string const& id) { return S.ReadDocument(Source.Link(), id, "k").Json(); }
+  MoveResult Move(rapidjson::Document const& snapshot) {
+    DocumentMover mover(S, Source, T, Target, Pacer);
+    return mover.Move(snapshot, PartitionKeyValue("k"));
+  }
+  bool InSource(std::string const& id) {
+    try {
+      S.ReadDocument(Source.Link(), id, "k");
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  }
+  std::optional<int> TargetValue(std::string const& id) {
+    try {
+      return T.ReadDocument(Target.Link(), id, "k").Json()["v"].GetInt();
+    } catch (NotFoundError const&) {
+      return std::nullopt;
+    }
+  }
+};
+
+} // namespace
+
+TEST_CASE("mover: plain move, then idempotent on a repeat", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");
+  CHECK(m.Move(snapshot).Outcome == MoveOutcome::Moved);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 1);
+  // A resumed run that saw the same page again: the source is gone, the
+  // target version is not provably ours in this call: kept.
+  CHECK(m.Move(snapshot).Outcome == MoveOutcome::SourceGone);
+  CHECK(m.TargetValue("x") == 1);
+}
+
+TEST_CASE("mover: our copy from a crashed run (409, same content) completes the move", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const etag = m.T.ReadDocument(m.Target.Link(), "x", "k").ETag();
+  CHECK(m.Move(m.ReadSource("x")).Outcome == MoveOutcome::Moved);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.T.ReadDocument(m.Target.Link(), "x", "k").ETag() == etag);  // not rewritten
+}
+
+TEST_CASE("mover: a newer app write in the target is never overwritten", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("x", 2), "k");
+  CHECK(m.Move(m.ReadSource("x")).Outcome == MoveOutcome::KeptNewer);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 2);
+}
+
+TEST_CASE("mover: a source changed after our read (412) is copied again", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const stale = m.ReadSource("x");
+  m.S.ReplaceDocument(m.Source.Link(), "x", MoverFixture::Doc("x", 7), "k");
+  auto const r = m.Move(stale);
+  CHECK(r.Outcome == MoveOutcome::Moved);
+  CHECK(r.Recopies == 1);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 7);
+}
+
+TEST_CASE("mover: a source deleted by the app meanwhile is not resurrected", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");
+  m.S.DeleteDocument(m.Source.Link(), "x", "k");
+  CHECK(m.Move(snapshot).Outcome == MoveOutcome::Unresurrected);
+  CHECK_FALSE(m.TargetValue("x"));
+
+  // ... but an app write that reached the target is never removed.
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("y", 1), "k");
+  auto const snapshotY = m.ReadSource("y");
+  m.S.DeleteDocument(m.Source.Link(), "y", "k");
+  m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("y", 5), "k");
+  CHECK(m.Move(snapshotY).Outcome == MoveOutcome::SourceGone);
+  CHECK(m.TargetValue("y") == 5);
+}
+
+TEST_CASE("transition replace lands in next and leaves current", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("only-current", 1), "k");
+  auto r = m.Client->ReplaceDocument("only-current", PartitionKey("k"), MoverFixture::Doc("only-current", 2));
+  CHECK(r.Collection.Link() == m.Target.Link());
+  CHECK_FALSE(m.InSource("only-current"));
+  CHECK(m.TargetValue("only-current") == 2);
+
+  // In both (a copy not yet deleted): replaced in next; the migrator later
+  // sees the difference, keeps it and removes the source.
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("both", 1), "k");
+  m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("both", 1), "k");
+  m.Client->ReplaceDocument("both", PartitionKey("k"), MoverFixture::Doc("both", 3));
+  CHECK(m.TargetValue("both") == 3);
+  CHECK(m.Move(m.ReadSource("both")).Outcome == MoveOutcome::KeptNewer);
+  CHECK(m.TargetValue("both") == 3);
+
+  // If-Match is checked against the version found in current.
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("etag", 1), "k");
+  OperationOptions stale;
+  stale.Request.IfMatchETag = "not-the-etag";
+  CHECK_THROWS_AS(m.Client->ReplaceDocument("etag", PartitionKey("k"), MoverFixture::Doc("etag", 2), stale),
+                  PreconditionFailedError);
+  CHECK(m.InSource("etag"));
+  OperationOptions fresh;
+  fresh.Request.IfMatchETag = m.S.ReadDocument(m.Source.Link(), "etag", "k").ETag();
+  m.Client->ReplaceDocument("etag", PartitionKey("k"), MoverFixture::Doc("etag", 2), fresh);
+  CHECK(m.TargetValue("etag") == 2);
+
+  CHECK_THROWS_AS(m.Client->ReplaceDocument("absent", PartitionKey("k"), MoverFixture::Doc("absent", 1)),
+                  NotFoundError);
+}
+
+TEST_CASE("checkpoint: atomic save/load, refuses other schemes", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  auto const path = m.F.WriteFile("cp.json", "");
+  std::filesystem::remove(path);
+  MigratorOptions options;
+  options.Checkpoint = path;
+  options.Resume = true;
+  Migrator resumeWithout(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options);
+  CHECK_THROWS_WITH(resumeWithout.Run(), Catch::Contains("no checkpoint"));
+
+  options.Resume = false;
+  MigrationProgress p = Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
+  CHECK(p.Finished);
+  auto cp = MigrationCheckpoint::Load(path);
+  CHECK(cp.Finished);
+  CHECK(cp.FromHash == SchemeHash(*m.F.A.Resolver()));
+  CHECK(cp.Collections.size() == 1);
+  CHECK(MigrationCheckpoint::Load(path).ToJson() == cp.ToJson());
+
+  // An unfinished checkpoint is never silently restarted...
+  cp.Finished = false;
+  cp.Save(path);
+  CHECK_THROWS_WITH(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run(),
+                    Catch::Contains("--resume"));
+  // ... nor resumed with other schemes (A and B swapped here).
+  options.Resume = true;
+  CHECK_THROWS_WITH(Migrator(m.Client, m.F.B.Resolver(), m.F.A.Resolver(), options).Run(),
+                    Catch::Contains("other schemes"));
+}

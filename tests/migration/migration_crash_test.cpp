@@ -1,0 +1,275 @@
+// The crash test: `docshard migrate` runs as a child process and is killed
+// with SIGKILL at random moments, again and again, while writers keep
+// creating and replacing documents through a PartitionedClient with the
+// transition resolver. Each run resumes from the checkpoint. At the end:
+// 0 lost / 0 duplicated / 0 misplaced, and every acknowledged write is
+// there with its last acknowledged value.
+//
+// CI: 10,000 documents, 20 kills (DOCSHARD_LONG_TESTS=1: 200 kills).
+#include "migration_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+using namespace docshard;
+using namespace docshard::test;
+
+namespace {
+
+bool LongTests() {
+  char const* v = std::getenv("DOCSHARD_LONG_TESTS");
+  return v && std::string(v) == "1";
+}
+
+std::string Cli() {
+  char const* v = std::getenv("DOCSHARD_CLI");
+  return v && *v ? v : "";
+}
+
+pid_t Spawn(std::vector<std::string> const& args, std::string const& log) {
+  std::vector<char*> argv;
+  for (auto const& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int const rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+std::string Tail(std::string const& path, std::size_t bytes = 3000) {
+  std::ifstream in(path);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return s.size() > bytes ? s.substr(s.size() - bytes) : s;
+}
+
+// What a writer knows about one document.
+struct Tracked {
+  std::string User;
+  long Acked = -1;           // last acknowledged v (-1: the seeded version)
+  std::set<long> Uncertain;  // writes that failed without an answer: may or may not have happened
+  bool CreateUncertain = false;
+  bool Exists = true;
+};
+
+class Writer {
+public:
+  Writer(std::shared_ptr<PartitionedClient> client, int index, std::vector<SeededDocument> const& seeded, int of)
+      : m_client(std::move(client)), m_index(index), m_rng(1234 + index) {
+    for (std::size_t i = static_cast<std::size_t>(index); i < seeded.size(); i += static_cast<std::size_t>(of)) {
+      m_docs[seeded[i].Id] = Tracked{seeded[i].Key.AsString()};
+      m_ids.push_back(seeded[i].Id);
+    }
+  }
+  void Start() {
+    m_thread = std::thread([this] { Loop(); });
+  }
+  void Stop() {
+    m_stop = true;
+    if (m_thread.joinable()) m_thread.join();
+  }
+  std::map<std::string, Tracked> const& Documents() const { return m_docs; }
+  std::uint64_t Creates() const { return m_creates; }
+  std::uint64_t Replaces() const { return m_replaces; }
+  std::uint64_t Failures() const { return m_failures; }
+
+private:
+  static std::string Json(std::string const& id, std::string const& user, long v) {
+    return "{\"id\":\"" + id + "\",\"userId\":\"" + user + "\",\"v\":" + std::to_string(v) + "}";
+  }
+  void Loop() {
+    long seq = 0;
+    while (!m_stop) {
+      ++seq;
+      if (m_rng() % 4 == 0) {
+        std::string const id = "w" + std::to_string(m_index) + "-" + std::to_string(seq);
+        std::string const user = "wu" + std::to_string(m_index) + "-" + std::to_string(seq);
+        auto& t = m_docs[id];
+        t.User = user;
+        m_ids.push_back(id);
+        try {
+          m_client->CreateDocument(Json(id, user, seq));
+          t.Acked = seq;
+          ++m_creates;
+        } catch (std::exception const&) {
+          t.CreateUncertain = true;
+          t.Uncertain.insert(seq);
+          ++m_failures;
+        }
+      } else {
+        auto const& id = m_ids[m_rng() % m_ids.size()];
+        auto& t = m_docs[id];
+        if (t.CreateUncertain) continue;
+        try {
+          m_client->ReplaceDocument(id, PartitionKey(t.User), Json(id, t.User, seq));
+          t.Acked = seq;
+          t.Uncertain.clear();  // an acknowledged write after them supersedes them
+          ++m_replaces;
+        } catch (std::exception const&) {
+          t.Uncertain.insert(seq);
+          ++m_failures;
+        }
+      }
+    }
+  }
+
+  std::shared_ptr<PartitionedClient> m_client;
+  int m_index;
+  std::mt19937 m_rng;
+  std::map<std::string, Tracked> m_docs;
+  std::vector<std::string> m_ids;
+  std::atomic<bool> m_stop{false};
+  std::thread m_thread;
+  std::uint64_t m_creates = 0, m_replaces = 0, m_failures = 0;
+};
+
+} // namespace
+
+TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers", "[crash]") {
+  auto const cli = Cli();
+  if (cli.empty()) FAIL("DOCSHARD_CLI is not set (the docshard_cli target is needed)");
+  bool const longRun = LongTests();
+  int const kills = longRun ? 200 : 20;
+  int const documents = 10000;
+  // The rate keeps each killed run short enough that the kills land all
+  // through the migration instead of after it.
+  std::string const rate = longRun ? "25" : "120";
+
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/m0","dbs/{DB}/colls/m1","b:dbs/{DB}/colls/m2"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/m0","dbs/{DB}/colls/m1","b:dbs/{DB}/colls/m2","b:dbs/{DB}/colls/m3"]})");
+  std::vector<SeededDocument> docs;
+  for (int i = 0; i < documents; ++i) docs.push_back(UserDocument("d" + std::to_string(i), "u" + std::to_string(i), i));
+  f.Seed(std::move(docs));
+  auto const ideal = f.IdealMoves();
+
+  auto const fromPath = f.WriteFile("a.json", f.TextA);
+  auto const toPath = f.WriteFile("b.json", f.TextB);
+  auto const checkpoint = f.WriteFile("checkpoint.json", "");
+  std::filesystem::remove(checkpoint);
+  auto const log = f.WriteFile("migrate.log", "");
+
+  // The application: creates and replaces through the transition resolver.
+  auto appClient = f.TransitionClient();
+  std::vector<std::unique_ptr<Writer>> writers;
+  for (int w = 0; w < 2; ++w) writers.push_back(std::make_unique<Writer>(appClient, w, f.Seeded, 2));
+  for (auto& w : writers) w->Start();
+
+  std::mt19937 rng(longRun ? std::random_device{}() : 42u);
+  std::uniform_int_distribution<int> delayMs(40, 700);
+  int killed = 0, completedEarly = 0, runs = 0;
+  while (killed < kills) {
+    std::vector<std::string> args = {cli, "migrate", "--from", fromPath, "--to", toPath, "--checkpoint", checkpoint,
+                                     "--max-parallel", "8", "--rate", rate, "--quiet", "--no-finish"};
+    if (std::filesystem::exists(checkpoint)) args.push_back("--resume");
+    auto const pid = Spawn(args, log);
+    ++runs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(rng)));
+    if (::kill(pid, SIGKILL) == 0) {
+      auto const status = Wait(pid);
+      if (WIFSIGNALED(status)) {
+        ++killed;
+      } else {
+        INFO(Tail(log));
+        REQUIRE(WEXITSTATUS(status) == 0);  // it finished before the kill
+        ++completedEarly;
+        if (completedEarly > 3) break;  // nothing left to interrupt
+      }
+    } else {
+      Wait(pid);
+    }
+    REQUIRE(runs < kills * 3);
+  }
+
+  // A last run to completion, with the writers still going; it verifies and
+  // switches to B.
+  auto const finalConfig = f.WriteFile("final.json", "");
+  auto const pid = Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--checkpoint", checkpoint, "--resume",
+                          "--max-parallel", "8", "--write-config", finalConfig},
+                         log);
+  auto const status = Wait(pid);
+  for (auto& w : writers) w->Stop();
+  INFO(Tail(log));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(Tail(log).find("0 lost / 0 duplicated / 0 misplaced") != std::string::npos);
+
+  // Independent check with the CLI: every seeded and acknowledged document,
+  // once, where B says, nothing left in A's collections.
+  auto const expectedPath = f.WriteFile("expected.jsonl", "");
+  std::uint64_t tracked = 0, creates = 0, replaces = 0, failures = 0;
+  {
+    std::ofstream out(expectedPath);
+    for (auto const& w : writers) {
+      creates += w->Creates();
+      replaces += w->Replaces();
+      failures += w->Failures();
+      for (auto const& [id, t] : w->Documents()) {
+        if (t.CreateUncertain && t.Acked < 0) continue;
+        out << "{\"id\":\"" << id << "\",\"key\":\"" << t.User << "\"}\n";
+        ++tracked;
+      }
+    }
+  }
+  auto const verifyLog = f.WriteFile("verify.log", "");
+  auto const verifyStatus =
+      Wait(Spawn({cli, "verify", "--config", finalConfig, "--also", fromPath, "--expected", expectedPath}, verifyLog));
+  INFO(Tail(verifyLog));
+  CHECK(WIFEXITED(verifyStatus));
+  CHECK(WEXITSTATUS(verifyStatus) == 0);
+
+  // Every acknowledged value, through the new scheme alone.
+  PartitionedClientOptions options;
+  options.Client = ClientOptions("a");
+  auto const finalScheme = PartitionScheme::LoadFile(finalConfig);
+  CHECK(finalScheme.Epoch() == 2);
+  auto bClient = PartitionedClient::FromScheme(finalScheme, options);
+  std::uint64_t wrong = 0, checked = 0;
+  std::string firstWrong;
+  for (auto const& w : writers)
+    for (auto const& [id, t] : w->Documents()) {
+      if (t.CreateUncertain && t.Acked < 0) continue;
+      ++checked;
+      long got = -2;
+      try {
+        auto doc = bClient->ReadDocument(id, PartitionKey(t.User)).Response.Json();
+        got = doc.HasMember("v") ? doc["v"].GetInt64() : -1;
+      } catch (NotFoundError const&) {
+        got = -3;
+      }
+      if (got != t.Acked && !t.Uncertain.count(got)) {
+        if (!wrong++) firstWrong = id + ": got " + std::to_string(got) + ", acknowledged " + std::to_string(t.Acked);
+      }
+    }
+  std::printf("crash test: %d documents seeded, %llu should move, %d runs, %d SIGKILLs, %d completed before the kill; "
+              "writers: %llu creates, %llu replaces, %llu failed; %llu tracked documents checked, %llu wrong\n",
+              documents, static_cast<unsigned long long>(ideal), runs + 1, killed, completedEarly,
+              static_cast<unsigned long long>(creates), static_cast<unsigned long long>(replaces),
+              static_cast<unsigned long long>(failures), static_cast<unsigned long long>(checked),
+              static_cast<unsigned long long>(wrong));
+  INFO(firstWrong);
+  CHECK(wrong == 0);
+  CHECK(checked == tracked);
+  CHECK(killed >= std::min(kills, 20));
+}

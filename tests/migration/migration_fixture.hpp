@@ -1,0 +1,143 @@
+#pragma once
+// Two schemes (A, B) over a fresh database on the fixture's two accounts,
+// documents seeded through a PartitionedClient on A, and an independent
+// count of the documents whose owner differs between A and B (the ideal
+// number of moves).
+#include "test_server.hpp"
+
+#include <docshard/docshard.hpp>
+#include <docshard/migration/migrator.hpp>
+#include <docshard/partitioned_client.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace docshard::test {
+
+struct SeededDocument {
+  std::string Id;
+  PartitionKey Key;
+  std::string Json;
+};
+
+inline std::string AccountsJson() {
+  return "{\n    \"default\": {\"endpoint\": \"" + ServerUrl("a") +
+         "\", \"keyEnv\": \"DOCSHARD_SERVER_KEY\", \"caFile\": \"" + CaFile() +
+         "\"},\n    \"b\": {\"endpoint\": \"" + ServerUrl("b") +
+         "\", \"keyEnv\": \"DOCSHARD_SERVER_KEY\", \"caFile\": \"" + CaFile() + "\"}\n  }";
+}
+
+inline std::string Substitute(std::string text, std::string const& database) {
+  for (std::size_t pos; (pos = text.find("{DB}")) != std::string::npos;) text.replace(pos, 4, database);
+  return text;
+}
+
+inline std::string TempDir() {
+  char const* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+struct MigrationFixture {
+  std::string Database = UniqueId("mig");
+  std::string TextA, TextB;
+  PartitionScheme A, B;
+  std::shared_ptr<PartitionedClient> ClientA;
+  std::vector<SeededDocument> Seeded;
+
+  // Resolver JSON may use {DB} for the database name.
+  MigrationFixture(std::string const& resolverA, std::string const& resolverB)
+      : TextA(Config(resolverA, 1)), TextB(Config(resolverB, 1)), A(PartitionScheme::Load(TextA)),
+        B(PartitionScheme::Load(TextB)) {
+    PartitionedClientOptions options;
+    options.Client = ClientOptions("a");
+    ClientA = PartitionedClient::FromScheme(A, options);
+    ClientA->CreateCollectionsIfMissing();
+  }
+
+  std::string Config(std::string const& resolver, int epoch) const {
+    return "{\n  \"docshard\": 1,\n  \"epoch\": " + std::to_string(epoch) + ",\n  \"accounts\": " + AccountsJson() +
+           ",\n  \"resolver\": " + Substitute(resolver, Database) + "\n}\n";
+  }
+
+  std::string WriteFile(std::string const& name, std::string const& text) const {
+    auto const path = TempDir() + "/" + Database + "-" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // A client for the migration: transition(A, B), both accounts.
+  std::shared_ptr<PartitionedClient> TransitionClient(
+      TransitionReadMode mode = TransitionReadMode::ReadNextThenCurrent) const {
+    PartitionedClientOptions options;
+    options.Client = ClientOptions("a");
+    return PartitionedClient::FromScheme(Migrator::TransitionScheme(A, B, mode), options);
+  }
+
+  // Creates documents through A, `threads` at a time.
+  void Seed(std::vector<SeededDocument> documents, int threads = 8) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> workers;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < threads; ++t)
+      workers.emplace_back([&] {
+        for (std::size_t i; (i = next++) < documents.size();) {
+          try {
+            ClientA->CreateDocument(documents[i].Json);
+          } catch (...) {
+            ++failures;
+          }
+        }
+      });
+    for (auto& w : workers) w.join();
+    if (failures) throw std::runtime_error("seeding failed for " + std::to_string(failures.load()) + " documents");
+    for (auto& d : documents) Seeded.push_back(std::move(d));
+  }
+
+  // Independently of the migrator: how many seeded documents A and B place
+  // in different collections.
+  std::uint64_t IdealMoves() const {
+    std::uint64_t n = 0;
+    for (auto const& d : Seeded) {
+      rapidjson::Document doc;
+      doc.Parse(d.Json.c_str());
+      auto const& a = A.Resolver()->ResolveForCreate(doc);
+      auto const& b = B.Resolver()->ResolveForCreate(doc);
+      if (a.Account() != b.Account() || a.Link() != b.Link()) ++n;
+    }
+    return n;
+  }
+
+  std::map<std::string, PartitionKey> Expected() const {
+    std::map<std::string, PartitionKey> out;
+    for (auto const& d : Seeded) out.insert_or_assign(d.Id, d.Key);
+    return out;
+  }
+
+  ~MigrationFixture() {
+    try {
+      std::set<std::pair<std::string, std::string>> dbs;
+      for (auto const& c : A.Resolver()->Collections()) dbs.emplace(c.Account(), c.Database());
+      for (auto const& c : B.Resolver()->Collections()) dbs.emplace(c.Account(), c.Database());
+      auto client = TransitionClient();
+      for (auto const& [account, db] : dbs) client->Account(account).DeleteDatabase(db);
+    } catch (...) {
+    }
+  }
+};
+
+inline SeededDocument UserDocument(std::string const& id, std::string const& user, long n) {
+  return {id, PartitionKey(user), "{\"id\":\"" + id + "\",\"userId\":\"" + user + "\",\"n\":" + std::to_string(n) + "}"};
+}
+
+inline SeededDocument TenantDocument(std::string const& id, std::string const& tenant, std::string const& user, long n) {
+  return {id, PartitionKey(tenant),
+          "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"userId\":\"" + user + "\",\"n\":" + std::to_string(n) +
+              "}"};
+}
+
+} // namespace docshard::test

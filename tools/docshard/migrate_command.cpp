@@ -1,0 +1,211 @@
+// `docshard migrate`: move the documents whose owner changes from the scheme
+// in --from to the one in --to, resumably, then verify and switch to the new
+// scheme (written with epoch + 1). The library does the work
+// (docshard/migration/); this file is options, progress display and exit codes.
+#include "arguments.hpp"
+#include "command.hpp"
+#include "json_text.hpp"
+#include "scheme_file.hpp"
+
+#include <docshard/errors.hpp>
+#include <docshard/migration/finish_migration.hpp>
+#include <docshard/migration/migrator.hpp>
+#include <docshard/migration/scheme_verifier.hpp>
+
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace docshard::cli {
+
+namespace {
+
+constexpr std::array<OptionSpec, 10> Options = {{{"from", true},
+                                                 {"to", true},
+                                                 {"checkpoint", true},
+                                                 {"resume", false},
+                                                 {"max-parallel", true},
+                                                 {"rate", true},
+                                                 {"page-size", true},
+                                                 {"write-config", true},
+                                                 {"no-finish", false},
+                                                 {"quiet", false}}};
+
+long ParseCount(Arguments const& a, char const* name, long fallback, long min, long max) {
+  auto const v = a.Value(name);
+  if (!v) return fallback;
+  long n = 0;
+  auto const [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (ec != std::errc{} || end != v->data() + v->size() || n < min || n > max)
+    throw UsageError(std::string("--") + name + ": expected an integer from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", got \"" + OneLine(*v) + "\"");
+  return n;
+}
+
+PartitionScheme LoadNamed(std::string const& path) {
+  try {
+    return LoadSchemeFile(path);
+  } catch (ConfigError const& e) {
+    if (e.Place().rfind(path, 0) == 0) throw;
+    throw ConfigError(e.Place().empty() ? path : path + ": " + e.Place(), e.Detail());
+  }
+}
+
+std::string Duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--";
+  auto s = static_cast<long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, s / 60 % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lds", s);
+  return buf;
+}
+
+// A bar redrawn in place on a terminal, plain lines every few seconds otherwise
+// (logs and CI keep readable output). Everything goes to stderr.
+class ProgressDisplay {
+public:
+  explicit ProgressDisplay(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) == 1) {}
+
+  void Show(MigrationProgress const& p) {
+    if (m_quiet) return;
+    auto const now = std::chrono::steady_clock::now();
+    auto const interval = m_tty ? std::chrono::milliseconds(100) : std::chrono::milliseconds(2000);
+    if (!p.Finished && now - m_last < interval) return;
+    m_last = now;
+    double const seconds = std::chrono::duration<double>(p.Elapsed).count();
+    double const rate = seconds > 0 ? static_cast<double>(p.MovedThisRun) / seconds : 0.0;
+    double const total = std::max(p.EstimatedToMove, static_cast<double>(p.Moved));
+    double const fraction = p.Finished ? 1.0 : (total > 0 ? static_cast<double>(p.Moved) / total : 0.0);
+    double const eta = rate > 0 ? (total - static_cast<double>(p.Moved)) / rate : NAN;
+    char line[256];
+    std::snprintf(line, sizeof line, "moved %llu / ~%.0f (%.1f%%), scanned %llu, %.0f docs/s, ETA %s, sources %llu/%llu",
+                  static_cast<unsigned long long>(p.Moved), total, 100.0 * fraction,
+                  static_cast<unsigned long long>(p.Scanned), rate, p.Finished ? "0s" : Duration(eta).c_str(),
+                  static_cast<unsigned long long>(p.SourcesDone), static_cast<unsigned long long>(p.Sources));
+    if (m_tty) {
+      constexpr int Width = 30;
+      int const filled = static_cast<int>(fraction * Width);
+      std::string bar(static_cast<std::size_t>(filled), '#');
+      bar.resize(Width, '.');
+      std::fprintf(stderr, "\r[%s] %s\x1b[K", bar.c_str(), line);
+      if (p.Finished) std::fputc('\n', stderr);
+    } else {
+      std::fprintf(stderr, "migrate: %s\n", line);
+    }
+    std::fflush(stderr);
+  }
+
+private:
+  bool m_quiet;
+  bool m_tty;
+  std::chrono::steady_clock::time_point m_last{};
+};
+
+int Run(std::span<char const* const> args) {
+  auto const arguments = Arguments::Parse(args, Options);
+  auto const fromPath = arguments.Required("from");
+  auto const toPath = arguments.Required("to");
+  MigratorOptions options;
+  options.Checkpoint = arguments.Value("checkpoint").value_or(toPath + ".checkpoint");
+  options.Resume = arguments.Flag("resume");
+  options.MaxParallel = static_cast<int>(ParseCount(arguments, "max-parallel", 16, 1, 256));
+  options.Rate = static_cast<double>(ParseCount(arguments, "rate", 0, 0, 100000000));
+  options.PageSize = static_cast<int>(ParseCount(arguments, "page-size", 500, 1, 100000));
+  auto const writeConfig = arguments.Value("write-config").value_or(toPath);
+  bool const quiet = arguments.Flag("quiet");
+
+  auto const from = LoadNamed(fromPath);
+  auto const to = LoadNamed(toPath);
+  auto const scheme = Migrator::TransitionScheme(from, to);
+  auto client = PartitionedClient::FromScheme(scheme);
+
+  ProgressDisplay display(quiet);
+  options.OnProgress = [&display](MigrationProgress const& p) { display.Show(p); };
+  Migrator migrator(client, from.Resolver(), to.Resolver(), options);
+  if (!quiet) {
+    auto const& plan = migrator.Plan();
+    if (plan.IsExact())
+      std::fprintf(stderr, "migrate: %s of the key space changes owner (%zu arcs)\n",
+                   (JsonNumber(100.0 * plan.MovingFraction()) + "%").c_str(), plan.Arcs().size());
+    std::fprintf(stderr, "migrate: checkpoint %s%s\n", options.Checkpoint.c_str(), options.Resume ? " (resuming)" : "");
+  }
+
+  MigrationProgress done;
+  try {
+    done = migrator.Run();
+  } catch (InvalidArgumentError const& e) {
+    std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
+    return ExitUsage;
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "\nerror: migration stopped: %s\nThe checkpoint is kept: run again with --resume.\n",
+                 OneLine(e.what()).c_str());
+    return ExitFailed;
+  }
+
+  // Every document where B wants it, once; A's dropped collections empty.
+  VerifyOptions verify;
+  verify.KeepIds = false;
+  for (auto const& c : from.Resolver()->Collections()) verify.AlsoScan.push_back(c);
+  auto const report = VerifyScheme(*client, *to.Resolver(), verify);
+  std::printf("moved %llu (kept newer %llu, re-copied %llu, unresurrected %llu), skipped %llu, scanned %llu\n",
+              static_cast<unsigned long long>(done.Moved), static_cast<unsigned long long>(done.KeptNewer),
+              static_cast<unsigned long long>(done.Recopied), static_cast<unsigned long long>(done.Unresurrected),
+              static_cast<unsigned long long>(done.Skipped), static_cast<unsigned long long>(done.Scanned));
+  std::printf("verify: %llu documents, %s\n", static_cast<unsigned long long>(report.Documents),
+              report.Summary().c_str());
+  if (!report.Ok()) {
+    for (auto const& o : report.Duplicated)
+      std::printf("duplicated %s key %s in %zu collections\n", JsonString(o.Id).c_str(), o.Key.c_str(), o.FoundIn.size());
+    for (auto const& o : report.Misplaced)
+      std::printf("misplaced %s key %s in %s, belongs in %s\n", JsonString(o.Id).c_str(), o.Key.c_str(),
+                  o.FoundIn.front().c_str(), o.Expected.c_str());
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: verification failed; the scheme was not switched\n");
+    return ExitFailed;
+  }
+  if (!arguments.Flag("no-finish")) {
+    auto const next = FinishMigration(*client, from, to, writeConfig);
+    std::printf("finished: %s is the scheme in force, epoch %lld\n", writeConfig.c_str(),
+                static_cast<long long>(next.Epoch().value_or(0)));
+  }
+  std::fflush(stdout);
+  return ExitOk;
+}
+
+} // namespace
+
+Command const MigrateCommand{
+    "migrate",
+    "migrate --from OLD.json --to NEW.json [--checkpoint FILE] [--resume] [--max-parallel N] [--rate N]",
+    "move documents to a new scheme (resumable), verify, switch",
+    "Moves every document whose owner changes from OLD to NEW: copy to the new\n"
+    "collection (create, never overwrite), then delete the source If-Match the\n"
+    "copied version. Applications keep working meanwhile if they route with a\n"
+    "transition resolver (current = OLD, next = NEW); see docs/migration.md.\n"
+    "Progress is checkpointed after every page; a killed run continues with\n"
+    "--resume. At the end every document is verified to be where NEW says,\n"
+    "once, and NEW is written with epoch = OLD's + 1.\n"
+    "\n"
+    "  --checkpoint FILE  progress file (default NEW.json.checkpoint)\n"
+    "  --resume           continue the checkpoint (it must be for OLD and NEW)\n"
+    "  --max-parallel N   documents moved concurrently (default 16)\n"
+    "  --rate N           at most N documents moved per second (default: no limit)\n"
+    "  --page-size N      read-feed page size (default 500)\n"
+    "  --write-config F   where NEW (epoch + 1) is written (default: NEW.json itself)\n"
+    "  --no-finish        move and verify only\n"
+    "  --quiet            no progress output\n"
+    "\n"
+    "Exit status: 0 when everything moved and verified, 1 when the migration\n"
+    "stopped or verification failed (resume or investigate), 2 on usage,\n"
+    "config or checkpoint mismatch errors.\n",
+    &Run,
+};
+
+} // namespace docshard::cli
