@@ -145,9 +145,23 @@ public:
     }
   }
 
-  asio::awaitable<QueryPage> ExecuteForPage(CosmosRequest req)
+  // Asio reports a cancelled wait or a cancelled coroutine as a
+  // system_error; callers get the documented CancelledError instead.
+  asio::awaitable<CosmosResponse> Run(CosmosRequest req)
   {
-    co_return QueryPage(co_await Execute(std::move(req)));
+    auto what = req.Operation + " " + req.ResourceLink;
+    try {
+      co_return co_await Execute(std::move(req));
+    } catch (boost::system::system_error const& e) {
+      if (e.code() != asio::error::operation_aborted)
+        throw;
+    }
+    throw CancelledError(what + ": cancelled");
+  }
+
+  asio::awaitable<QueryPage> RunForPage(CosmosRequest req)
+  {
+    co_return QueryPage(co_await Run(std::move(req)));
   }
 
   // Date and signature are per attempt: a retried request must not carry a
@@ -195,12 +209,12 @@ std::string const& CosmosClient::Endpoint() const noexcept
 
 void CosmosClient::StartSend(CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler)
 {
-  asio::co_spawn(m_impl->m_transport.GetExecutor(), m_impl->Execute(std::move(request)), std::move(handler));
+  asio::co_spawn(m_impl->m_transport.GetExecutor(), m_impl->Run(std::move(request)), std::move(handler));
 }
 
 void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_handler<PageSignature> handler)
 {
-  asio::co_spawn(m_impl->m_transport.GetExecutor(), m_impl->ExecuteForPage(std::move(request)), std::move(handler));
+  asio::co_spawn(m_impl->m_transport.GetExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
 }
 
 CosmosResponse CosmosClient::Send(CosmosRequest request)

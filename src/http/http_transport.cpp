@@ -276,7 +276,11 @@ private:
       else
         pool.Waiters.push_back(w);
       waited = true;
-      co_await w->Timer.async_wait(NoThrow);
+      auto [wec] = co_await w->Timer.async_wait(NoThrow);
+      if (!w->Granted && wec == asio::error::operation_aborted) {
+        std::erase(pool.Waiters, w);
+        throw CancelledError("cancelled while waiting for a connection to " + ep.ToString());
+      }
       if (!w->Granted) {
         std::erase(pool.Waiters, w);
         throw TimeoutError("deadline passed while waiting for a connection to " + ep.ToString() + " ("
@@ -335,6 +339,8 @@ private:
 
     tcp::resolver resolver(m_ioc);
     auto [rec, results] = co_await resolver.async_resolve(ep.Host, std::to_string(ep.Port), NoThrow);
+    if (rec == asio::error::operation_aborted)
+      throw CancelledError("cancelled while resolving " + ep.Host);
     if (rec)
       throw TransportError("cannot resolve " + ep.Host + ": " + rec.message(), false);
 
@@ -342,6 +348,8 @@ private:
     auto [cec, connected] = co_await layer.async_connect(results, NoThrow);
     if (cec == beast::error::timeout)
       throw TimeoutError("connecting to " + ep.ToString() + " timed out", false);
+    if (cec == asio::error::operation_aborted)
+      throw CancelledError("cancelled while connecting to " + ep.ToString());
     if (cec)
       throw TransportError("cannot connect to " + ep.ToString() + ": " + cec.message(), false);
     layer.socket().set_option(tcp::no_delay(true));
@@ -364,6 +372,8 @@ private:
     auto [hec] = co_await conn->Stream.async_handshake(ssl::stream_base::client, NoThrow);
     if (hec == beast::error::timeout)
       throw TimeoutError("TLS handshake with " + ep.ToString() + " timed out", false);
+    if (hec == asio::error::operation_aborted)
+      throw CancelledError("cancelled during the TLS handshake with " + ep.ToString());
     if (hec) {
       long const verify = SSL_get_verify_result(ssl);
       std::string detail = hec.message();

@@ -4,11 +4,15 @@
 
 #include <docshard/cosmos/cosmos_client.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <future>
 #include <thread>
 
 using namespace docshard;
@@ -280,4 +284,29 @@ TEST_CASE("responses beyond the size limits are ResponseTooLargeError", "[faults
   CHECK(faults.RequestsSinceConfig() == 1);   // never retried
   faults.Clear();
   CHECK_THROWS_AS(client.ReadDocument(s.Link, "nothing", "p"), NotFoundError);
+}
+
+TEST_CASE("an operation can be cancelled through its completion handler's cancellation slot", "[faults]")
+{
+  CosmosClient client(ClientOptions("faults"));
+  FaultScratch s(client);
+  FaultControl faults("faults");
+  client.CreateDocument(s.Link, Doc("c1"), "p");
+  faults.Set(R"({"hangEvery":1})");
+
+  boost::asio::cancellation_signal signal;
+  std::promise<std::exception_ptr> done;
+  client.AsyncReadDocument(s.Link, "c1", "p", {},
+                           boost::asio::bind_cancellation_slot(
+                               signal.slot(), [&](std::exception_ptr e, CosmosResponse) { done.set_value(e); }));
+  std::this_thread::sleep_for(200ms);
+  auto start = Clock::now();
+  // The signal must be emitted where the operation runs.
+  boost::asio::post(client.GetExecutor(), [&] { signal.emit(boost::asio::cancellation_type::terminal); });
+  auto e = done.get_future().get();
+  CHECK(Seconds(Clock::now() - start) < 1.0);
+  REQUIRE(e);
+  CHECK_THROWS_AS(std::rethrow_exception(e), CancelledError);
+  faults.Clear();
+  CHECK(client.ReadDocument(s.Link, "c1", "p").Status() == 200);
 }
