@@ -26,6 +26,11 @@ struct FanOutOptions {
   std::size_t MaxItems = 0;
   std::string Continuation;              // from a previous FanOutResult
   PartialResultsPolicy PartialResults = PartialResultsPolicy::Fail;
+  // Drop a result whose "id" was already returned in this call (the first in
+  // resolver order wins). Query() turns it on for transition resolvers, whose
+  // collections can briefly hold a document twice while it moves; results
+  // without an "id" and aggregates are not deduplicated.
+  bool DeduplicateById = false;
   std::optional<std::chrono::milliseconds> Timeout;  // per request
 };
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <future>
+#include <unordered_set>
 #include <cmath>
 
 #include <boost/asio/use_future.hpp>
@@ -175,6 +176,19 @@ private:
   bool PageFull() const { return m_options.MaxItems > 0 && m_result.Items.Size() >= m_options.MaxItems; }
 
   void Emit(Cursor& c) {
+    if (m_options.DeduplicateById) {
+      // During a migration a document can sit in its old and its new
+      // collection for a moment; the first copy in resolver order wins.
+      auto const& item = Head(c);
+      if (item.IsObject()) {
+        auto id = item.FindMember("id");
+        if (id != item.MemberEnd() && id->value.IsString() &&
+            !m_seenIds.emplace(id->value.GetString(), id->value.GetStringLength()).second) {
+          c.Index += 1;
+          return;
+        }
+      }
+    }
     rapidjson::Value copy(Head(c), m_result.Items.GetAllocator());
     m_result.Items.PushBack(copy, m_result.Items.GetAllocator());
     c.Diagnostics.Items += 1;
@@ -386,6 +400,7 @@ private:
   std::uint64_t m_hash = 0;
   std::uint64_t m_emittedBefore = 0;
   FanOutResult m_result;
+  std::unordered_set<std::string> m_seenIds;
 };
 } // namespace
 

@@ -285,8 +285,11 @@ FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const
     for (auto const& c : collections) t.Collections.push_back(c.Text());
     Trace(t);
   }
+  FanOutOptions effective = options;
+  if (snapshot.Resolver->Type() == "transition") effective.DeduplicateById = true;
   return detail::ExecuteFanOut(
-      collections, [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }, query, options);
+      collections, [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }, query,
+      effective);
 }
 
 } // namespace docshard
