@@ -92,7 +92,8 @@ struct SpilloverManagerOptions {
   std::function<void(SpilloverCheck const&)> OnSpill;
   std::function<void(std::exception_ptr)> OnError;
   // When set, the scheme (resolver, epoch, these accounts) is saved to this
-  // file after every spill (write to a temporary file, then rename).
+  // file after every spill (write to a temporary file, then rename); a
+  // failure goes to OnError, the published resolver stays.
   std::filesystem::path StatePath;
   std::map<std::string, AccountConfig> Accounts;
   // When set, every spill is also saved to this store (If-Match on the

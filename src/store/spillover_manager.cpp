@@ -153,7 +153,7 @@ SpilloverCheck SpilloverManager::Check(bool measure) {
   auto const& name = m_options.Resolver;
   auto start = ConsistentSnapshot(*m_client, name);
   auto resolver = AsSpillover(start.Resolver, name);
-  auto const& settings = resolver->Settings();
+  auto const settings = resolver->Settings();  // a copy: `resolver` is rebuilt below
 
   SpilloverCheck result;
   result.Measured = resolver->CollectionIds().back();
@@ -217,13 +217,12 @@ SpilloverCheck SpilloverManager::Check(bool measure) {
   }
   result.Newest = AsSpillover(m_client->GetResolver(name), name)->CollectionIds().back();
   if (result.Published) {
-    if (!m_options.StatePath.empty()) SaveState(m_options.StatePath);
-    if (m_options.Store) {
-      try {
-        SaveToStore(result.Epoch);
-      } catch (...) {
-        if (m_options.OnError) m_options.OnError(std::current_exception());
-      }
+    // The switch is live; saving it is secondary: failures are reported, not thrown.
+    try {
+      if (!m_options.StatePath.empty()) SaveState(m_options.StatePath);
+      if (m_options.Store) SaveToStore(result.Epoch);
+    } catch (...) {
+      if (m_options.OnError) m_options.OnError(std::current_exception());
     }
     if (m_options.OnSpill) m_options.OnSpill(result);
   }
