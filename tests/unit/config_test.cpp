@@ -7,6 +7,9 @@
 #include <docshard/docshard.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -31,6 +34,18 @@ Failure LoadError(std::string const& json, ResolverRegistry const& registry = Re
     FAIL("not a ConfigError: " << e.what());
   }
   FAIL("loaded without error: " << json);
+  return {};
+}
+
+Failure LoadFile(std::filesystem::path const& path) {
+  try {
+    (void)PartitionScheme::LoadFile(path);
+  } catch (ConfigError const& e) {
+    return {e.Place(), e.what()};
+  } catch (std::exception const& e) {
+    FAIL("not a ConfigError: " << e.what());
+  }
+  FAIL("loaded without error: " << path);
   return {};
 }
 
@@ -610,4 +625,26 @@ TEST_CASE("config: mutated configs load or throw ConfigError, never crash", "[co
   CHECK(loaded + rejected == 2000);
   CHECK(loaded > 20);    // some mutations are harmless (e.g. inside a string)
   CHECK(rejected > 1000);
+}
+
+TEST_CASE("config: LoadFile", "[config][file]") {
+  auto const dir = std::filesystem::temp_directory_path() / ("docshard_config_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto const good = dir / "scheme.json";
+  {
+    std::ofstream out(good, std::ios::binary);
+    out << FullHash;
+  }
+  auto const scheme = PartitionScheme::LoadFile(good);
+  CHECK(scheme.Save() == PartitionScheme::Load(FullHash).Save());
+  auto const bad = dir / "bad.json";
+  {
+    std::ofstream out(bad, std::ios::binary);
+    out << "{\n  \"docshard\": 1,\n  \"resolver\": {\"type\": \"hash\", \"partitionKey\": \"/a\", \"collections\": []}\n}\n";
+  }
+  CHECK(LoadFile(bad).Message == "resolver.collections: must not be empty");
+  auto const missing = dir / "missing.json";
+  CHECK(LoadFile(missing).Place == missing.string());
+  CHECK_THROWS_AS(PartitionScheme::LoadFile(dir), ConfigError);  // a directory is not a config file
+  std::filesystem::remove_all(dir);
 }
