@@ -323,6 +323,8 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
     sortedOwners[j] = o;
   }
   m_positions[total] = ~RingPosition{0};  // padding, read but never trusted by OwnerOf
+  m_top.resize(total + 1);
+  for (std::size_t i = 0; i <= total; ++i) m_top[i] = static_cast<std::uint32_t>(m_positions[i] >> 96);
   m_owners[0] = sortedOwners[total - 1];   // below the first point: wraps to the last
   m_owners[total + 1] = sortedOwners[0];   // successor past the last point: wraps to the first
 }
