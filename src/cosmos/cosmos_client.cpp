@@ -217,8 +217,16 @@ void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_
   asio::co_spawn(m_impl->m_transport.GetExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
 }
 
+void CosmosClient::CheckNotIoThread() const
+{
+  if (m_impl->m_transport.RunningInIoThread())
+    throw InvalidArgumentError("blocking CosmosClient call on the client's own I/O thread would deadlock; "
+                               "use the Async methods from completion handlers");
+}
+
 CosmosResponse CosmosClient::Send(CosmosRequest request)
 {
+  CheckNotIoThread();
   return AsyncSend(std::move(request), asio::use_future).get();
 }
 
@@ -367,12 +375,14 @@ CosmosResponse CosmosClient::DeleteDocument(std::string_view collectionLink, std
 QueryPage CosmosClient::QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query,
                                            std::string_view continuation, QueryOptions const& options)
 {
+  CheckNotIoThread();
   return AsyncQueryDocumentsPage(collectionLink, query, continuation, options, asio::use_future).get();
 }
 
 QueryPage CosmosClient::ReadFeedPage(std::string_view collectionLink, std::string_view continuation,
                                      QueryOptions const& options)
 {
+  CheckNotIoThread();
   return AsyncReadFeedPage(collectionLink, continuation, options, asio::use_future).get();
 }
 

@@ -194,6 +194,7 @@ public:
 
   asio::io_context m_ioc{1};
   HttpTransportOptions m_options;
+  std::thread m_thread;
 
 private:
   // Closes expired and peer-closed idle connections in the background, so
@@ -462,7 +463,6 @@ private:
 
   ssl::context m_tls{ssl::context::tls_client};
   asio::executor_work_guard<asio::io_context::executor_type> m_work;
-  std::thread m_thread;
   std::unordered_map<std::string, HostPool> m_pools;
   std::atomic<std::uint64_t> m_opened{0};
   std::atomic<std::uint64_t> m_reused{0};
@@ -483,8 +483,15 @@ void HttpTransport::StartSend(HttpRequest request, Deadline deadline, SendHandle
   asio::co_spawn(m_impl->m_ioc, m_impl->Send(std::move(request), deadline), std::move(handler));
 }
 
+bool HttpTransport::RunningInIoThread() const noexcept
+{
+  return std::this_thread::get_id() == m_impl->m_thread.get_id();
+}
+
 HttpResponse HttpTransport::Send(HttpRequest request, Deadline deadline)
 {
+  if (RunningInIoThread())
+    throw InvalidArgumentError("blocking HttpTransport::Send called on the transport's own I/O thread; use AsyncSend");
   return AsyncSend(std::move(request), deadline, asio::use_future).get();
 }
 

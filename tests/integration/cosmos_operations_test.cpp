@@ -335,3 +335,22 @@ TEST_CASE("idle connections expire and are replaced", "[operations]")
   client.ListDatabases();
   CHECK(client.TransportStatistics().ConnectionsOpened == 2);
 }
+
+TEST_CASE("a blocking call from a completion handler on the I/O thread is refused, not a deadlock", "[operations]")
+{
+  CosmosClient client(ClientOptions("main"));
+  std::promise<std::string> outcome;
+  client.AsyncSend(CosmosRequests::ListDatabases(), [&](std::exception_ptr, CosmosResponse) {
+    try {
+      client.ListDatabases();
+      outcome.set_value("blocking call returned");
+    } catch (InvalidArgumentError const& e) {
+      outcome.set_value(e.what());
+    } catch (std::exception const& e) {
+      outcome.set_value(std::string("other error: ") + e.what());
+    }
+  });
+  auto f = outcome.get_future();
+  REQUIRE(f.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK_THAT(f.get(), Catch::Contains("deadlock"));
+}

@@ -168,6 +168,7 @@ public:
   void CloseIdleConnections();
 
 private:
+  void CheckNotIoThread() const;
   void StartSend(CosmosRequest request, boost::asio::any_completion_handler<ResponseSignature> handler);
   void StartSendForPage(CosmosRequest request, boost::asio::any_completion_handler<PageSignature> handler);
 

@@ -70,6 +70,8 @@ public:
   HttpResponse Send(HttpRequest request, Deadline deadline);
 
   boost::asio::any_io_executor GetExecutor() const;
+  // True on the transport's I/O thread, where blocking calls would deadlock.
+  bool RunningInIoThread() const noexcept;
   HttpTransportOptions const& Options() const noexcept;
   HttpTransportStatistics Statistics() const;
   // Drops every idle connection (e.g. after a network change).
