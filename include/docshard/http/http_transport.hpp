@@ -19,6 +19,10 @@
 // connection surfaces as TransportError{RequestSent()==true}: its fate is
 // unknown and only the caller can decide. Fresh connections are never retried
 // here; timeouts, TLS failures and oversized responses are never retried here.
+// After such a stale failure the host's other idle connections are dropped
+// too (they idled at least as long). Idle connections are also closed when
+// older than IdleTimeout or found closed by the peer (checked before reuse
+// and by a background sweep every IdleTimeout/2).
 #include <docshard/http/http_request.hpp>
 #include <docshard/http/http_response.hpp>
 #include <docshard/http/http_transport_options.hpp>
