@@ -1,6 +1,7 @@
 #include "fan_out_token.hpp"
 
 #include "docshard/errors.hpp"
+#include "core/json_depth.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -102,6 +103,8 @@ FanOutToken FanOutToken::Decode(std::string_view text) {
   if (text.empty()) Invalid("empty");
   if (text.size() > MaxTokenBytes) Invalid("too long");
   auto json = Base64UrlDecode(text);
+  // Callers hand back whatever they kept; a real token nests 3 levels.
+  if (JsonDepthExceeds(json, 8)) Invalid("nested too deeply");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) Invalid("not a docshard token");

@@ -2,6 +2,7 @@
 
 #include "fan_out_executor.hpp"
 #include "transition_replace.hpp"
+#include "core/json_depth.hpp"
 
 #include "docshard/errors.hpp"
 #include "docshard/transition_partition_resolver.hpp"
@@ -50,6 +51,9 @@ std::string Serialize(rapidjson::Document const& doc) {
 }
 
 rapidjson::Document ParseDocument(std::string const& json) {
+  // The document is parsed, then serialised again (recursively): bound its depth.
+  if (detail::JsonDepthExceeds(json))
+    throw InvalidArgumentError("document nests deeper than " + std::to_string(detail::MaxJsonDepth) + " levels");
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
   if (doc.HasParseError())

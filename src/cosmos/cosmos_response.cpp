@@ -2,6 +2,8 @@
 
 #include <docshard/errors.hpp>
 
+#include "core/json_depth.hpp"
+
 #include <cstdlib>
 
 namespace docshard {
@@ -47,6 +49,11 @@ std::string CosmosResponse::Continuation() const
 
 rapidjson::Document CosmosResponse::Json() const
 {
+  // The body comes from the network: bound its depth before RapidJSON's
+  // recursive parser (and later recursive copies) see it.
+  if (detail::JsonDepthExceeds(m_body))
+    throw Error(ErrorCode::Internal, "response body nests deeper than " + std::to_string(detail::MaxJsonDepth)
+                                         + " levels (status " + std::to_string(m_status) + ")");
   rapidjson::Document doc;
   doc.Parse(m_body.data(), m_body.size());
   if (doc.HasParseError())

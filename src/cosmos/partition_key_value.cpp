@@ -50,7 +50,8 @@ PartitionKeyValue::PartitionKeyValue(bool value)
 PartitionKeyValue PartitionKeyValue::FromJson(std::string_view json)
 {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  // Iterative: deep nesting is rejected below (only scalars are kept), not a stack overflow.
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
   if (doc.HasParseError())
     throw InvalidArgumentError("partition key is not valid JSON");
   auto scalar = [](rapidjson::Value const& v) { return v.IsString() || v.IsNumber() || v.IsBool(); };

@@ -1,5 +1,7 @@
 #include <docshard/cosmos/request_failed_error.hpp>
 
+#include "core/json_depth.hpp"
+
 #include <rapidjson/document.h>
 
 namespace docshard {
@@ -32,8 +34,11 @@ std::string ServiceMessage(std::string const& body)
   constexpr std::size_t limit = 300;
   std::string text;
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
-  if (!doc.HasParseError() && doc.IsObject()) {
+  // An error body too deep to parse safely is quoted as text instead.
+  bool const parsable = !detail::JsonDepthExceeds(body);
+  if (parsable)
+    doc.Parse(body.data(), body.size());
+  if (parsable && !doc.HasParseError() && doc.IsObject()) {
     auto it = doc.FindMember("message");
     if (it != doc.MemberEnd() && it->value.IsString())
       text.assign(it->value.GetString(), it->value.GetStringLength());

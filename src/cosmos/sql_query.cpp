@@ -2,6 +2,8 @@
 
 #include <docshard/errors.hpp>
 
+#include "core/json_depth.hpp"
+
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -53,6 +55,10 @@ SqlQuery& SqlQuery::WithParameter(std::string name, bool value)
 
 SqlQuery& SqlQuery::WithJsonParameter(std::string name, std::string_view json)
 {
+  // Parsed and re-serialised recursively: bound the depth first.
+  if (detail::JsonDepthExceeds(json))
+    throw InvalidArgumentError("query parameter " + name + " nests deeper than "
+                               + std::to_string(detail::MaxJsonDepth) + " levels");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError())
