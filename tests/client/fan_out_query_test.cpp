@@ -183,3 +183,27 @@ TEST_CASE("partial-results policy with one server stopped", "[partial]") {
   }
   CHECK(failed == 1);
 }
+
+TEST_CASE("a fan-out through a transition resolver returns a document in both schemes once", "[fanout]") {
+  ClientFixture f(R"({"type": "hash", "partitionKey": "/userId",
+      "collections": ["dbs/{DB}/colls/old0", "dbs/{DB}/colls/old1"]})");
+  auto current = f.Client->GetResolver();
+  auto next = std::make_shared<HashPartitionResolver>(
+      std::vector<CollectionRef>{CollectionRef::Parse("dbs/" + f.Database + "/colls/new0"),
+                                 CollectionRef::Parse("dbs/" + f.Database + "/colls/new1"),
+                                 CollectionRef::Parse("dbs/" + f.Database + "/colls/new2")},
+      nullptr, 128, PartitionKeyPath::Parse("/userId"));
+  for (int i = 0; i < 40; ++i) f.Client->CreateDocument(DocJson("d" + std::to_string(i), "u" + std::to_string(i), i, 0));
+  f.Client->SetResolver("", std::make_shared<TransitionPartitionResolver>(current, next), 2);
+  f.Client->CreateCollectionsIfMissing();
+  // A document mid-move: copied to its new collection, not yet deleted from the old one.
+  auto const& target = next->ResolveForCreate(PartitionKey("u7"));
+  f.Client->Account(target.Account()).CreateDocument(target.Link(), DocJson("d7", "u7", 7, 0), PartitionKeyValue("u7"));
+
+  auto all = f.Client->Query(SqlQuery("SELECT * FROM c"));
+  std::set<std::string> ids;
+  for (auto const& v : all.Items.GetArray()) CHECK(ids.insert(v["id"].GetString()).second);
+  CHECK(all.Items.Size() == 40);
+  auto ordered = f.Client->Query(SqlQuery("SELECT * FROM c ORDER BY c.n"));
+  CHECK(ordered.Items.Size() == 40);
+}
