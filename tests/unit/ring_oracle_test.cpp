@@ -98,18 +98,20 @@ void CompareWithOracle(std::string const& hashName, oracle::Hash const& h, std::
 
 } // namespace
 
-TEST_CASE("hash ring matches a naive oracle on random keys", "[ring][oracle]") {
+// One test case per hash, so that CTest can run them in parallel.
+TEST_CASE("murmur3 ring matches a naive oracle on random keys", "[ring][oracle]") {
   auto const keys = RandomKeys(100000, 0x5EED0001);
   std::size_t empty = 0;
   for (auto const& k : keys) empty += k.empty();
   REQUIRE(empty > 0);  // the empty key is part of the sample
-
-  auto const [hashName, h] = GENERATE(table<std::string, oracle::Hash>({
-      {"murmur3", oracle::Murmur3()},
-      {"md5", oracle::Md5()},
-  }));
   for (std::size_t count : {1, 2, 3, 8, 64})
-    for (unsigned v : {1u, 5u, 128u}) CompareWithOracle(hashName, h, count, v, keys);
+    for (unsigned v : {1u, 5u, 128u}) CompareWithOracle("murmur3", oracle::Murmur3(), count, v, keys);
+}
+
+TEST_CASE("md5 ring matches a naive oracle on random keys", "[ring][oracle]") {
+  auto const keys = RandomKeys(100000, 0x5EED0001);
+  for (std::size_t count : {1, 2, 3, 8, 64})
+    for (unsigned v : {1u, 5u, 128u}) CompareWithOracle("md5", oracle::Md5(), count, v, keys);
 }
 
 TEST_CASE("hash ring with many equal positions: ties to the last point, wrap to the last", "[ring][oracle][ties]") {
