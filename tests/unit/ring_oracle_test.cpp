@@ -7,6 +7,7 @@
 #include <docshard/docshard.hpp>
 
 #include <map>
+#include <unordered_map>
 #include <set>
 
 using namespace docshard;
@@ -343,4 +344,64 @@ TEST_CASE("hash resolver reads", "[ring][read]") {
     rangeTexts.push_back(c.Text());
   CHECK(rangeTexts == Texts(refs));  // hashing keeps no order: a range fans out
   CHECK(r.ResolveForRead(ReadSelector::Keys({})).empty());
+}
+
+TEST_CASE("real hashes with colliding points: murmur3 ties and md5 points sharing their top 32 bits", "[ring][oracle][ties]") {
+  // Birthday search over link names for (a) two links with the same murmur3
+  // position, a true tie on the built-in ring, and (b) two links whose md5
+  // positions agree in the top 32 bits but differ below, which a lookup that
+  // compares only a 32-bit prefix would confuse. The links themselves, used as
+  // keys, hash exactly onto those points.
+  auto findPair = [](auto&& top32) {
+    std::unordered_map<std::uint32_t, std::string> seen;
+    for (int i = 0; i < 2000000; ++i) {
+      auto link = "dbs/c/colls/x" + std::to_string(i);
+      auto [it, inserted] = seen.emplace(top32(link), link);
+      if (!inserted) return std::pair<std::string, std::string>{it->second, link};
+    }
+    return std::pair<std::string, std::string>{};
+  };
+  auto const murmurPair = findPair([](std::string const& s) { return MurmurHash3X86_32(s, 0); });
+  auto const md5Pair = findPair([](std::string const& s) {
+    auto d = Md5Digest(s);
+    return (std::uint32_t{d[0]} << 24) | (std::uint32_t{d[1]} << 16) | (std::uint32_t{d[2]} << 8) | d[3];
+  });
+  REQUIRE_FALSE(murmurPair.first.empty());
+  REQUIRE_FALSE(md5Pair.first.empty());
+  REQUIRE(MurmurHash3X86_32(murmurPair.first) == MurmurHash3X86_32(murmurPair.second));
+  REQUIRE(oracle::Md5Pos(md5Pair.first) != oracle::Md5Pos(md5Pair.second));
+
+  auto const keys = RandomKeys(2000, 0x7E5);
+  struct Case {
+    std::string Hash;
+    oracle::Hash H;
+    std::pair<std::string, std::string> Pair;
+  };
+  for (auto const& c : {Case{"murmur3", oracle::Murmur3(), murmurPair}, Case{"md5", oracle::Md5(), md5Pair}}) {
+    for (bool reversed : {false, true}) {
+      for (unsigned v : {1u, 3u}) {
+        std::vector<std::string> texts = {"dbs/c/colls/other0", reversed ? c.Pair.second : c.Pair.first,
+                                          "dbs/c/colls/other1", reversed ? c.Pair.first : c.Pair.second};
+        std::vector<CollectionRef> refs;
+        for (auto const& t : texts) refs.push_back(CollectionRef::Parse(t));
+        HashPartitionResolver r(refs, MakeHashGenerator(c.Hash), v);
+        auto const points = oracle::BuildPoints(c.H, texts, v);
+        std::vector<std::string> probe = {c.Pair.first, c.Pair.second, "dbs/c/colls/other0", "dbs/c/colls/other1"};
+        probe.insert(probe.end(), keys.begin(), keys.end());
+        for (auto const& k : probe) {
+          INFO(c.Hash << " reversed=" << reversed << " V=" << v << " key of length " << k.size());
+          REQUIRE(r.ResolveForCreate(PartitionKey(k)).Text() == texts[oracle::PredecessorOwner(points, c.H.Of(k))]);
+        }
+        if (c.Hash == "murmur3") {
+          // The tie goes to the later of the two in list order, whichever key lands on it.
+          CHECK(r.ResolveForCreate(PartitionKey(c.Pair.first)).Text() == texts[3]);
+          CHECK(r.ResolveForCreate(PartitionKey(c.Pair.second)).Text() == texts[3]);
+        } else {
+          // Each md5 link, as a key, lands exactly on its own first point.
+          CHECK(r.ResolveForCreate(PartitionKey(c.Pair.first)).Text() == c.Pair.first);
+          CHECK(r.ResolveForCreate(PartitionKey(c.Pair.second)).Text() == c.Pair.second);
+        }
+      }
+    }
+  }
 }
