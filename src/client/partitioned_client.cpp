@@ -258,7 +258,15 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
 RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionKey const& key,
                                                  OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
-  auto candidates = Candidates(*snapshot.Resolver, key);
+  // During a transition: current's copy first, then next's, whatever the read
+  // mode. A migrator copies into next before it deletes from current, so a
+  // delete in this order cannot miss a copy made while it runs (docs/migration.md).
+  auto const* transition = dynamic_cast<TransitionPartitionResolver const*>(snapshot.Resolver.get());
+  auto candidates =
+      transition ? Candidates(TransitionPartitionResolver(transition->Current(), transition->Next(),
+                                                          TransitionReadMode::ReadBoth),
+                              key)
+                 : Candidates(*snapshot.Resolver, key);
   if (m_tracing.load(std::memory_order_relaxed)) {
     RoutingTrace t{"delete", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
     for (auto const& c : candidates) t.Collections.push_back(c.first.Text());

@@ -156,6 +156,13 @@ TEST_CASE("transition replace lands in next and leaves current", "[protocol]") {
 
   CHECK_THROWS_AS(m.Client->ReplaceDocument("absent", PartitionKey("k"), MoverFixture::Doc("absent", 1)),
                   NotFoundError);
+
+  // A delete during the transition removes the copy in current and in next.
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("gone", 1), "k");
+  m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("gone", 1), "k");
+  m.Client->DeleteDocument("gone", PartitionKey("k"));
+  CHECK_FALSE(m.InSource("gone"));
+  CHECK_FALSE(m.TargetValue("gone"));
 }
 
 TEST_CASE("checkpoint: atomic save/load, refuses other schemes", "[protocol]") {

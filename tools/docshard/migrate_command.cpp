@@ -154,10 +154,14 @@ int Run(std::span<char const* const> args) {
   verify.KeepIds = false;
   for (auto const& c : from.Resolver()->Collections()) verify.AlsoScan.push_back(c);
   auto const report = VerifyScheme(*client, *to.Resolver(), verify);
-  std::printf("moved %llu (kept newer %llu, re-copied %llu, unresurrected %llu), skipped %llu, scanned %llu\n",
+  double const seconds = std::chrono::duration<double>(done.Elapsed).count();
+  std::printf("moved %llu (kept newer %llu, re-copied %llu, unresurrected %llu), skipped %llu, scanned %llu; "
+              "this run moved %llu in %.2f s (%.0f docs/s)\n",
               static_cast<unsigned long long>(done.Moved), static_cast<unsigned long long>(done.KeptNewer),
               static_cast<unsigned long long>(done.Recopied), static_cast<unsigned long long>(done.Unresurrected),
-              static_cast<unsigned long long>(done.Skipped), static_cast<unsigned long long>(done.Scanned));
+              static_cast<unsigned long long>(done.Skipped), static_cast<unsigned long long>(done.Scanned),
+              static_cast<unsigned long long>(done.MovedThisRun), seconds,
+              seconds > 0 ? static_cast<double>(done.MovedThisRun) / seconds : 0.0);
   std::printf("verify: %llu documents, %s\n", static_cast<unsigned long long>(report.Documents),
               report.Summary().c_str());
   if (!report.Ok()) {
