@@ -1,0 +1,97 @@
+// Hostile nesting and sizes reaching the JSON parsers directly, without a
+// server: each must end in a typed docshard::Error, never a stack overflow.
+// (The fuzzers cannot reach this depth: their inputs are a few KiB.)
+#include "client/fan_out_token.hpp"
+
+#include <docshard/cosmos/cosmos_response.hpp>
+#include <docshard/cosmos/partition_key_value.hpp>
+#include <docshard/cosmos/query_page.hpp>
+#include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/cosmos/sql_query.hpp>
+#include <docshard/errors.hpp>
+#include <docshard/partition_key.hpp>
+#include <docshard/partition_scheme.hpp>
+#include <docshard/partitioned_client.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace docshard;
+
+namespace {
+
+// 1 MiB of '[' is ~1M levels: far past any thread's stack if parsed recursively.
+std::string Deep(std::size_t depth = 1 << 20)
+{
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+std::string Base64Url(std::string const& in)
+{
+  static char const* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8)
+               | static_cast<unsigned char>(in[i + 2]);
+    out += a[(v >> 18) & 63];
+    out += a[(v >> 12) & 63];
+    out += a[(v >> 6) & 63];
+    out += a[v & 63];
+  }
+  if (i < in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size())
+      v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += a[(v >> 18) & 63];
+    out += a[(v >> 12) & 63];
+    if (i + 1 < in.size())
+      out += a[(v >> 6) & 63];
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("deeply nested JSON from a peer or a caller is a typed error", "[limits]")
+{
+  auto const deep = Deep();
+
+  SECTION("a continuation token")
+  {
+    // Just under the token's 1 MiB cap once base64url-encoded.
+    CHECK_THROWS_AS(detail::FanOutToken::Decode(Base64Url(Deep(390 * 1000))), InvalidArgumentError);
+    CHECK_THROWS_AS(detail::FanOutToken::Decode(Base64Url("{\"v\":1,\"h\":1,\"e\":0,\"c\":" + Deep(380 * 1000) + "}")),
+                    InvalidArgumentError);
+  }
+  SECTION("a query page body")
+  {
+    CHECK_THROWS_AS(QueryPage(CosmosResponse(200, {}, deep)), Error);
+    CHECK_THROWS_AS(QueryPage(CosmosResponse(200, {}, "{\"Documents\":[" + deep + "]}")), Error);
+    CHECK_THROWS_AS(CosmosResponse(200, {}, deep).Json(), Error);
+  }
+  SECTION("an error body")
+  {
+    CHECK_THROWS_AS(ThrowRequestFailed("ReadDocument", "dbs/d", 500, 0, "", deep), RequestFailedError);
+  }
+  SECTION("keys, configs and query parameters")
+  {
+    CHECK_THROWS_AS(PartitionKey::ParseJson(deep), Error);
+    CHECK_THROWS_AS(PartitionKeyValue::FromJson(deep), Error);
+    CHECK_THROWS_AS(PartitionScheme::Load(deep), ConfigError);
+    CHECK_THROWS_AS(PartitionScheme::Load("{\"docshard\":1,\"resolver\":" + deep + "}"), ConfigError);
+    CHECK_THROWS_AS(SqlQuery("SELECT 1").WithJsonParameter("@p", deep), InvalidArgumentError);
+  }
+  SECTION("a document given to the partitioned client")
+  {
+    CosmosClientOptions o;
+    o.Endpoint = "https://127.0.0.1:9";  // never contacted: the document is rejected first
+    o.Key = "a2V5";
+    PartitionedClient client({{"default", std::make_shared<CosmosClient>(o)}});
+    client.SetResolver("", PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"hash","partitionKey":"/k",)"
+                                                 R"("collections":["dbs/d/colls/c"]}})")
+                               .Resolver());
+    CHECK_THROWS_AS(client.CreateDocument("{\"id\":\"x\",\"k\":\"v\",\"deep\":" + deep + "}"), InvalidArgumentError);
+  }
+}

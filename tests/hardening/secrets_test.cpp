@@ -1,0 +1,77 @@
+// Run by secrets_test.sh (not on its own): a scenario with the key the script
+// generated, and the 401 path with another key. The script scans everything
+// printed here (run with -s, so Catch prints every checked expression) and
+// every file the run wrote for either key or any signature.
+#include "hardening_env.hpp"
+
+#include <docshard/cosmos/cosmos_client.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+using namespace docshard;
+using namespace docshard::hardening;
+
+namespace {
+// The run is printed with -s and scanned, so no checked expression may
+// spell a key or a signature marker itself: the needles stay in here.
+bool Contains(std::string const& text, std::string const& needle)
+{
+  return !needle.empty() && text.find(needle) != std::string::npos;
+}
+
+bool HasSignatureMarker(std::string const& text)
+{
+  for (char const* marker : {"sig=", "sig%3D", "sig%3d", "type=master", "type%3Dmaster"})
+    if (Contains(text, marker))
+      return true;
+  return false;
+}
+} // namespace
+
+TEST_CASE("credentials never reach messages or output", "[secrets]")
+{
+  char const* wrongEnv = std::getenv("DOCSHARD_HD_WRONG_KEY");
+  bool const haveWrongKey = wrongEnv != nullptr && *wrongEnv != '\0';
+  REQUIRE(haveWrongKey);
+  std::string const wrong = wrongEnv;
+  auto const key = ServerKey();
+
+  CosmosClient client(ClientOptions("secrets"));
+  auto const db = UniqueId("sec");
+  auto const link = "dbs/" + db + "/colls/items";
+  client.CreateDatabaseIfNotExists(db);
+  client.CreateCollectionIfNotExists(db, "items", "/pk");
+  CHECK(client.CreateDocument(link, R"({"id":"a","pk":"p"})", "p").Status() == 201);
+  CHECK(client.ReadDocument(link, "a", "p").Status() == 200);
+  CHECK(client.QueryDocuments(link, SqlQuery("SELECT * FROM c")).Documents.Size() == 1);
+  // A typed failure with the right key, whose message is printed too.
+  try {
+    client.CreateDocument(link, R"({"id":"a","pk":"p"})", "p");
+    FAIL("no conflict");
+  } catch (ConflictError const& e) {
+    std::cout << "conflict message: " << e.what() << "\n";
+  }
+
+  auto options = ClientOptions("secrets");
+  options.Key = wrong;
+  CosmosClient impostor(options);
+  try {
+    impostor.ReadDocument(link, "a", "p");
+    FAIL("a wrong key was accepted");
+  } catch (UnauthorizedError const& e) {
+    std::string const message = e.what();
+    std::cout << "401 message: " << message << "\nbody: " << e.Body() << "\n";
+    CHECK(e.Status() == 401);
+    CHECK_FALSE(Contains(message, key));
+    CHECK_FALSE(Contains(message, wrong));
+    CHECK_FALSE(Contains(e.Body(), key));
+    CHECK_FALSE(Contains(e.Body(), wrong));
+    CHECK_FALSE(HasSignatureMarker(message));
+    CHECK_FALSE(HasSignatureMarker(e.Body()));
+  }
+  client.DeleteDatabase(db);
+}

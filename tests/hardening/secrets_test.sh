@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Secrets scan: runs a whole scenario with a fresh random master key and
+# greps everything it produced for credentials. Zero hits required.
+#   secrets_test.sh HARDENING_TEST_BINARY BUILD_DIR [QUICKSTART_BINARY]
+# Scenario: three local servers with the key; the [secrets] test case (CRUD,
+# query, a 409, and a client with a second random key getting 401) and, when
+# built, the quickstart sample over two accounts.
+# Scanned: the scenario's stdout/stderr, the server logs and every other file
+# under its own run dir (.run equivalent), and every file under BUILD_DIR
+# written while it ran (CTest logs included).
+# Looked for: both keys (whole and a 24-character prefix), the hex of their
+# decoded bytes, and any signature or authorization value (sig=, sig%3D,
+# type=master, type%3Dmaster), case-insensitively.
+set -uo pipefail
+test_bin=${1:?hardening test binary}
+build=${2:?build dir}
+quickstart=${3:-}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+server=$root/scripts/cosmos-server.sh
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/docshard-secrets.XXXXXX")
+export DOCSHARD_RUN_DIR=$tmp/run
+out=$tmp/out
+mkdir -p "$out" "$DOCSHARD_RUN_DIR"
+marker=$tmp/started
+touch "$marker"
+prefix=sec-$$
+DOCSHARD_SERVER_KEY=$(openssl rand -base64 64 | tr -d '\n')
+DOCSHARD_HD_WRONG_KEY=$(openssl rand -base64 64 | tr -d '\n')
+export DOCSHARD_SERVER_KEY DOCSHARD_HD_WRONG_KEY DOCSHARD_HD_PREFIX=$prefix
+
+stop_all() { for r in secrets a b; do "$server" stop --name "$prefix-$r" >/dev/null 2>&1 || true; done; }
+trap stop_all EXIT
+
+rc=0
+for r in secrets a b; do
+  "$server" start --name "$prefix-$r" >>"$out/servers.out" 2>>"$out/servers.err" || { echo "cannot start $prefix-$r"; rc=1; }
+done
+((rc == 0)) || { cat "$out/servers.err"; exit 1; }
+
+"$test_bin" "[secrets]" -s >"$out/secrets-test.out" 2>"$out/secrets-test.err" || {
+  echo "secrets: the [secrets] test case failed:"; tail -n 40 "$out/secrets-test.out"; rc=1; }
+
+if [ -n "$quickstart" ] && [ -x "$quickstart" ]; then
+  url_a=$(cat "$DOCSHARD_RUN_DIR/servers/$prefix-a.url")
+  url_b=$(cat "$DOCSHARD_RUN_DIR/servers/$prefix-b.url")
+  ca=$DOCSHARD_RUN_DIR/certs/ca.pem
+  if [ -f "$root/samples/quickstart/scheme.json" ]; then
+    # Rendered as scripts/run-sample.sh does.
+    sed -e "s|\${ENDPOINT_A}|$url_a|g" -e "s|\${ENDPOINT_B}|$url_b|g" -e "s|\${CA_FILE}|$ca|g" \
+      "$root/samples/quickstart/scheme.json" >"$tmp/scheme.json"
+  else
+    cat >"$tmp/scheme.json" <<JSON
+{
+  "docshard": 1,
+  "accounts": {
+    "default": { "endpoint": "$url_a", "keyEnv": "DOCSHARD_SERVER_KEY", "caFile": "$ca" },
+    "west": { "endpoint": "$url_b", "keyEnv": "DOCSHARD_SERVER_KEY", "caFile": "$ca" }
+  },
+  "resolver": {
+    "type": "hash", "partitionKey": "/userId", "hash": "murmur3",
+    "collections": ["dbs/shop/colls/orders0", "dbs/shop/colls/orders1", "west:dbs/shop/colls/orders2"]
+  }
+}
+JSON
+  fi
+  "$quickstart" "$tmp/scheme.json" >"$out/quickstart.out" 2>"$out/quickstart.err" || {
+    echo "secrets: the quickstart failed:"; tail -n 20 "$out/quickstart.out" "$out/quickstart.err"; rc=1; }
+fi
+stop_all
+
+hex() { printf '%s' "$1" | base64 -d 2>/dev/null | od -An -tx1 | tr -d ' \n'; }
+patterns=$tmp/patterns
+{
+  for k in "$DOCSHARD_SERVER_KEY" "$DOCSHARD_HD_WRONG_KEY"; do
+    printf '%s\n' "$k" "${k:0:24}" "$(hex "$k")"
+  done
+  printf '%s\n' 'sig=' 'sig%3d' 'type=master' 'type%3dmaster'
+} >"$patterns"
+
+files=$tmp/files
+{
+  find "$out" "$DOCSHARD_RUN_DIR" -type f
+  find "$build" -type f -newer "$marker" 2>/dev/null
+} | grep -v -F -e "$patterns" -e "$files" >"$files"
+nfiles=$(wc -l <"$files")
+hits=$tmp/hits
+: >"$hits"
+while IFS= read -r f; do
+  # -F fixed strings, -i: hex and URL-encoding may come in either case.
+  grep -a -i -H -n -o -F -f "$patterns" "$f" >>"$hits" 2>/dev/null || true
+done <"$files"
+
+if [ -s "$hits" ]; then
+  echo "secrets: FAILED, credentials found (file:line:match; values not repeated here):"
+  cut -d: -f1,2 "$hits" | sort | uniq -c
+  echo "(kept for inspection: $tmp)"
+  exit 1
+fi
+echo "secrets: scanned $nfiles files ($(cat "$out"/*.out "$out"/*.err | wc -c) bytes of output, server logs included): 0 hits"
+if ((rc == 0)); then rm -rf "$tmp"; else echo "(kept for inspection: $tmp)"; fi
+exit $rc
