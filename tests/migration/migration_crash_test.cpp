@@ -93,6 +93,7 @@ public:
   std::uint64_t Creates() const { return m_creates; }
   std::uint64_t Replaces() const { return m_replaces; }
   std::uint64_t Failures() const { return m_failures; }
+  std::string const& FirstFailure() const { return m_firstFailure; }
 
 private:
   static std::string Json(std::string const& id, std::string const& user, long v) {
@@ -112,7 +113,8 @@ private:
           m_client->CreateDocument(Json(id, user, seq));
           t.Acked = seq;
           ++m_creates;
-        } catch (std::exception const&) {
+        } catch (std::exception const& e) {
+          if (m_firstFailure.empty()) m_firstFailure = e.what();
           t.CreateUncertain = true;
           t.Uncertain.insert(seq);
           ++m_failures;
@@ -126,7 +128,8 @@ private:
           t.Acked = seq;
           t.Uncertain.clear();  // an acknowledged write after them supersedes them
           ++m_replaces;
-        } catch (std::exception const&) {
+        } catch (std::exception const& e) {
+          if (m_firstFailure.empty()) m_firstFailure = e.what();
           t.Uncertain.insert(seq);
           ++m_failures;
         }
@@ -142,6 +145,7 @@ private:
   std::atomic<bool> m_stop{false};
   std::thread m_thread;
   std::uint64_t m_creates = 0, m_replaces = 0, m_failures = 0;
+  std::string m_firstFailure;
 };
 
 } // namespace
@@ -171,7 +175,9 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
   auto const log = f.WriteFile("migrate.log", "");
 
   // The application: creates and replaces through the transition resolver.
+  // B's collections exist before the transition is published (its creates go there).
   auto appClient = f.TransitionClient();
+  appClient->CreateCollectionsIfMissing();
   std::vector<std::unique_ptr<Writer>> writers;
   for (int w = 0; w < 2; ++w) writers.push_back(std::make_unique<Writer>(appClient, w, f.Seeded, 2));
   for (auto& w : writers) w->Start();
@@ -268,6 +274,8 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
               static_cast<unsigned long long>(creates), static_cast<unsigned long long>(replaces),
               static_cast<unsigned long long>(failures), static_cast<unsigned long long>(checked),
               static_cast<unsigned long long>(wrong));
+  for (auto const& w : writers)
+    if (!w->FirstFailure().empty()) std::printf("crash test: a writer's first failed write: %s\n", w->FirstFailure().c_str());
   INFO(firstWrong);
   CHECK(wrong == 0);
   CHECK(checked == tracked);
