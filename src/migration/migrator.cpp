@@ -5,6 +5,7 @@
 #include "docshard/errors.hpp"
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/token_bucket.hpp"
+#include "docshard/http/transport_errors.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -32,6 +33,28 @@ auto Paced(TokenBucket& pacer, Operation&& operation) {
       pacer.OnThrottled(e.RetryAfter());
       std::this_thread::sleep_for(pacer.CurrentBackoff());
     }
+  }
+}
+
+// Every step of a move is idempotent, so a move that failed on the way
+// (connection dropped after a create was processed, a timeout, a 503) is
+// simply run again from the start; the protocol sorts out what was done.
+MoveResult MoveWithRetries(DocumentMover& mover, rapidjson::Value const& document, PartitionKeyValue const& key) {
+  constexpr int Attempts = 6;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return mover.Move(document, key);
+    } catch (TlsError const&) {
+      throw;  // a configuration problem, not a transient one
+    } catch (TransportError const&) {
+      if (attempt >= Attempts) throw;
+    } catch (TimeoutError const&) {
+      if (attempt >= Attempts) throw;
+    } catch (RequestFailedError const& e) {
+      if (!e.IsRetryable() && e.Status() != 500) throw;
+      if (attempt >= Attempts) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 << attempt));
   }
 }
 
@@ -128,7 +151,7 @@ void ScanSource(RunState& state, CollectionRef const& source) {
           if (!state.Failed) {
             state.Pacer.Acquire();
             DocumentMover mover(sourceClient, source, state.Client->Account(owner.Account()), owner, state.Pacer);
-            auto const r = mover.Move((*parsed)["Documents"][i], header);
+            auto const r = MoveWithRetries(mover, (*parsed)["Documents"][i], header);
             ++tally->Moved;
             tally->Recopied += static_cast<std::uint64_t>(r.Recopies);
             if (r.Outcome == MoveOutcome::KeptNewer || r.Outcome == MoveOutcome::SourceGone) ++tally->KeptNewer;

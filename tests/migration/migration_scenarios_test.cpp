@@ -119,3 +119,21 @@ TEST_CASE("lookup -> lookup with nested hashes on their own key", "[scenarios]")
   auto const out = MigrateAndVerify(f);
   CHECK(out.Ideal < 2400);  // t1 stays, and parts of the hashed tenants stay
 }
+
+TEST_CASE("faults: throttling, dropped answers and 503s on the target account", "[faults]") {
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","dbs/{DB}/colls/c1"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","dbs/{DB}/colls/c1","b:dbs/{DB}/colls/c2"]})");
+  std::vector<SeededDocument> docs;
+  for (int i = 0; i < 1500; ++i) docs.push_back(UserDocument("d" + std::to_string(i), "u" + std::to_string(i), i));
+  f.Seed(std::move(docs));
+  f.TransitionClient()->CreateCollectionsIfMissing();
+  FaultControl faults("b");
+  // 429 often, and now and then a create/delete that is processed but whose
+  // answer is lost, or refused with 503: every move must still end right.
+  faults.Set(R"({"status429Every":5,"retryAfterMs":20,"dropAfterEvery":37,"status449Every":23})");
+  auto const out = MigrateAndVerify(f);
+  CHECK(faults.Injected("status429") > 0);
+  CHECK(faults.Injected("dropAfter") > 0);
+  faults.Clear();
+}
