@@ -132,8 +132,8 @@ int Run(std::span<char const* const> args) {
   if (!quiet) {
     auto const& plan = migrator.Plan();
     if (plan.IsExact())
-      std::fprintf(stderr, "migrate: %s of the key space changes owner (%zu arcs)\n",
-                   (JsonNumber(100.0 * plan.MovingFraction()) + "%").c_str(), plan.Arcs().size());
+      std::fprintf(stderr, "migrate: %.2f%% of the key space changes owner (%zu arcs)\n",
+                   100.0 * plan.MovingFraction(), plan.Arcs().size());
     std::fprintf(stderr, "migrate: checkpoint %s%s\n", options.Checkpoint.c_str(), options.Resume ? " (resuming)" : "");
   }
 
