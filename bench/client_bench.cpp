@@ -30,6 +30,7 @@
 #include <docshard/murmur3.hpp>
 #include <docshard/partition_key_path.hpp>
 #include <docshard/partitioned_client.hpp>
+#include <docshard/read_selector.hpp>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
@@ -298,8 +299,42 @@ int Routed(Args const& a) {
     routedWall.push_back(x.second);
     ratios.push_back(x.first / d.first);
   }
+  // The routing work alone, in process (no I/O): what PartitionedClient adds
+  // per read before it calls CosmosClient::ReadDocument, rebuilt from the
+  // public API (resolver snapshot, key expansion, ResolveForRead, header value).
+  auto inProc = [&](int which) {
+    constexpr int N = 100000;
+    std::size_t sink = 0;
+    double c0 = CpuSeconds();
+    for (int i = 0; i < N; ++i) {
+      auto const& id = ids[static_cast<std::size_t>(i % nDocs)];
+      PartitionKey key(id);
+      if (which == 0) {
+        auto r = routed.GetResolver("");
+        for (auto const& k : r->KeyPath()->ExpandForRead(key))
+          for (auto const& c : r->ResolveForRead(ReadSelector::Key(k))) {
+            auto v = PartitionedClient::HeaderValue(k);
+            sink += c.Link().size() + (&routed.Account(c.Account()) != nullptr);
+          }
+      } else if (which == 1) {
+        auto v = PartitionedClient::HeaderValue(key);
+        sink += 1;
+      } else {
+        PartitionKeyValue v(id);
+        sink += 1;
+      }
+    }
+    double ns = (CpuSeconds() - c0) * 1e9 / N;
+    if (sink == 0) std::fprintf(stderr, "unexpected\n");
+    return ns;
+  };
+  double routingNs = inProc(0), headerValueNs = inProc(1), directHeaderNs = inProc(2);
   std::printf(
-      "{\"mode\":\"routed\",\"collections\":8,\"docs\":%d,\"opsPerBlock\":%d,\"rounds\":%d,"
+      "{\"mode\":\"routed\",\"routingOnlyCpuNsPerOp\":%.1f,\"headerValueCpuNsPerOp\":%.1f,"
+      "\"directPartitionKeyValueCpuNsPerOp\":%.1f,",
+      routingNs, headerValueNs, directHeaderNs);
+  std::printf(
+      "\"collections\":8,\"docs\":%d,\"opsPerBlock\":%d,\"rounds\":%d,"
       "\"directCpuUsPerOp\":%s,\"routedCpuUsPerOp\":%s,\"directWallUsPerOp\":%s,\"routedWallUsPerOp\":%s,"
       "\"pairedRatios\":%s,\"directCpuUsPerOpMedian\":%.2f,\"routedCpuUsPerOpMedian\":%.2f,"
       "\"ratioOfMedians\":%.4f,\"pairedRatioMedian\":%.4f,\"load\":\"%s\"}\n",

@@ -5,7 +5,8 @@
 #   1. point reads and creates at concurrency 1, 8, 64 against ONE server, side
 #      by side: wrk (the server's ceiling), docshard's CosmosClient
 #      (bench/client_bench.cpp, async API) and @azure/cosmos 4.9.3
-#      (bench/node-sdk/bench.js); clients interleaved within each repetition;
+#      (bench/node-sdk/bench.js); clients interleaved within each repetition,
+#      order rotated per repetition; wrk runs one thread (-t1);
 #   2. a query fanned out over 8 collections (2 servers, 20 ms added latency per
 #      request) vs the same query on one collection, and MaxConcurrency=1;
 #   3. PartitionedClient::ReadDocument vs CosmosClient::ReadDocument CPU per op;
@@ -13,7 +14,8 @@
 #
 # Usage: scripts/bench-client.sh [--skip-build] [--quick] [--reps N] [--duration-ms MS]
 #   --quick   1 repetition, 2 s runs, results under bench/results/quick/
-# Environment: DOCSHARD_BENCH_BUILD_DIR (default build-bench), DOCSHARD_JOBS (2).
+# Environment: DOCSHARD_BENCH_BUILD_DIR (default build-bench), DOCSHARD_JOBS (2),
+#   DOCSHARD_BENCH_COMMIT (label recorded as the commit, default git HEAD).
 #
 # The crud server runs with --no-auth because wrk cannot sign requests; the
 # docshard and Node clients still sign every request (the server just skips the
@@ -105,7 +107,9 @@ dur_s=$(((duration_ms + 999) / 1000))
 
 run_wrk() {  # OP C REP
   local op=$1 c=$2 rep=$3 t out w u s
-  t=$((c < 2 ? c : 2))
+  # One wrk thread, like docshard's one I/O thread and Node's one event loop: on
+  # a contended 2-CPU machine a second wrk thread would win it a larger CPU share.
+  t=1
   local TIMEFORMAT='%R %U %S'
   if [ "$op" = read ]; then
     out=$( { time WRK_DOC=doc0 wrk -t"$t" -c"$c" -d"${dur_s}s" --timeout 10s -s "$root/bench/wrk/read.lua" "$doc_url" 2>&1; } 2>"$tmp/wrk-time" )
@@ -130,7 +134,9 @@ wrk -t2 -c8 -d2s -s "$root/bench/wrk/read.lua" "$doc_url" >/dev/null 2>&1 || tru
 for rep in $(seq 1 "$reps"); do
   for op in read create; do
     for c in 1 8 64; do
-      for client in wrk docshard node; do
+      # Rotate the order every repetition so no client always follows another.
+      case $((rep % 3)) in 1) order="wrk docshard node" ;; 2) order="docshard node wrk" ;; *) order="node wrk docshard" ;; esac
+      for client in $order; do
         if [ "$op" = create ]; then "$bench" reset "${common[@]}" --coll writes >/dev/null; fi
         case $client in
           wrk) line=$(run_wrk "$op" "$c" "$rep") ;;
@@ -177,7 +183,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cat >"$tmp/machine.json" <<EOF
 {
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "commit": "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "commit": "${DOCSHARD_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}",
   "dirtyTree": $( [ -n "$(git -C "$root" status --porcelain -- src include 2>/dev/null)" ] && echo true || echo false ),
   "nproc": $(nproc),
   "cpuModel": "$cpu_model",
