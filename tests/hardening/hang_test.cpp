@@ -52,7 +52,7 @@ TEST_CASE("a hanging server: every operation times out at its deadline and the p
   CHECK_THROWS_AS(create.get(), TimeoutError);
   auto const elapsed = Clock::now() - start;
   CHECK(elapsed >= 950ms);   // reads retried their attempt timeouts up to the deadline
-  CHECK(elapsed < 1800ms);   // and all stopped there
+  CHECK(elapsed < 2000ms);   // and all stopped there (1 s deadline; slack for a loaded CI machine)
   CHECK(client.TransportStatistics().OpenConnections <= 2);
 
   faults.Clear();

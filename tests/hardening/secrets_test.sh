@@ -66,6 +66,9 @@ JSON
   fi
   "$quickstart" "$tmp/scheme.json" >"$out/quickstart.out" 2>"$out/quickstart.err" || {
     echo "secrets: the quickstart failed:"; tail -n 20 "$out/quickstart.out" "$out/quickstart.err"; rc=1; }
+  echo "secrets: quickstart ran ($(wc -c <"$out/quickstart.out") bytes of stdout)"
+else
+  echo "secrets: quickstart not built; scenario is the [secrets] test case only"
 fi
 stop_all
 
