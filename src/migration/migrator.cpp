@@ -209,7 +209,7 @@ Migrator::Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, 
   if (!m_client || !m_from || !m_to) throw InvalidArgumentError("Migrator: null client or resolver");
   if (!m_from->KeyPath() || !m_to->KeyPath())
     throw InvalidArgumentError("Migrator: both schemes need a partitionKey path");
-  if (m_from->KeyPath()->Paths().front() != m_to->KeyPath()->Paths().front())
+  if (m_from->KeyPath()->ServerPath() != m_to->KeyPath()->ServerPath())
     throw InvalidArgumentError("Migrator: the schemes partition on different server-side keys (" +
                                m_from->KeyPath()->ToString() + " vs " + m_to->KeyPath()->ToString() +
                                "): a document cannot keep its partition key header");
@@ -263,7 +263,7 @@ MigrationProgress Migrator::Run() {
   for (auto const& s : sources) state.Checkpoint.Collections[s.Text()];  // every source has an entry
 
   // B's collections must exist before anything is copied there.
-  auto const serverPath = m_to->KeyPath()->Paths().front();
+  auto const serverPath = m_to->KeyPath()->ServerPath();
   for (auto const& c : m_to->Collections()) {
     auto& client = m_client->Account(c.Account());
     Paced(state.Pacer, [&] { return client.CreateDatabaseIfNotExists(c.Database()); });
