@@ -18,7 +18,14 @@ ResolverTarget::ResolverTarget(ResolverPtr resolver, std::optional<PartitionKeyP
 }
 
 CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key) const {
-  return m_resolver ? m_resolver->ResolveForCreate(key) : m_collection;
+  if (!m_resolver) return m_collection;
+  // The nested resolver routes on another property: the parent's key alone
+  // cannot say where the document goes, and a guess would be a wrong answer.
+  if (m_ownKey)
+    throw InvalidArgumentError("key " + key.ToJson() + " leads to a nested " + m_resolver->Type() +
+                               " resolver that routes on " + m_resolver->KeyPath()->ToString() +
+                               "; resolve the whole document instead");
+  return m_resolver->ResolveForCreate(key);
 }
 
 CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const {

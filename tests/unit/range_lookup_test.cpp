@@ -296,9 +296,9 @@ TEST_CASE("resolvers are safe to share between threads", "[range][lookup][thread
 // the parent's key currently hashes the parent's key on the nested ring (the
 // tenant number as if it were the userId) and returns a collection where the
 // document would NOT be written; `docshard route` and migration planning call
-// ResolveForCreate(key). Expected here: a clear InvalidArgumentError instead of
-// a wrong answer. Tagged [!mayfail] until the contract is decided.
-TEST_CASE("create by key alone into a nested resolver keyed on its own path is refused", "[range][nested][!mayfail]") {
+// ResolveForCreate(key). Decided: a clear InvalidArgumentError instead of a
+// wrong answer (such a key is incomplete input, not a valid key of the right type).
+TEST_CASE("create by key alone into a nested resolver keyed on its own path is refused", "[range][nested]") {
   std::vector<std::string> const users = {"u0", "u1", "u2", "u3"};
   auto byUser = Hash(users, 32, PartitionKeyPath::Parse("/userId"));
   RangePartitionResolver r(KeyType::Number, {{N(0), N(9), ResolverTarget(byUser, PartitionKeyPath::Parse("/tenant"))}},

@@ -31,6 +31,14 @@ std::optional<PartitionKey> KeyArgument(std::optional<std::string> const& key,
   return std::nullopt;
 }
 
+PointOperation ParsePointOperation(std::span<char const* const> args) {
+  static constexpr OptionSpec Options[] = {{"config", true}, {"id", true}, {"key", true}, {"key-json", true}};
+  auto a = Arguments::Parse(args, Options);
+  auto id = a.Required("id");
+  auto key = KeyArgument(a.Value("key"), a.Value("key-json"), true);
+  return {std::move(id), std::move(*key), OpenBackend(a.Required("config"))};
+}
+
 std::string CompactJson(rapidjson::Value const& value) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace docshard::cli {
@@ -22,6 +23,14 @@ Backend OpenBackend(std::string const& configPath);
 // Throws UsageError when neither or both are given and `required`.
 std::optional<PartitionKey> KeyArgument(std::optional<std::string> const& key,
                                         std::optional<std::string> const& keyJson, bool required);
+
+// What get and delete share: `--config FILE --id ID (--key KEY | --key-json JSON)`.
+struct PointOperation {
+  std::string Id;
+  PartitionKey Key;
+  Backend Target;
+};
+PointOperation ParsePointOperation(std::span<char const* const> args);
 
 // A value as compact JSON text.
 std::string CompactJson(rapidjson::Value const& value);

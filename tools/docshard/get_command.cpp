@@ -11,13 +11,11 @@
 namespace docshard::cli {
 
 namespace {
-constexpr OptionSpec Options[] = {{"config", true}, {"id", true}, {"key", true}, {"key-json", true}};
-
 int Run(std::span<char const* const> args) {
-  auto a = Arguments::Parse(args, Options);
-  auto id = a.Required("id");
-  auto key = KeyArgument(a.Value("key"), a.Value("key-json"), true);
-  auto backend = OpenBackend(a.Required("config"));
+  auto op = ParsePointOperation(args);
+  auto const& id = op.Id;
+  auto const* key = &op.Key;
+  auto& backend = op.Target;
   try {
     auto r = backend.Client->ReadDocument(id, *key);
     std::printf("%s\n", r.Response.Body().c_str());
