@@ -9,8 +9,9 @@
 # under its own run dir (.run equivalent), and every file under BUILD_DIR
 # written while it ran (CTest logs included).
 # Looked for: both keys (whole and a 24-character prefix), the hex of their
-# decoded bytes, and any signature or authorization value (sig=, sig%3D,
-# type=master, type%3Dmaster), case-insensitively.
+# decoded bytes and, in the scenario's own output and run dir, any signature
+# or authorization value (sig=, sig%3D, type=master, type%3Dmaster),
+# case-insensitively.
 set -uo pipefail
 test_bin=${1:?hardening test binary}
 build=${2:?build dir}
@@ -73,26 +74,41 @@ fi
 stop_all
 
 hex() { printf '%s' "$1" | base64 -d 2>/dev/null | od -An -tx1 | tr -d ' \n'; }
-patterns=$tmp/patterns
-{
-  for k in "$DOCSHARD_SERVER_KEY" "$DOCSHARD_HD_WRONG_KEY"; do
-    printf '%s\n' "$k" "${k:0:24}" "$(hex "$k")"
-  done
-  printf '%s\n' 'sig=' 'sig%3d' 'type=master' 'type%3dmaster'
-} >"$patterns"
+keys=$tmp/key-patterns
+for k in "$DOCSHARD_SERVER_KEY" "$DOCSHARD_HD_WRONG_KEY"; do
+  printf '%s\n' "$k" "${k:0:24}" "$(hex "$k")"
+done >"$keys"
+markers=$tmp/marker-patterns
+{ cat "$keys"; printf '%s\n' 'sig=' 'sig%3d' 'type=master' 'type%3dmaster'; } >"$markers"
 
-files=$tmp/files
-{
-  find "$out" "$DOCSHARD_RUN_DIR" -type f
-  find "$build" -type f -newer "$marker" 2>/dev/null
-} | grep -v -F -e "$patterns" -e "$files" >"$files"
-nfiles=$(wc -l <"$files")
+# Our own output, server logs and run dir: keys and any signature marker.
+# Files other tests wrote into the build dir meanwhile (CTest runs tests in
+# parallel): the keys only, since a unit test may legitimately print
+# Microsoft's published example signature.
+own=$tmp/own-files
+others=$tmp/other-files
+find "$out" "$DOCSHARD_RUN_DIR" -type f >"$own"
+find "$build" -type f -newer "$marker" 2>/dev/null >"$others" || true
+nfiles=$(($(wc -l <"$own") + $(wc -l <"$others")))
 hits=$tmp/hits
 : >"$hits"
-while IFS= read -r f; do
-  # -F fixed strings, -i: hex and URL-encoding may come in either case.
-  grep -a -i -H -n -o -F -f "$patterns" "$f" >>"$hits" 2>/dev/null || true
-done <"$files"
+scan() {  # PATTERNS FILELIST
+  while IFS= read -r f; do
+    # -F fixed strings, -i: hex and URL-encoding may come in either case.
+    grep -a -i -H -n -o -F -f "$1" "$f" >>"$hits" 2>/dev/null || true
+  done <"$2"
+}
+# The scanner must see a planted key (in its decoded-hex form) and a marker.
+canary=$tmp/canary
+{ echo "x $(hex "$DOCSHARD_SERVER_KEY") y"; echo "Sig%3Dabc"; } >"$canary"
+echo "$canary" >"$tmp/canary-list"
+scan "$markers" "$tmp/canary-list"
+if [ "$(wc -l <"$hits")" -ne 2 ]; then echo "secrets: the scanner missed a planted credential"; exit 1; fi
+: >"$hits"
+rm -f "$canary"
+
+scan "$markers" "$own"
+scan "$keys" "$others"
 
 if [ -s "$hits" ]; then
   echo "secrets: FAILED, credentials found (file:line:match; values not repeated here):"
