@@ -12,8 +12,12 @@
 #   3. PartitionedClient::ReadDocument vs CosmosClient::ReadDocument CPU per op;
 # writes bench/results/client-*.json and prints PASS/FAIL against the goals.
 #
-# Usage: scripts/bench-client.sh [--skip-build] [--quick] [--reps N] [--duration-ms MS]
-#   --quick   1 repetition, 2 s runs, results under bench/results/quick/
+# Usage: scripts/bench-client.sh [--skip-build] [--quick] [--reps N] [--duration-ms MS] [--pin] [--crud-only]
+#   --quick      1 repetition, 2 s runs, results under bench/results/quick/
+#   --pin        servers on CPU 0, every client (wrk, docshard, node) on CPU 1 (taskset):
+#                each client gets one CPU of its own instead of sharing both with the
+#                server; results are written as client-pinned-*.json
+#   --crud-only  only part 1 (no fan-out, no routed reads)
 # Environment: DOCSHARD_BENCH_BUILD_DIR (default build-bench), DOCSHARD_JOBS (2),
 #   DOCSHARD_BENCH_COMMIT (label recorded as the commit, default git HEAD).
 #
@@ -26,11 +30,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOCSHARD_BENCH_BUILD_DIR:-$root/build-bench}
 results=$root/bench/results
 orig_args="$*"
-skip_build=0 quick=0 reps=3 duration_ms=5000 warmup_ms=1000
+pin=0 crud_only=0 skip_build=0 quick=0 reps=3 duration_ms=5000 warmup_ms=1000
 while (($#)); do
   case $1 in
     --skip-build) skip_build=1; shift ;;
     --quick) quick=1; shift ;;
+    --pin) pin=1; shift ;;
+    --crud-only) crud_only=1; shift ;;
     --reps) reps=$2; shift 2 ;;
     --duration-ms) duration_ms=$2; shift 2 ;;
     *) echo "usage: scripts/bench-client.sh [--skip-build] [--quick] [--reps N] [--duration-ms MS]" >&2; exit 2 ;;
@@ -40,6 +46,11 @@ if ((quick)); then reps=1 duration_ms=2000 warmup_ms=500 results=$root/bench/res
 ((reps >= 1 && reps <= 20)) || { echo "bench-client: --reps must be 1..20" >&2; exit 2; }
 ((duration_ms >= 500 && duration_ms <= 60000)) || { echo "bench-client: --duration-ms must be 500..60000" >&2; exit 2; }
 mkdir -p "$results"
+server_pin=() client_pin=() prefix_name=client
+if ((pin)); then
+  command -v taskset >/dev/null || { echo "bench-client: --pin needs taskset" >&2; exit 1; }
+  server_pin=(taskset -c 0) client_pin=(taskset -c 1) prefix_name=client-pinned
+fi
 log() { printf 'bench-client: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
 
 command -v wrk >/dev/null || { echo "bench-client: wrk not found (apt-get install wrk)" >&2; exit 1; }
@@ -74,7 +85,7 @@ trap cleanup EXIT
 start_server() {  # NAME [start options...] -> sets URL and KEYFILE
   local name=$prefix-$1
   shift
-  URL=$("$srv" start --name "$name" "$@")
+  URL=$("${server_pin[@]}" "$srv" start --name "$name" "$@")
   started+=("$name")
   KEYFILE=$run_dir/servers/$name.key
   [[ $URL =~ ^https://127\.0\.0\.1:[0-9]+$ ]] || { echo "bench-client: unexpected server URL '$URL'" >&2; exit 1; }
@@ -112,10 +123,10 @@ run_wrk() {  # OP C REP
   t=1
   local TIMEFORMAT='%R %U %S'
   if [ "$op" = read ]; then
-    out=$( { time WRK_DOC=doc0 wrk -t"$t" -c"$c" -d"${dur_s}s" --timeout 10s -s "$root/bench/wrk/read.lua" "$doc_url" 2>&1; } 2>"$tmp/wrk-time" )
+    out=$( { time WRK_DOC=doc0 "${client_pin[@]}" wrk -t"$t" -c"$c" -d"${dur_s}s" --timeout 10s -s "$root/bench/wrk/read.lua" "$doc_url" 2>&1; } 2>"$tmp/wrk-time" )
   else
     out=$( { time WRK_PATH=/dbs/bench/colls/writes/docs WRK_TAG="wrk$rep-$c-$RANDOM" \
-             wrk -t"$t" -c"$c" -d"${dur_s}s" --timeout 10s -s "$root/bench/wrk/create.lua" "$crud_url" 2>&1; } 2>"$tmp/wrk-time" )
+             "${client_pin[@]}" wrk -t"$t" -c"$c" -d"${dur_s}s" --timeout 10s -s "$root/bench/wrk/create.lua" "$crud_url" 2>&1; } 2>"$tmp/wrk-time" )
   fi
   read -r w u s <"$tmp/wrk-time"
   local j
@@ -140,10 +151,10 @@ for rep in $(seq 1 "$reps"); do
         if [ "$op" = create ]; then "$bench" reset "${common[@]}" --coll writes >/dev/null; fi
         case $client in
           wrk) line=$(run_wrk "$op" "$c" "$rep") ;;
-          docshard) line=$("$bench" crud "${common[@]}" --coll "$( [ $op = read ] && echo reads || echo writes)" \
+          docshard) line=$("${client_pin[@]}" "$bench" crud "${common[@]}" --coll "$( [ $op = read ] && echo reads || echo writes)" \
                             --doc doc0 --op "$op" --concurrency "$c" --warmup-ms "$warmup_ms" \
                             --duration-ms "$duration_ms" --run-tag "ds$rep-$c-$RANDOM") ;;
-          node) line=$(node "$root/bench/node-sdk/bench.js" "${common[@]}" --coll "$( [ $op = read ] && echo reads || echo writes)" \
+          node) line=$("${client_pin[@]}" node "$root/bench/node-sdk/bench.js" "${common[@]}" --coll "$( [ $op = read ] && echo reads || echo writes)" \
                         --doc doc0 --op "$op" --concurrency "$c" --warmup-ms "$warmup_ms" \
                         --duration-ms "$duration_ms" --run-tag "nd$rep-$c-$RANDOM") ;;
         esac
@@ -158,6 +169,7 @@ done
 "$srv" stop --name "$prefix-crud" >/dev/null 2>&1 || true
 
 # ---- 2a. fan-out over 8 collections, 20 ms per request ---------------------------
+if ((!crud_only)); then
 start_server fan-a; fan_a=$URL key_a=$KEYFILE
 start_server fan-b; fan_b=$URL key_b=$KEYFILE
 fan_common=(--endpoint "$fan_a" --endpoint "$fan_b" --key-file "$key_a" --key-file "$key_b" --ca "$ca")
@@ -177,6 +189,7 @@ log "routed vs direct reads ($routed_rounds rounds x 2 x 2000 reads)"
 "$bench" routed --endpoint "$URL" --ca "$ca" --key-file "$KEYFILE" --docs 256 --ops 2000 \
   --rounds "$routed_rounds" >"$tmp/routed.json"
 "$srv" stop --name "$prefix-routed" >/dev/null 2>&1 || true
+fi
 
 # ---- results -----------------------------------------------------------------
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -197,9 +210,10 @@ cat >"$tmp/machine.json" <<EOF
   "loadAverageBefore": "$load_before",
   "loadAverageAfter": "$load_after",
   "repetitions": $reps,
+  "pinned": $( ((pin)) && echo '"servers CPU 0, clients CPU 1"' || echo false ),
   "durationMs": $duration_ms,
   "warmupMs": $warmup_ms,
   "command": "scripts/bench-client.sh${orig_args:+ $orig_args}"
 }
 EOF
-node "$root/bench/node-sdk/summarize.js" "$tmp" "$results"
+node "$root/bench/node-sdk/summarize.js" "$tmp" "$results" "$prefix_name"

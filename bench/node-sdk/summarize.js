@@ -5,7 +5,8 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const [tmp, results] = process.argv.slice(2);
+const [tmp, results, prefixArg] = process.argv.slice(2);
+const prefix = prefixArg || "client";
 
 const median = v => {
   const s = [...v].sort((a, b) => a - b);
@@ -72,7 +73,8 @@ if (routed) {
   goals.push({ goal: "(info) same, median of paired per-round ratios", value: routed.pairedRatioMedian, limit: 1.05,
                pass: null });
 }
-const write = (name, obj) => fs.writeFileSync(path.join(results, name), JSON.stringify(obj, null, 2) + "\n");
+const write = (name, obj) =>
+  fs.writeFileSync(path.join(results, name.replace(/^client/, prefix)), JSON.stringify(obj, null, 2) + "\n");
 write("client-machine.json", machine);
 write("client-crud.json", { machine: { date: machine.date, loadAverageBefore: machine.loadAverageBefore,
                                        loadAverageAfter: machine.loadAverageAfter },
@@ -85,7 +87,7 @@ write("client-goals.json", goals);
 
 const lines = [];
 lines.push(`client benchmarks ${machine.date} commit ${machine.commit}${machine.dirtyTree ? " (+uncommitted src)" : ""}, ` +
-           `${machine.nproc} CPUs, load ${machine.loadAverageBefore} -> ${machine.loadAverageAfter}, ${machine.repetitions} rep(s) x ${machine.durationMs} ms`);
+           `${machine.nproc} CPUs, load ${machine.loadAverageBefore} -> ${machine.loadAverageAfter}, ${machine.repetitions} rep(s) x ${machine.durationMs} ms${machine.pinned ? `, pinned: ${machine.pinned}` : ""}`);
 lines.push("op     c   wrk ops/s  docshard ops/s (xwrk)  node ops/s (xwrk)   CPU us/op: wrk  docshard  node  (ds/node)");
 for (const x of comparisons)
   lines.push(`${x.op.padEnd(6)} ${String(x.concurrency).padStart(2)}  ${String(x.wrkOpsPerSec).padStart(9)}  ` +
@@ -99,5 +101,5 @@ if (routed)
              `(x${routed.ratioOfMedians}; paired median x${routed.pairedRatioMedian}); routing alone ${routed.routingOnlyCpuNsPerOp} ns/op in process`);
 for (const g of goals)
   lines.push(`${g.pass === null ? "INFO" : g.pass ? "PASS" : "FAIL"}  ${g.goal}: ${g.value}${g.limit !== null ? ` (limit ${g.limit})` : ""}`);
-fs.writeFileSync(path.join(results, "client-summary.txt"), lines.join("\n") + "\n");
+fs.writeFileSync(path.join(results, `${prefix}-summary.txt`), lines.join("\n") + "\n");
 console.log(lines.join("\n"));
