@@ -245,6 +245,13 @@ MigrationProgress Migrator::Run() {
   state.Checkpoint.FromHash = SchemeHash(*m_from);
   state.Checkpoint.ToHash = SchemeHash(*m_to);
   if (!m_options.Checkpoint.empty()) {
+    // Temp files of killed runs (each writes <checkpoint>.tmp.<pid>) are never
+    // read; remove them so that repeated crashes do not pile them up.
+    auto dir = m_options.Checkpoint.parent_path();
+    std::error_code ec;
+    auto const prefix = m_options.Checkpoint.filename().string() + ".tmp.";
+    for (auto const& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec))
+      if (e.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(e.path(), ec);
     auto existing = MigrationCheckpoint::TryLoad(m_options.Checkpoint);
     if (existing && !m_options.Resume && !existing->Finished)
       throw InvalidArgumentError("checkpoint " + m_options.Checkpoint.string() +

@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <fstream>
 #include <map>
 #include <string>
@@ -119,6 +121,11 @@ struct MigrationFixture {
   }
 
   ~MigrationFixture() {
+    // Files this fixture wrote: configs, checkpoints, logs (kept only on failure would be nicer;
+    // the CLI's log tail is already printed by the failing check).
+    std::error_code ec;
+    for (auto const& e : std::filesystem::directory_iterator(TempDir(), ec))
+      if (e.path().filename().string().rfind(Database + "-", 0) == 0) std::filesystem::remove(e.path(), ec);
     try {
       std::set<std::pair<std::string, std::string>> dbs;
       for (auto const& c : A.Resolver()->Collections()) dbs.emplace(c.Account(), c.Database());
