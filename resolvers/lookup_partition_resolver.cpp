@@ -50,7 +50,11 @@ CollectionRef const& LookupPartitionResolver::ResolveForCreate(PartitionKey cons
 
 CollectionRef const& LookupPartitionResolver::ResolveForCreate(rapidjson::Value const& document) const {
   if (!m_keyPath) throw InvalidArgumentError("this lookup resolver has no partitionKey path");
-  auto key = m_keyPath->Extract(document);
+  return ResolveForCreate(m_keyPath->Extract(document), document);
+}
+
+CollectionRef const& LookupPartitionResolver::ResolveForCreate(PartitionKey const& key,
+                                                               rapidjson::Value const& document) const {
   return Find(key).ResolveForCreate(key, document);
 }
 

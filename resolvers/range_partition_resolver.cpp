@@ -52,7 +52,11 @@ CollectionRef const& RangePartitionResolver::ResolveForCreate(PartitionKey const
 
 CollectionRef const& RangePartitionResolver::ResolveForCreate(rapidjson::Value const& document) const {
   if (!m_keyPath) throw InvalidArgumentError("this range resolver has no partitionKey path");
-  auto key = m_keyPath->Extract(document);
+  return ResolveForCreate(m_keyPath->Extract(document), document);
+}
+
+CollectionRef const& RangePartitionResolver::ResolveForCreate(PartitionKey const& key,
+                                                              rapidjson::Value const& document) const {
   return Find(key).Target.ResolveForCreate(key, document);
 }
 

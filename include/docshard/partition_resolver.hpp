@@ -36,6 +36,11 @@ public:
   // As above from a whole document, so that nested resolvers with a path of
   // their own use their own key. Throws PartitionKeyError when the key is missing.
   virtual CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const;
+  // With the key already extracted by a parent that shares it, and the whole
+  // document for nested resolvers further down that route on their own key.
+  virtual CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& /*document*/) const {
+    return ResolveForCreate(key);
+  }
 
   // Where documents matching `selector` may be: each collection once, in a
   // stable first-seen order.

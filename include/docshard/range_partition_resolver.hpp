@@ -28,6 +28,7 @@ public:
   // The first range in list order containing the key.
   CollectionRef const& ResolveForCreate(PartitionKey const& key) const override;
   CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const override;
+  CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const override;
   // Every range intersecting the selector.
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override;

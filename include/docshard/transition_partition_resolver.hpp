@@ -30,6 +30,9 @@ public:
   CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const override {
     return m_next->ResolveForCreate(document);
   }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const override {
+    return m_next->ResolveForCreate(key, document);
+  }
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override;  // current's, then next's
   std::string ExplainRoute(PartitionKey const& key) const override;

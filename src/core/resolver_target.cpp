@@ -30,7 +30,7 @@ CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key) c
 
 CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const {
   if (!m_resolver) return m_collection;
-  return m_ownKey ? m_resolver->ResolveForCreate(document) : m_resolver->ResolveForCreate(key);
+  return m_ownKey ? m_resolver->ResolveForCreate(document) : m_resolver->ResolveForCreate(key, document);
 }
 
 void ResolverTarget::AppendForRead(ReadSelector const& selector, CollectionListBuilder& out) const {

@@ -107,6 +107,8 @@ std::string Outcome(IPartitionResolver const& r, PartitionKey const& k) {
     return "<no target>";
   } catch (KeyTypeError const&) {
     return "<key type>";
+  } catch (InvalidArgumentError const&) {
+    return "<nested resolver on its own key>";  // needs the whole document, not the key alone
   }
 }
 
