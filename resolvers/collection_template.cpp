@@ -4,6 +4,8 @@
 #include "docshard/errors.hpp"
 #include "docshard/partition_key_path.hpp"
 
+#include "core/full_precision_json.hpp"
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -65,8 +67,8 @@ CollectionTemplate CollectionTemplate::FromValue(rapidjson::Value const& value) 
 
 CollectionTemplate CollectionTemplate::Parse(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
-  if (doc.HasParseError()) throw InvalidArgumentError("collection template is not valid JSON");
+  if (detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag>(doc, json).IsError())
+    throw InvalidArgumentError("collection template is not valid JSON");
   std::optional<std::string> keyPath;
   if (auto problem = Check(doc, keyPath))
     throw InvalidArgumentError("collection template" + problem->Where + ": " + problem->What);

@@ -2,6 +2,8 @@
 
 #include "docshard/errors.hpp"
 
+#include "core/full_precision_json.hpp"
+
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -148,12 +150,11 @@ PartitionKey PartitionKey::ParseJson(std::string_view text) {
   // Full precision: the default number parser can be off by an ulp, which
   // would change a number key's text and so its placement. Iterative: deep
   // nesting must be an error, not a stack overflow.
-  constexpr unsigned flags =
-      rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
-  doc.Parse<flags>(text.data(), text.size());
-  if (doc.HasParseError()) {
-    throw PartitionKeyError(std::string("key is not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
-                            " at offset " + std::to_string(doc.GetErrorOffset()));
+  auto const parsed =
+      detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(doc, text);
+  if (parsed.IsError()) {
+    throw PartitionKeyError(std::string("key is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) +
+                            " at offset " + std::to_string(parsed.Offset()));
   }
   return FromJson(doc);
 }

@@ -3,6 +3,8 @@
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
 
+#include "core/full_precision_json.hpp"
+
 #include <rapidjson/error/en.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -45,6 +47,20 @@ std::string Pretty(rapidjson::Value const& value) {
   value.Accept(writer);
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
+
+// "line L column C" of a byte offset: what an operator can find in an editor.
+std::string LineColumn(std::string_view json, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < json.size(); ++i) {
+    if (json[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + " column " + std::to_string(column);
+}
 } // namespace
 
 PartitionScheme::PartitionScheme(ResolverPtr resolver, std::optional<std::int64_t> epoch,
@@ -58,23 +74,11 @@ PartitionScheme PartitionScheme::Load(std::string_view json, ResolverRegistry co
   rapidjson::Document doc;
   // Full precision so that number bounds and keys load exactly as saved;
   // iterative so that deeply nested input is an error, not a stack overflow.
-  constexpr unsigned flags =
-      rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
-  doc.Parse<flags>(json.data(), json.size());
-  if (doc.HasParseError()) {
-    // Name the line and column: that is what an operator can find in an editor.
-    std::size_t offset = doc.GetErrorOffset(), line = 1, column = 1;
-    for (std::size_t i = 0; i < offset && i < json.size(); ++i) {
-      if (json[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    throw ConfigError("line " + std::to_string(line) + " column " + std::to_string(column),
-                      std::string("invalid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()));
-  }
+  auto const parsed =
+      detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(doc, json);
+  if (parsed.IsError())
+    throw ConfigError(LineColumn(json, parsed.Offset()),
+                      std::string("invalid JSON: ") + rapidjson::GetParseError_En(parsed.Code()));
   ConfigLoadContext context;
   context.Registry = &registry;
   ConfigNode root(doc, "", context);

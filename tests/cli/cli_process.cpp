@@ -1,5 +1,7 @@
 #include "cli_process.hpp"
 
+#include "core/full_precision_json.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -136,9 +138,9 @@ std::filesystem::path DataFile(std::string const& name) { return std::filesystem
 
 rapidjson::Document ParseJsonLine(std::string const& line) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag>(line.data(), line.size());
+  auto const parsed = docshard::detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag>(doc, line);
   INFO("line: " << line);
-  REQUIRE_FALSE(doc.HasParseError());
+  REQUIRE_FALSE(parsed.IsError());
   return doc;
 }
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <random>
 
@@ -281,4 +282,23 @@ TEST_CASE("route: a million keys stream in bounded memory and agree with the lib
   }
   CHECK(n == count);
   CHECK(s == samples.size());
+}
+
+TEST_CASE("route: number keys at the edges of the double range read exactly", "[cli][route][number]") {
+  // RapidJSON 1.1.0's own full-precision parser made `0e38` -1.9e227 (g++ -O2)
+  // and `2e-324` 4.9e-324, and segfaulted on the fifth line
+  // (src/core/full_precision_json.hpp).
+  auto const r = RunCliWithInput({"route", "--config", Config("murmur_abc.json")},
+                                 "0e38\n-0.0e-23\n2e-324\n1.7976931348623157e308\n"
+                                 "5646634601975513831.6603088440e-349\n12345678901234567890123e-340\n");
+  CHECK(r.Signal == 0);
+  CHECK(r.ExitCode == 0);
+  auto const zero = LibraryRoute("murmur_abc.json", docshard::PartitionKey::Number(0));
+  auto const max = docshard::PartitionKey::Number(1.7976931348623157e308);
+  auto const denormal = docshard::PartitionKey::Number(std::strtod("12345678901234567890123e-340", nullptr));
+  REQUIRE(denormal.ToJson() == "1.234566e-318");  // node: String(12345678901234567890123e-340)
+  CHECK(r.OutLines() == std::vector<std::string>{Line("0", zero), Line("0", zero), Line("0", zero),
+                                                 Line(max.ToJson(), LibraryRoute("murmur_abc.json", max)),
+                                                 Line("0", zero),
+                                                 Line(denormal.ToJson(), LibraryRoute("murmur_abc.json", denormal))});
 }

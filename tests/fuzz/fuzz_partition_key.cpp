@@ -7,6 +7,8 @@
 #include <docshard/partition_key.hpp>
 #include <docshard/partition_key_path.hpp>
 
+#include "core/full_precision_json.hpp"
+
 #include <rapidjson/document.h>
 
 #include <cstdint>
@@ -20,16 +22,15 @@ namespace {
 
 // The flags PartitionedClient-style callers should use on untrusted
 // documents: validated UTF-8, and iterative so depth cannot blow the stack.
-constexpr unsigned Flags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag
-                         | rapidjson::kParseIterativeFlag;
+// Full precision (added by ParseFullPrecision) as the key parsers use it.
+constexpr unsigned Flags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
 
 std::optional<docshard::PartitionKeyPath> PathFrom(std::string_view text)
 {
   try {
     if (!text.empty() && text.front() == '[') {
       rapidjson::Document d;
-      d.Parse<Flags>(text.data(), text.size());
-      if (d.HasParseError() || !d.IsArray())
+      if (docshard::detail::ParseFullPrecision<Flags>(d, text).IsError() || !d.IsArray())
         return std::nullopt;
       std::vector<std::string> paths;
       for (auto const& v : d.GetArray()) {
@@ -77,8 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     return 0;
   auto const body = input.substr(newline + 1);
   rapidjson::Document doc;
-  doc.Parse<Flags>(body.data(), body.size());
-  if (doc.HasParseError())
+  if (docshard::detail::ParseFullPrecision<Flags>(doc, body).IsError())
     return 0;
   try {
     if (auto key = path->TryExtract(doc))

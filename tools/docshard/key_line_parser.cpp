@@ -4,6 +4,8 @@
 
 #include <docshard/errors.hpp>
 
+#include "core/full_precision_json.hpp"
+
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
@@ -106,11 +108,11 @@ KeyLineParser::Kind KeyLineParser::ParseSlow(std::string_view line) {
   // Full precision: numbers must parse to the nearest double, or a key like
   // 0.3 could hash as a neighbouring number's text. Iterative: deeply nested
   // junk must not exhaust the stack.
-  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag |
-            rapidjson::kParseIterativeFlag>(line.data(), line.size());
-  if (doc.HasParseError()) {
+  auto const parsed =
+      detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(doc, line);
+  if (parsed.IsError()) {
     m_echo = JsonString(line);
-    m_error = ParseErrorText(doc.GetParseError(), doc.GetErrorOffset());
+    m_error = ParseErrorText(parsed.Code(), parsed.Offset());
     return Kind::Invalid;
   }
   try {
