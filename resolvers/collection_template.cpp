@@ -5,6 +5,7 @@
 #include "docshard/partition_key_path.hpp"
 
 #include "core/full_precision_json.hpp"
+#include "core/json_depth.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -66,6 +67,10 @@ CollectionTemplate CollectionTemplate::FromValue(rapidjson::Value const& value) 
 }
 
 CollectionTemplate CollectionTemplate::Parse(std::string_view json) {
+  // Parsed, copied and serialised recursively: bound the depth first.
+  if (detail::JsonDepthExceeds(json))
+    throw InvalidArgumentError("collection template nests deeper than " + std::to_string(detail::MaxJsonDepth) +
+                               " levels");
   rapidjson::Document doc;
   if (detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag>(doc, json).IsError())
     throw InvalidArgumentError("collection template is not valid JSON");

@@ -5,6 +5,7 @@
 // level, so a few MiB of '[' would overflow the stack; checking the depth
 // first turns that into a typed error. Header-only: a linear scan, no parse.
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace docshard::detail {
@@ -13,10 +14,10 @@ namespace docshard::detail {
 // shallow) and far shallower than a thread stack allows for a recursive walk.
 inline constexpr std::size_t MaxJsonDepth = 512;
 
-// True when `text` opens more than `limit` arrays/objects at once. Brackets
-// inside strings (escapes honoured) do not count. Malformed text is left to
-// the parser to reject.
-inline bool JsonDepthExceeds(std::string_view text, std::size_t limit = MaxJsonDepth) noexcept
+// The offset of the bracket that opens level `limit` + 1 of arrays/objects,
+// if `text` nests that deep. Brackets inside strings (escapes honoured) do
+// not count. Malformed text is left to the parser to reject.
+inline std::optional<std::size_t> JsonDepthExceededAt(std::string_view text, std::size_t limit = MaxJsonDepth) noexcept
 {
   std::size_t depth = 0;
   bool inString = false;
@@ -34,7 +35,7 @@ inline bool JsonDepthExceeds(std::string_view text, std::size_t limit = MaxJsonD
     case '[':
     case '{':
       if (++depth > limit)
-        return true;
+        return i;
       break;
     case ']':
     case '}':
@@ -44,7 +45,12 @@ inline bool JsonDepthExceeds(std::string_view text, std::size_t limit = MaxJsonD
     default: break;
     }
   }
-  return false;
+  return std::nullopt;
+}
+
+inline bool JsonDepthExceeds(std::string_view text, std::size_t limit = MaxJsonDepth) noexcept
+{
+  return JsonDepthExceededAt(text, limit).has_value();
 }
 
 } // namespace docshard::detail

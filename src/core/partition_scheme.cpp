@@ -4,6 +4,7 @@
 #include "docshard/errors.hpp"
 
 #include "core/full_precision_json.hpp"
+#include "core/json_depth.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/prettywriter.h>
@@ -79,6 +80,10 @@ PartitionScheme PartitionScheme::Load(std::string_view json, ResolverRegistry co
   if (parsed.IsError())
     throw ConfigError(LineColumn(json, parsed.Offset()),
                       std::string("invalid JSON: ") + rapidjson::GetParseError_En(parsed.Code()));
+  // The parse is iterative, but loading nested resolvers, copying templates
+  // and saving recurse once per level: no real scheme comes near the bound.
+  if (auto const at = detail::JsonDepthExceededAt(json))
+    throw ConfigError(LineColumn(json, *at), "nests deeper than " + std::to_string(detail::MaxJsonDepth) + " levels");
   ConfigLoadContext context;
   context.Registry = &registry;
   ConfigNode root(doc, "", context);

@@ -5,6 +5,7 @@
 #include <docshard/cosmos/retry_policy.hpp>
 #include <docshard/http/http_date.hpp>
 
+#include "core/json_depth.hpp"
 #include "cosmos/resource_path.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -295,6 +296,11 @@ CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databa
 
 CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databaseId, std::string definitionJson)
 {
+  // The caller's text is parsed recursively: bound its depth first, as every
+  // other JSON entry point does.
+  if (detail::JsonDepthExceeds(definitionJson))
+    throw InvalidArgumentError("collection definition nests deeper than " + std::to_string(detail::MaxJsonDepth)
+                               + " levels");
   rapidjson::Document def;
   def.Parse(definitionJson.data(), definitionJson.size());
   if (def.HasParseError() || !def.IsObject() || !def.HasMember("id") || !def["id"].IsString())

@@ -31,7 +31,9 @@ void RequireNewer(std::int64_t epoch, StoredScheme const& basedOn) {
 // The "epoch" member of a config text, without loading its resolvers.
 std::int64_t EpochOf(std::string const& text) {
   rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
+  // Iterative: the text comes from the store, and nothing here walks it
+  // deeper than the top level (loading it bounds its depth).
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.c_str(), text.size());
   if (!doc.HasParseError() && doc.IsObject()) {
     auto it = doc.FindMember("epoch");
     if (it != doc.MemberEnd() && it->value.IsInt64()) return it->value.GetInt64();

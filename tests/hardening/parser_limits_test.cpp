@@ -3,6 +3,8 @@
 // (The fuzzers cannot reach this depth: their inputs are a few KiB.)
 #include "client/fan_out_token.hpp"
 
+#include <docshard/collection_template.hpp>
+#include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
 #include <docshard/cosmos/partition_key_value.hpp>
 #include <docshard/cosmos/query_page.hpp>
@@ -12,10 +14,15 @@
 #include <docshard/partition_key.hpp>
 #include <docshard/partition_scheme.hpp>
 #include <docshard/partitioned_client.hpp>
+#include <docshard/scheme_store.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 using namespace docshard;
 
@@ -82,6 +89,52 @@ TEST_CASE("deeply nested JSON from a peer or a caller is a typed error", "[limit
     CHECK_THROWS_AS(PartitionScheme::Load(deep), ConfigError);
     CHECK_THROWS_AS(PartitionScheme::Load("{\"docshard\":1,\"resolver\":" + deep + "}"), ConfigError);
     CHECK_THROWS_AS(SqlQuery("SELECT 1").WithJsonParameter("@p", deep), InvalidArgumentError);
+  }
+  SECTION("a collection definition or template")
+  {
+    CosmosClientOptions o;
+    o.Endpoint = "https://127.0.0.1:9";  // never contacted: the definition is rejected first
+    o.Key = "a2V5";
+    CosmosClient client(o);
+    CHECK_THROWS_AS(client.CreateCollectionIfNotExists("db", deep), InvalidArgumentError);
+    CHECK_THROWS_AS(client.CreateCollectionIfNotExists("db", "{\"id\":\"c\",\"x\":" + deep + "}"), InvalidArgumentError);
+    CHECK_THROWS_AS(CollectionTemplate::Parse("{\"x\":" + deep + "}"), InvalidArgumentError);
+    CHECK_THROWS_AS(PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"managedHash","partitionKey":"/k",)"
+                                          R"("database":"d","collectionPrefix":"c","count":1,"template":{"x":)"
+                                          + deep + "}}}"),
+                    ConfigError);
+  }
+  SECTION("nested resolvers in a config, and a stored scheme")
+  {
+    // 200,000 ranges each holding the next: the loader recurses per level.
+    std::string const prefix = R"({"docshard":1,"resolver":)";
+    std::string const unit = R"({"type":"range","keyType":"number","ranges":[{"low":0,"high":1,"resolver":)";
+    std::string text = prefix;
+    for (int i = 0; i < 200000; ++i)
+      text += unit;
+    text += R"({"type":"hash","collections":["dbs/d/colls/c"]})";
+    for (int i = 0; i < 200000; ++i)
+      text += "}]}";
+    text += "}";
+    try {
+      (void)PartitionScheme::Load(text);
+      FAIL("loaded");
+    } catch (ConfigError const& e) {
+      // The root is level 1 and each unit opens 3 more ({ [ {): the '[' of
+      // unit 170 (from 0) opens level 513.
+      CHECK(e.Place() == "line 1 column " + std::to_string(prefix.size() + 170 * unit.size() + unit.find('[') + 1));
+      CHECK(std::string(e.what()).find("deeper than 512 levels") != std::string::npos);
+    }
+    auto const path = std::filesystem::temp_directory_path() / ("docshard-deep-scheme-" + std::to_string(::getpid()));
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << "{\"docshard\":1,\"epoch\":3,\"x\":" << deep << "}";
+    }
+    FileSchemeStore store(path);
+    auto const stored = store.Load();
+    std::filesystem::remove(path);
+    REQUIRE(stored);
+    CHECK_THROWS_AS(stored->Parse(), ConfigError);
   }
   SECTION("a document given to the partitioned client")
   {

@@ -49,7 +49,8 @@ public:
   // --- collections (link: dbs/<db>/colls/<coll>) --------------------------
   CosmosResponse CreateCollectionIfNotExists(std::string_view databaseId, std::string_view collectionId,
                                              std::string_view partitionKeyPath);
-  // Full definition (indexing policy etc.); must contain "id".
+  // Full definition (indexing policy etc.); must contain "id". Throws
+  // InvalidArgumentError for anything else, or for nesting deeper than 512.
   CosmosResponse CreateCollectionIfNotExists(std::string_view databaseId, std::string definitionJson);
   CosmosResponse ReadCollection(std::string_view collectionLink);
   std::vector<std::string> ListCollections(std::string_view databaseId);
