@@ -76,6 +76,14 @@ std::shared_ptr<HashPartitionResolver> HashPartitionResolver::DotNetLegacy(std::
       LegacyTag{}, std::move(collections), std::move(seeds), virtualNodesPerCollection, std::move(keyPath)));
 }
 
+CollectionRef const& HashPartitionResolver::ResolveAt(RingPosition position) const noexcept {
+  return m_collections[m_ring.OwnerOf(position)];
+}
+
+CollectionRef const& HashPartitionResolver::ResolveThroughGenerator(PartitionKey const& key) const noexcept {
+  return m_collections[m_ring.OwnerOfKey(key.HashBytes())];
+}
+
 std::string const& HashPartitionResolver::Type() const noexcept {
   static std::string const type = "hash";
   return type;

@@ -2,14 +2,43 @@
 // An immutable consistent-hash ring. Built once (validation in the
 // constructor), then shared read-only: lookups are lock-free and allocation-free.
 #include "docshard/hash_generator.hpp"
+#include "docshard/murmur3.hpp"
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace docshard {
+
+namespace detail {
+// Leaves trivial elements uninitialised on resize: the ring writes every
+// element right after, and zeroing megabytes first is a measurable part of
+// building a large ring.
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <class U>
+  UninitialisedAllocator(UninitialisedAllocator<U> const&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using RingVector = std::vector<T, UninitialisedAllocator<T>>;
+} // namespace detail
 
 class ConsistentHashRing {
 public:
@@ -35,37 +64,34 @@ public:
 
   // Index of the node owning `position`.
   //
-  // m_table[b] = number of points below bucket b's start, so the answer is in
-  // [m_table[b], m_table[b + 1]): with about four buckets per point that range
-  // is empty or one point ~97% of the time. The first step is taken without a
-  // branch, on the top 32 bits of the positions (a mispredicted branch here costs more than the whole lookup and
-  // stops the CPU from overlapping consecutive keys); only a bucket holding
-  // two or more points below `position` loops. m_positions has one padding
-  // entry at the end so that the first step may read it; m_owners is shifted
-  // by one (m_owners[k] owns the positions from point k-1 up to point k), with
-  // the wrap-around owners at both ends, so no index needs a special case.
+  // Small rings (up to 16k points) have a table of 16 slots per point,
+  // indexed by the top bits of `position`, that holds the owner itself for
+  // every slot no point falls in: ~94% of keys take one load and no
+  // compare, which lets the CPU overlap consecutive keys' hashing almost
+  // completely. Other keys, and every key of a larger ring, look in a coarser
+  // bucket table over the sorted points (see OwnerInBucket).
   std::uint32_t OwnerOf(RingPosition position) const noexcept {
-    // m_tableBits <= 22, so the bucket only needs the top 32 bits.
-    std::uint32_t const top = static_cast<std::uint32_t>(position >> 96);
-    std::size_t const bucket = top >> (32 - m_tableBits);
-    std::size_t i = m_table[bucket];
-    std::size_t const end = m_table[bucket + 1];
-    if (m_lookup == Lookup::Predecessor) {
-      // i = upper_bound(position): the owner is the point before it.
-      i += static_cast<std::size_t>(i < end) & static_cast<std::size_t>(m_top[i] < top);
-      if (i < end && m_top[i] <= top) [[unlikely]] {
-        while (i < end && m_positions[i] <= position) ++i;
-      }
-      return m_owners[i];
-    }
-    // i = lower_bound(position): the owner is that point (wrapping to the first).
-    i += static_cast<std::size_t>(i < end) & static_cast<std::size_t>(m_top[i] < top);
-    if (i < end && m_top[i] <= top) [[unlikely]] {
-      while (i < end && m_positions[i] < position) ++i;
-    }
-    return m_owners[i + 1];
+    std::uint32_t const owner = QuickOwnerOf(position);
+    if (owner != Undecided) [[likely]]
+      return owner;
+    return OwnerInBucket(position, static_cast<std::uint32_t>(position >> 96));
   }
-  std::uint32_t OwnerOfKey(std::string_view bytes) const noexcept { return OwnerOf(m_hash->Hash(bytes)); }
+  // The owner when the fine table alone decides it, else Undecided (then
+  // call OwnerOf). Lets a caller keep its own hot path free of calls.
+  static constexpr std::uint32_t Undecided = 0xFFFF;
+  std::uint32_t QuickOwnerOf(RingPosition position) const noexcept {
+    return m_slots[static_cast<std::uint64_t>(position >> 96) >> m_slotShift];
+  }
+  // True when the generator is the built-in murmur3, which callers may
+  // inline (MurmurHash3X86_32) instead of calling Hash() through the interface.
+  bool IsBuiltInMurmur3() const noexcept { return m_isMurmur3; }
+  // The built-in murmur3 is hashed inline: a virtual call per key would cost
+  // about as much as the whole ring lookup.
+  std::uint32_t OwnerOfKey(std::string_view bytes) const noexcept {
+    if (m_isMurmur3) [[likely]]
+      return OwnerOf(static_cast<RingPosition>(MurmurHash3X86_32(bytes, 0)) << 96);
+    return OwnerOf(m_hash->Hash(bytes));
+  }
 
   IHashGenerator const& Hash() const noexcept { return *m_hash; }
   Lookup LookupMode() const noexcept { return m_lookup; }
@@ -74,20 +100,41 @@ public:
   std::vector<Point> Points() const;
 
 private:
+  static constexpr std::uint16_t kNoSlotOwner = Undecided;
+
+  // m_table[b] = number of points in buckets below b, so the answer is in
+  // [m_table[b], m_table[b + 1]): with one to four buckets per point that
+  // range is empty or one point most of the time. The first step is taken
+  // without a branch on the top 32 bits; only a bucket with two or more
+  // points at or below `position`, or a tie on the top bits, loops.
+  std::uint32_t OwnerInBucket(RingPosition position, std::uint32_t top) const noexcept;
+  RingPosition PointAt(std::size_t i) const noexcept {
+    return m_fullPositions.empty() ? static_cast<RingPosition>(m_top[i]) << 96 : m_fullPositions[m_pointIndex[i]];
+  }
+
+  // The hot path reads only these first members and one slot.
+  bool m_isMurmur3 = false;
+  unsigned m_slotShift = 32;  // 32 - log2(slot count); 32 = one slot
+  detail::RingVector<std::uint16_t> m_slots;  // owner, or kNoSlotOwner: look in m_table
+  unsigned m_bucketShift = 32;  // 32 - log2(bucket count)
   std::shared_ptr<IHashGenerator const> m_hash;
   Lookup m_lookup;
   std::size_t m_nodeCount;
-  unsigned m_tableBits;
   std::size_t m_pointCount;
-  std::vector<RingPosition> m_positions;  // sorted; m_pointCount + 1 entries (one padding)
-  // The top 32 bits of m_positions (same length; all of a murmur3 position):
-  // the branchless step compares these, a quarter of the cache footprint. Only
-  // a tie on them (or a second point in the bucket) compares all 128 bits.
-  std::vector<std::uint32_t> m_top;
-  // m_pointCount + 2 entries: [0] = owner of the last point, [k + 1] = owner of
-  // point k, [m_pointCount + 1] = owner of the first point.
-  std::vector<std::uint32_t> m_owners;
-  std::vector<std::uint32_t> m_table;     // 2^m_tableBits + 1 entries
+  detail::RingVector<std::uint32_t> m_table;  // 2^bits + 1 entries
+  // Top 32 bits of the sorted points (all of a murmur3 position), then one
+  // padding entry.
+  detail::RingVector<std::uint32_t> m_top;
+  // Only when some point has non-zero low 96 bits (md5): every point's full
+  // position in insertion order, and each sorted point's insertion index.
+  // Empty otherwise, and PointAt rebuilds positions from m_top. (Not a
+  // sorted copy: that would be megabytes more to build for a rare compare.)
+  detail::RingVector<RingPosition> m_fullPositions;
+  detail::RingVector<std::uint32_t> m_pointIndex;
+  // m_pointCount + 3 entries: [0] = owner of the last point, [k + 1] = owner of
+  // point k, [m_pointCount + 1] = owner of the first point, then one padding
+  // entry so that building may read past the end without a branch.
+  detail::RingVector<std::uint32_t> m_owners;
 };
 
 } // namespace docshard

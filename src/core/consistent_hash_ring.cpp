@@ -41,15 +41,24 @@ inline std::uint32_t Murmur3OfWord(std::uint32_t v) noexcept {
   return h1;
 }
 
-void Murmur3Points(std::vector<std::uint32_t>& first, std::uint32_t pointsPerNode, RingPosition* positions) {
+// Sort keys of a murmur3 ring, in insertion order: the position's 32 bits
+// above the point's insertion index (see the constructor). Chains of 16
+// collections advance together: independent chains overlap in the CPU (one
+// chain alone is a serial run of multiplies), and each writes its own
+// sequential run of keys.
+void Murmur3Keys(std::vector<std::uint32_t> const& first, std::uint32_t pointsPerNode, std::uint64_t* keys) {
+  constexpr std::size_t kGroup = 16;
   std::size_t const nodes = first.size();
-  std::vector<std::uint32_t> cur = first;
-  for (std::size_t c = 0; c < nodes; ++c)
-    positions[c * pointsPerNode] = static_cast<RingPosition>(cur[c]) << 96;
-  for (std::uint32_t v = 1; v < pointsPerNode; ++v) {
-    for (std::size_t c = 0; c < nodes; ++c) {
-      cur[c] = Murmur3OfWord(cur[c]);
-      positions[c * pointsPerNode + v] = static_cast<RingPosition>(cur[c]) << 96;
+  for (std::size_t base = 0; base < nodes; base += kGroup) {
+    std::size_t const lanes = std::min(kGroup, nodes - base);
+    std::uint32_t cur[kGroup] = {};
+    for (std::size_t l = 0; l < lanes; ++l) cur[l] = first[base + l];
+    for (std::uint32_t v = 0; v < pointsPerNode; ++v) {
+      for (std::size_t l = 0; l < lanes; ++l) {
+        if (v > 0) cur[l] = Murmur3OfWord(cur[l]);
+        std::size_t const k = (base + l) * pointsPerNode + v;
+        keys[k] = (static_cast<std::uint64_t>(cur[l]) << 32) | k;
+      }
     }
   }
 }
@@ -180,6 +189,23 @@ void Md5Points(std::vector<std::array<std::uint8_t, 16>> const& first, std::uint
   }
 }
 
+
+// floor(n / d) for 32-bit n by one multiply: c = ceil(2^64 / d) makes
+// (c * n) >> 64 exact for every 32-bit n (Lemire, Kaser, Kurz 2019). A
+// division per point would be a tenth of the build.
+class DivideBy {
+public:
+  explicit DivideBy(std::uint32_t d) : m_one(d == 1), m_c(d == 1 ? 0 : ~std::uint64_t{0} / d + 1) {}
+  std::uint32_t operator()(std::uint32_t n) const noexcept {
+    if (m_one) return n;
+    return static_cast<std::uint32_t>((static_cast<RingPosition>(m_c) * n) >> 64);  // RingPosition: 128 bits
+  }
+
+private:
+  bool m_one;
+  std::uint64_t m_c;
+};
+
 } // namespace
 
 ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> hash,
@@ -194,144 +220,170 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
   std::size_t const total = nodes.size() * static_cast<std::size_t>(pointsPerNode);
   if (total > (std::size_t{1} << 31)) throw InvalidArgumentError("hash ring: too many points");
   m_pointCount = total;
+  m_isMurmur3 = dynamic_cast<Murmur3HashGenerator const*>(m_hash.get()) != nullptr;
 
+  // Points are sorted as 64-bit keys: the position's top 32 bits above the
+  // point's insertion index (c * pointsPerNode + v). Sorting those orders by
+  // position and, among equal tops, by insertion, which is the tie rule
+  // (the last inserted wins); half the bytes of sorting 128-bit positions.
+  // Only positions with non-zero low 96 bits (md5) need their full value,
+  // and only where two tops are equal.
   auto const& firstBytes = firstPointSeeds.empty() ? nodes : firstPointSeeds;
-  // Insertion order: point c * pointsPerNode + v.
-  // Not zero-initialised: every entry is written below.
-  std::unique_ptr<RingPosition[]> const points(new RingPosition[total]);
-  if (dynamic_cast<Murmur3HashGenerator const*>(m_hash.get()) != nullptr) {
+  std::unique_ptr<std::uint64_t[]> const keys(new std::uint64_t[total]);  // every entry written below
+  auto& full = m_fullPositions;  // insertion order; not for murmur3, released below if not needed
+  bool fullPrecision = false;
+  if (m_isMurmur3) {
     std::vector<std::uint32_t> first(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = MurmurHash3X86_32(firstBytes[i], 0);
-    Murmur3Points(first, pointsPerNode, points.get());
-  } else if (dynamic_cast<Md5HashGenerator const*>(m_hash.get()) != nullptr) {
-    std::vector<std::array<std::uint8_t, 16>> first(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = Md5Digest(firstBytes[i]);
-    Md5Points(first, pointsPerNode, points.get());
+    Murmur3Keys(first, pointsPerNode, keys.get());
   } else {
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      RingPosition p = m_hash->Hash(firstBytes[i]);
-      points[i * pointsPerNode] = p;
-      for (std::uint32_t v = 1; v < pointsPerNode; ++v) {
-        p = m_hash->Hash(m_hash->ChainBytes(p));
-        points[i * pointsPerNode + v] = p;
+    full.resize(total);
+    if (dynamic_cast<Md5HashGenerator const*>(m_hash.get()) != nullptr) {
+      std::vector<std::array<std::uint8_t, 16>> first(nodes.size());
+      for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = Md5Digest(firstBytes[i]);
+      Md5Points(first, pointsPerNode, full.data());
+    } else {
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        RingPosition p = m_hash->Hash(firstBytes[i]);
+        full[i * pointsPerNode] = p;
+        for (std::uint32_t v = 1; v < pointsPerNode; ++v) {
+          p = m_hash->Hash(m_hash->ChainBytes(p));
+          full[i * pointsPerNode + v] = p;
+        }
       }
     }
-  }
-
-  // About four buckets per point keeps the scan in OwnerOf to zero or one
-  // step on average. Past 16k points (a 256 KiB table) two per point: the
-  // table's cache footprint then costs more, in lookups and in building, than
-  // the few more two-point buckets. Bounded so a huge ring does not build a
-  // huge table.
-  std::size_t const perPoint = total <= (std::size_t{1} << 14) ? 4 : 2;
-  std::size_t const wanted = std::bit_ceil(std::max<std::size_t>(total * perPoint, 256));
-  m_tableBits = std::clamp<unsigned>(static_cast<unsigned>(std::countr_zero(wanted)), 8u, 22u);
-  std::size_t const buckets = std::size_t{1} << m_tableBits;
-  unsigned const shift = 128 - m_tableBits;
-
-  // Sort by position, equal positions in insertion order (a stable sort):
-  // a two-level counting sort on the bucket (the top m_tableBits bits), which
-  // also gives the lookup table, then an insertion pass. Level one splits on
-  // the top bits into at most 1024 runs, level two sorts each run (about a
-  // hundred points) by the remaining bucket bits; both keep their counters in
-  // L1 instead of scattering over the whole table.
-  unsigned const coarseBits = std::min(m_tableBits, 10u);
-  unsigned const fineBits = m_tableBits - coarseBits;
-  std::size_t const coarse = std::size_t{1} << coarseBits;
-  std::size_t const fineMask = (std::size_t{1} << fineBits) - 1;
-  unsigned const coarseShift = 128 - coarseBits;
-  m_positions.resize(total + 1);
-  m_owners.resize(total + 2);
-  std::uint32_t* const sortedOwners = m_owners.data() + 1;
-  std::vector<std::uint32_t> runStart(coarse + 1, 0);
-  for (std::size_t k = 0; k < total; ++k) ++runStart[static_cast<std::size_t>(points[k] >> coarseShift) + 1];
-  std::size_t largestRun = 0;
-  for (std::size_t c = 0; c < coarse; ++c) {
-    largestRun = std::max<std::size_t>(largestRun, runStart[c + 1]);
-    runStart[c + 1] += runStart[c];
-  }
-  {
-    std::vector<std::uint32_t> cursor(runStart.begin(), runStart.end() - 1);
+    constexpr RingPosition lowMask = (RingPosition{1} << 96) - 1;
+    RingPosition low = 0;
     for (std::size_t k = 0; k < total; ++k) {
-      std::uint32_t const at = cursor[static_cast<std::size_t>(points[k] >> coarseShift)]++;
-      m_positions[at] = points[k];
-      sortedOwners[at] = static_cast<std::uint32_t>(k / pointsPerNode);
+      keys[k] = (static_cast<std::uint64_t>(full[k] >> 96) << 32) | k;
+      low |= full[k] & lowMask;
     }
+    fullPrecision = low != 0;
+    if (!fullPrecision) detail::RingVector<RingPosition>().swap(full);
   }
+  // About four buckets per point leaves ~98% of buckets with at most one
+  // point. Past 16k points two per point: the bucket array's cache
+  // footprint then costs more, in lookups and in building, than the few more
+  // crowded buckets. Bounded so a huge ring does not build a huge table.
+  std::size_t const perPoint = total <= (std::size_t{1} << 14) ? 4 : 1;
+  std::size_t const wanted = std::bit_ceil(std::max<std::size_t>(total * perPoint, 256));
+  unsigned const tableBits = std::clamp<unsigned>(static_cast<unsigned>(std::countr_zero(wanted)), 8u, 22u);
+  std::size_t const buckets = std::size_t{1} << tableBits;
+  m_bucketShift = 32 - tableBits;
+  unsigned const keyShift = 64 - tableBits;
+
+  // Counting sort on the bucket (stable: insertion order within a bucket);
+  // the counts become m_table.
   m_table.assign(buckets + 1, 0);
-  std::uint32_t maxBucket = 0;
-  {
-    std::vector<RingPosition> runPositions(largestRun);
-    std::vector<std::uint32_t> runOwners(largestRun);
-    std::vector<std::uint32_t> cursor(fineMask + 1);
-    for (std::size_t c = 0; c < coarse; ++c) {
-      std::uint32_t const begin = runStart[c], n = runStart[c + 1] - begin;
-      std::uint32_t* const table = m_table.data() + (c << fineBits);  // this run's slice
-      if (n == 0) {
-        std::fill(table, table + fineMask + 1, begin);
-        continue;
-      }
-      std::copy_n(m_positions.data() + begin, n, runPositions.data());
-      std::copy_n(sortedOwners + begin, n, runOwners.data());
-      for (std::uint32_t j = 0; j < n; ++j) ++table[static_cast<std::size_t>(runPositions[j] >> shift) & fineMask];
-      std::uint32_t running = begin;
-      for (std::size_t f = 0; f <= fineMask; ++f) {
-        std::uint32_t const count = table[f];
-        maxBucket = std::max(maxBucket, count);
-        table[f] = running;
-        cursor[f] = running;
-        running += count;
-      }
-      for (std::uint32_t j = 0; j < n; ++j) {
-        std::uint32_t const at = cursor[static_cast<std::size_t>(runPositions[j] >> shift) & fineMask]++;
-        m_positions[at] = runPositions[j];
-        sortedOwners[at] = runOwners[j];
-      }
-    }
+  for (std::size_t k = 0; k < total; ++k) ++m_table[keys[k] >> keyShift];
+  std::uint32_t running = 0, crowded = 0;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    std::uint32_t const count = m_table[b];
+    crowded = std::max(crowded, count);
+    m_table[b] = running;
+    running += count;
   }
   m_table[buckets] = static_cast<std::uint32_t>(total);
+  std::unique_ptr<std::uint64_t[]> const sorted(new std::uint64_t[total]);
+  for (std::size_t k = 0; k < total; ++k) sorted[m_table[keys[k] >> keyShift]++] = keys[k];
+  // Each entry now holds the next bucket's start: shift them back in place.
+  std::memmove(m_table.data() + 1, m_table.data(), buckets * sizeof(std::uint32_t));
+  m_table[0] = 0;
   // Buckets are in order, so the only inversions left are inside buckets:
-  // one insertion pass over all points sorts them (stable: an element moves
-  // only past strictly greater ones) in O(points + inversions). A crowded
-  // bucket (a hash that does not spread over the top bits) would make that
-  // quadratic, so those are stable-sorted on their own first.
-  if (maxBucket > 16) {
-    for (std::size_t b = 0; b < buckets; ++b) {
-      std::size_t const begin = m_table[b], end = m_table[b + 1];
-      if (end - begin <= 16) continue;
-      std::vector<Point> crowd(end - begin);
-      for (std::size_t i = begin; i < end; ++i) crowd[i - begin] = {m_positions[i], sortedOwners[i]};
-      std::stable_sort(crowd.begin(), crowd.end(),
-                       [](Point const& x, Point const& y) { return x.Position < y.Position; });
-      for (std::size_t i = begin; i < end; ++i) {
-        m_positions[i] = crowd[i - begin].Position;
-        sortedOwners[i] = crowd[i - begin].Owner;
-      }
-    }
+  // one insertion pass sorts them in O(points + inversions). A crowded bucket
+  // (a hash that does not spread over the top bits) would make that
+  // quadratic, so those are sorted on their own first. Keys are unique.
+  if (crowded > 16) {
+    for (std::size_t b = 0; b < buckets; ++b)
+      if (m_table[b + 1] - m_table[b] > 16) std::sort(sorted.get() + m_table[b], sorted.get() + m_table[b + 1]);
   }
   for (std::size_t i = 1; i < total; ++i) {
-    RingPosition const p = m_positions[i];
-    if (!(p < m_positions[i - 1])) continue;
-    std::uint32_t const o = sortedOwners[i];
+    std::uint64_t const key = sorted[i];
+    if (!(key < sorted[i - 1])) continue;
     std::size_t j = i;
     do {
-      m_positions[j] = m_positions[j - 1];
-      sortedOwners[j] = sortedOwners[j - 1];
+      sorted[j] = sorted[j - 1];
       --j;
-    } while (j > 0 && m_positions[j - 1] > p);
-    m_positions[j] = p;
-    sortedOwners[j] = o;
+    } while (j > 0 && sorted[j - 1] > key);
+    sorted[j] = key;
   }
-  m_positions[total] = ~RingPosition{0};  // padding, read but never trusted by OwnerOf
+  // Equal tops of full-precision points: order by the whole position, ties
+  // still in insertion order (these runs are sorted by index already).
+  bool topTie = false;
+  if (fullPrecision) {
+    for (std::size_t i = 1; i < total; ++i) topTie |= (sorted[i] >> 32) == (sorted[i - 1] >> 32);
+  }
+  if (topTie) {
+    for (std::size_t i = 0; i < total;) {
+      std::size_t j = i + 1;
+      while (j < total && (sorted[j] >> 32) == (sorted[i] >> 32)) ++j;
+      if (j - i > 1)
+        std::stable_sort(sorted.get() + i, sorted.get() + j, [&](std::uint64_t x, std::uint64_t y) {
+          return full[static_cast<std::uint32_t>(x)] < full[static_cast<std::uint32_t>(y)];
+        });
+      i = j;
+    }
+  }
+  DivideBy const ownerOf(pointsPerNode);
   m_top.resize(total + 1);
-  for (std::size_t i = 0; i <= total; ++i) m_top[i] = static_cast<std::uint32_t>(m_positions[i] >> 96);
-  m_owners[0] = sortedOwners[total - 1];   // below the first point: wraps to the last
-  m_owners[total + 1] = sortedOwners[0];   // successor past the last point: wraps to the first
+  m_top[total] = 0;
+  m_owners.resize(total + 3);
+  if (fullPrecision) m_pointIndex.resize(total);
+  for (std::size_t i = 0; i < total; ++i) {
+    std::uint64_t const key = sorted[i];
+    std::uint32_t const index = static_cast<std::uint32_t>(key);
+    m_top[i] = static_cast<std::uint32_t>(key >> 32);
+    m_owners[i + 1] = ownerOf(index);
+    if (fullPrecision) m_pointIndex[i] = index;
+  }
+  m_owners[0] = m_owners[total];          // below the first point: wraps to the last
+  m_owners[total + 1] = m_owners[1];      // successor past the last point: wraps to the first
+  m_owners[total + 2] = 0;
+  bool const narrow = m_nodeCount < kNoSlotOwner;
+  // With m_owners shifted by one, a predecessor lookup's owner is
+  // m_owners[upper_bound] and a successor lookup's m_owners[lower_bound + 1].
+  std::size_t const after = m_lookup == Lookup::Predecessor ? 0 : 1;
+
+  // Slots: 16 per point while that fits in L2 next to everything else
+  // (<= 16k points, 512 KiB); past that one slot sending every lookup to
+  // the buckets, where a finer table would cost more in building than it
+  // saves. A slot holds an owner only when no point falls in it.
+  std::size_t const slotBits =
+      narrow && total <= (std::size_t{1} << 14) ? std::min<std::size_t>(std::bit_width(total * 16 - 1), 20) : 0;
+  m_slotShift = 32 - static_cast<unsigned>(slotBits);
+  m_slots.assign(std::size_t{1} << slotBits, kNoSlotOwner);
+  if (slotBits > 0) {
+    std::size_t p = 0;  // first point at or above the slot
+    for (std::size_t f = 0; f < m_slots.size(); ++f) {
+      while (p < total && (m_top[p] >> m_slotShift) < f) ++p;
+      if (p < total && (m_top[p] >> m_slotShift) == f) continue;  // a point inside: kNoSlotOwner
+      m_slots[f] = static_cast<std::uint16_t>(m_owners[p + after]);
+    }
+  }
+}
+
+std::uint32_t ConsistentHashRing::OwnerInBucket(RingPosition position, std::uint32_t top) const noexcept {
+  std::size_t const bucket = top >> m_bucketShift;
+  std::size_t i = m_table[bucket];
+  std::size_t const end = m_table[bucket + 1];
+  // A point whose top bits are below `top` is below `position` whatever its
+  // low bits: step past it without a branch (m_top has a padding entry).
+  i += static_cast<std::size_t>(i < end) & static_cast<std::size_t>(m_top[i] < top);
+  if (m_lookup == Lookup::Predecessor) {
+    if (i < end && m_top[i] <= top) [[unlikely]] {
+      while (i < end && !(position < PointAt(i))) ++i;  // upper_bound
+    }
+    return m_owners[i];
+  }
+  if (i < end && m_top[i] <= top) [[unlikely]] {
+    while (i < end && PointAt(i) < position) ++i;  // lower_bound
+  }
+  return m_owners[i + 1];
 }
 
 std::vector<ConsistentHashRing::Point> ConsistentHashRing::Points() const {
   std::vector<Point> points(m_pointCount);
-  for (std::size_t i = 0; i < m_pointCount; ++i) points[i] = {m_positions[i], m_owners[i + 1]};
+  for (std::size_t i = 0; i < m_pointCount; ++i) points[i] = {PointAt(i), m_owners[i + 1]};
   return points;
 }
 

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 #include <set>
@@ -403,5 +405,34 @@ TEST_CASE("real hashes with colliding points: murmur3 ties and md5 points sharin
         }
       }
     }
+  }
+}
+
+// Past 16k points the ring has no slot table and every lookup goes through
+// the bucket scan: the same oracle, plus every point and its neighbours,
+// where a scan that stops one point early or late shows.
+TEST_CASE("rings past the slot table (> 16k points) match the oracle", "[ring][oracle][large]") {
+  auto const keys = RandomKeys(3000, 0x5EED0002);
+  std::vector<std::pair<std::string, oracle::Hash>> const hashes = {{"murmur3", oracle::Murmur3()}, {"md5", oracle::Md5()}};
+  for (auto const& [name, h] : hashes) {
+    CompareWithOracle(name, h, 300, 128, keys);
+    auto const refs = Collections(300);
+    HashPartitionResolver r(refs, MakeHashGenerator(name), 128);
+    auto const points = oracle::BuildPoints(h, Texts(refs), 128);
+    REQUIRE(points.size() > 16384);
+    auto const expectedOwner = [&](oracle::Pos const& p) {
+      // Last point at or below p (ties to the last); below the first wraps to the last.
+      auto it = std::upper_bound(points.begin(), points.end(), p,
+                                 [](oracle::Pos const& x, oracle::Point const& y) { return x < y.Position; });
+      return it == points.begin() ? points.back().Owner : std::prev(it)->Owner;
+    };
+    std::size_t mismatches = 0;
+    for (auto const& point : r.Ring().Points()) {
+      for (RingPosition q : {point.Position - 1, point.Position, point.Position + 1}) {
+        if (r.Ring().OwnerOf(q) != expectedOwner(ToPos(q)) && ++mismatches <= 5)
+          UNSCOPED_INFO(name << ": wrong owner next to a point");
+      }
+    }
+    CHECK(mismatches == 0);
   }
 }
