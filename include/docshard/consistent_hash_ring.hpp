@@ -64,12 +64,13 @@ public:
 
   // Index of the node owning `position`.
   //
-  // Small rings (up to 16k points, up to 254 nodes) have a table of 64
-  // one-byte slots per point, indexed by the top bits of `position`, that
-  // holds the owner itself for every slot no point falls in: ~98.5% of keys
-  // take one load and no compare, which lets the CPU overlap consecutive keys' hashing almost
-  // completely. Other keys, and every key of a larger ring, look in a coarser
-  // bucket table over the sorted points (see OwnerInBucket).
+  // Small rings (up to 16k points, up to 254 nodes) have a table of 128
+  // one-byte slots per point (at most 1 MiB), indexed by the top bits of
+  // `position`, that holds the owner itself for every slot no point falls
+  // in: ~99% of keys take one load and no compare, which lets the CPU
+  // overlap consecutive keys' hashing almost completely. Other keys, and
+  // every key of a larger ring, look in a coarser bucket table over the
+  // sorted points (see OwnerInBucket).
   std::uint32_t OwnerOf(RingPosition position) const noexcept {
     std::uint32_t const owner = QuickOwnerOf(position);
     if (owner != Undecided) [[likely]]

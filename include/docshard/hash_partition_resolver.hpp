@@ -33,7 +33,7 @@ public:
   std::string const& Type() const noexcept override;
   std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_keyPath; }
   // The murmur3 path is written out here so that it is a leaf: one table
-  // load decides ~98.5% of keys; the rest, and other hashes, tail-call out.
+  // load decides ~99% of keys; the rest, and other hashes, tail-call out.
   CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
     if (m_ring.IsBuiltInMurmur3()) [[likely]] {
       RingPosition const position = static_cast<RingPosition>(MurmurHash3X86_32(key.HashBytes(), 0)) << 96;
