@@ -408,14 +408,15 @@ TEST_CASE("real hashes with colliding points: murmur3 ties and md5 points sharin
   }
 }
 
-// Past 16k points the ring has no slot table and every lookup goes through
-// the bucket scan: the same oracle, plus every point and its neighbours,
+// Past 16k points (or 254 nodes) the ring has no slot table and every
+// lookup goes through the bucket scan: the same oracle, plus every point and its neighbours,
 // where a scan that stops one point early or late shows.
 TEST_CASE("rings past the slot table (> 16k points) match the oracle", "[ring][oracle][large]") {
   auto const keys = RandomKeys(3000, 0x5EED0002);
   std::vector<std::pair<std::string, oracle::Hash>> const hashes = {{"murmur3", oracle::Murmur3()}, {"md5", oracle::Md5()}};
   for (auto const& [name, h] : hashes) {
     CompareWithOracle(name, h, 300, 128, keys);
+    CompareWithOracle(name, h, 300, 5, keys);  // few points, but too many nodes for one-byte slots
     auto const refs = Collections(300);
     HashPartitionResolver r(refs, MakeHashGenerator(name), 128);
     auto const points = oracle::BuildPoints(h, Texts(refs), 128);
