@@ -252,13 +252,9 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
         }
       }
     }
+    for (std::size_t k = 0; k < total; ++k) keys[k] = (static_cast<std::uint64_t>(full[k] >> 96) << 32) | k;
     constexpr RingPosition lowMask = (RingPosition{1} << 96) - 1;
-    RingPosition low = 0;
-    for (std::size_t k = 0; k < total; ++k) {
-      keys[k] = (static_cast<std::uint64_t>(full[k] >> 96) << 32) | k;
-      low |= full[k] & lowMask;
-    }
-    fullPrecision = low != 0;
+    fullPrecision = std::any_of(full.begin(), full.end(), [&](RingPosition p) { return (p & lowMask) != 0; });
     if (!fullPrecision) detail::RingVector<RingPosition>().swap(full);
   }
   // About four buckets per point leaves ~98% of buckets with at most one
