@@ -132,9 +132,8 @@ private:
   // sorted copy: that would be megabytes more to build for a rare compare.)
   detail::RingVector<RingPosition> m_fullPositions;
   detail::RingVector<std::uint32_t> m_pointIndex;
-  // m_pointCount + 3 entries: [0] = owner of the last point, [k + 1] = owner of
-  // point k, [m_pointCount + 1] = owner of the first point, then one padding
-  // entry so that building may read past the end without a branch.
+  // m_pointCount + 2 entries: [0] = owner of the last point, [k + 1] = owner of
+  // point k, [m_pointCount + 1] = owner of the first point.
   detail::RingVector<std::uint32_t> m_owners;
 };
 

@@ -323,7 +323,7 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
   DivideBy const ownerOf(pointsPerNode);
   m_top.resize(total + 1);
   m_top[total] = 0;
-  m_owners.resize(total + 3);
+  m_owners.resize(total + 2);
   if (fullPrecision) m_pointIndex.resize(total);
   for (std::size_t i = 0; i < total; ++i) {
     std::uint64_t const key = sorted[i];
@@ -334,7 +334,6 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
   }
   m_owners[0] = m_owners[total];          // below the first point: wraps to the last
   m_owners[total + 1] = m_owners[1];      // successor past the last point: wraps to the first
-  m_owners[total + 2] = 0;
   // With m_owners shifted by one, a predecessor lookup's owner is
   // m_owners[upper_bound] and a successor lookup's m_owners[lower_bound + 1].
   std::size_t const after = m_lookup == Lookup::Predecessor ? 0 : 1;
