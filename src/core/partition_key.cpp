@@ -209,10 +209,37 @@ std::string PartitionKey::ToJson() const {
     }
     return out + "]";
   }
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  writer.String(m_text.data(), static_cast<rapidjson::SizeType>(m_text.size()));
-  return std::string(buffer.GetString(), buffer.GetSize());
+  // JSON.stringify's escaping, because a composite key's hashed bytes are
+  // this text: the two-character escapes, other control characters as
+  // lower-case \u00xx (RapidJSON's writer uses upper case, which hashes
+  // differently from JSON.stringify and Python's json.dumps), everything
+  // else as is (no escaping of '/', DEL or U+2028, as in JSON.stringify).
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(m_text.size() + 2);
+  out += '"';
+  for (char const ch : m_text) {
+    auto const c = static_cast<unsigned char>(ch);
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\b': out += "\\b"; break;
+    case '\f': out += "\\f"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (c < 0x20) {
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+      } else {
+        out += ch;
+      }
+    }
+  }
+  out += '"';
+  return out;
 }
 
 char const* PartitionKey::KindName(Kind kind) noexcept {

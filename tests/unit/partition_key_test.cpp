@@ -198,6 +198,17 @@ TEST_CASE("boolean and composite keys", "[key]") {
   CHECK_THROWS_AS(PartitionKey::Composite({}), PartitionKeyError);
 }
 
+TEST_CASE("composite key text escapes strings as JSON.stringify does", "[key][composite]") {
+  // Expected text: node -e 'console.log(JSON.stringify(["a\x01\"\\\n\x1f/\x7f\u2028\b\f\r\t", 1]))'
+  std::string const part = "a\x01\"\\\n\x1f/\x7f\xe2\x80\xa8\b\f\r\t";
+  auto const key = PartitionKey::Composite({PartitionKey(part), PartitionKey::Number(1)});
+  std::string const expected = "[\"a\\u0001\\\"\\\\\\n\\u001f/\x7f\xe2\x80\xa8\\b\\f\\r\\t\",1]";
+  CHECK(std::string(key.HashBytes()) == expected);
+  CHECK(key.ToJson() == expected);
+  // And it reads back as the same key.
+  CHECK(PartitionKey::ParseJson(expected) == key);
+}
+
 TEST_CASE("string keys are their UTF-8 bytes: case-sensitive, not normalised", "[key][string]") {
   CHECK(std::string(PartitionKey("Abc").HashBytes()) == "Abc");
   CHECK_FALSE(PartitionKey("Abc") == PartitionKey("abc"));
