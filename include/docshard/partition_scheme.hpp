@@ -33,6 +33,8 @@ public:
                   std::map<std::string, AccountConfig> accounts = {});
 
   // Pretty JSON, two-space indent, fixed member order, trailing newline.
+  // Throws InvalidArgumentError, writing nothing, when a collection names an
+  // account the scheme does not describe (Load would refuse the file).
   std::string Save() const;
 
   ResolverPtr const& Resolver() const noexcept { return m_resolver; }

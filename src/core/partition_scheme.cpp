@@ -133,6 +133,17 @@ PartitionScheme PartitionScheme::LoadFile(std::filesystem::path const& path, Res
 }
 
 std::string PartitionScheme::Save() const {
+  // Never write a file Load would refuse (the same rule as
+  // ConfigNode::GetCollection): a scheme built in code can name accounts
+  // it does not describe, and that should fail here, not at the next start.
+  for (auto const& c : m_resolver->Collections()) {
+    bool const known = m_accounts.empty() ? !c.HasExplicitAccount() : m_accounts.count(c.Account()) > 0;
+    if (!known)
+      throw InvalidArgumentError("cannot save the scheme: collection " + c.Text() + " is on account \"" + c.Account() +
+                                 "\", which " +
+                                 (m_accounts.empty() ? std::string("needs an \"accounts\" entry (the scheme has none)")
+                                                     : std::string("is not among the scheme's accounts")));
+  }
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   doc.AddMember("docshard", FormatVersion, a);

@@ -284,6 +284,29 @@ TEST_CASE("config: load(save(r)) for resolvers built in code", "[config][roundtr
   CHECK(nestedLegacy->VirtualNodesPerCollection() == 3);
 }
 
+TEST_CASE("config: a scheme naming an account it does not describe is not saved", "[config][roundtrip][accounts]") {
+  auto const resolver = std::make_shared<HashPartitionResolver const>(
+      std::vector<CollectionRef>{CollectionRef::Parse("west:dbs/d/colls/a"), CollectionRef::Parse("west:dbs/d/colls/b")},
+      MakeHashGenerator("murmur3"), 16, PartitionKeyPath::Parse("/userId"));
+  try {
+    (void)PartitionScheme(resolver, 1).Save();
+    FAIL("saved a scheme whose collections name an undescribed account");
+  } catch (InvalidArgumentError const& e) {
+    CHECK_THAT(e.what(), Catch::Contains("west:dbs/d/colls/a") && Catch::Contains("\"west\""));
+  }
+  std::map<std::string, AccountConfig> const other = {{"east", {"https://127.0.0.1:8081", "EAST_KEY", "", ""}}};
+  CHECK_THROWS_AS(PartitionScheme(resolver, 1, other).Save(), InvalidArgumentError);
+  // Described: it saves, and the file loads back with the same routing.
+  std::map<std::string, AccountConfig> const west = {{"west", {"https://127.0.0.1:8081", "WEST_KEY", "", ""}}};
+  auto const saved = PartitionScheme(resolver, 1, west).Save();
+  auto const loaded = PartitionScheme::Load(saved);
+  CHECK(loaded.Resolver()->ResolveForCreate(PartitionKey("k1")).Text() == resolver->ResolveForCreate(PartitionKey("k1")).Text());
+  // Unprefixed collections need no accounts.
+  auto const plain = std::make_shared<HashPartitionResolver const>(
+      std::vector<CollectionRef>{CollectionRef::Parse("dbs/d/colls/a")}, nullptr, 16, PartitionKeyPath::Parse("/userId"));
+  CHECK_NOTHROW(PartitionScheme::Load(PartitionScheme(plain).Save()));
+}
+
 TEST_CASE("config: a legacy ring loaded from config routes as the .NET ring", "[config][legacy]") {
   auto const scheme = PartitionScheme::Load(LegacyHash);
   std::vector<std::string> seedBytes;
