@@ -23,22 +23,14 @@ namespace {
 // many collections' chains at once (chains of different collections are
 // independent), which lets the CPU overlap them.
 
-// MurmurHash3_x86_32 (seed 0) of the 4 little-endian bytes of `v`: one block,
-// no tail; the same arithmetic as MurmurHash3X86_32 on those 4 bytes.
+// MurmurHash3_x86_32 (seed 0) of the 4 little-endian bytes of `v`: the
+// murmur3 chain step, without a std::string per point. Inlined with a
+// constant length, it compiles to one block and the finaliser.
 inline std::uint32_t Murmur3OfWord(std::uint32_t v) noexcept {
-  std::uint32_t k1 = v * 0xcc9e2d51U;
-  k1 = std::rotl(k1, 15);
-  k1 *= 0x1b873593U;
-  std::uint32_t h1 = k1;  // seed 0 ^ k1
-  h1 = std::rotl(h1, 13);
-  h1 = h1 * 5 + 0xe6546b64U;
-  h1 ^= 4U;  // length
-  h1 ^= h1 >> 16;
-  h1 *= 0x85ebca6bU;
-  h1 ^= h1 >> 13;
-  h1 *= 0xc2b2ae35U;
-  h1 ^= h1 >> 16;
-  return h1;
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  char bytes[4];
+  std::memcpy(bytes, &v, 4);
+  return MurmurHash3X86_32(std::string_view(bytes, 4), 0);
 }
 
 // Sort keys of a murmur3 ring, in insertion order: the position's 32 bits

@@ -3,6 +3,7 @@
 #include "docshard/errors.hpp"
 
 #include "core/full_precision_json.hpp"
+#include "core/json_string.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
@@ -209,36 +210,10 @@ std::string PartitionKey::ToJson() const {
     }
     return out + "]";
   }
-  // JSON.stringify's escaping, because a composite key's hashed bytes are
-  // this text: the two-character escapes, other control characters as
-  // lower-case \u00xx (RapidJSON's writer uses upper case, which hashes
-  // differently from JSON.stringify and Python's json.dumps), everything
-  // else as is (no escaping of '/', DEL or U+2028, as in JSON.stringify).
-  static constexpr char kHex[] = "0123456789abcdef";
+  // Escaped as JSON.stringify does: a composite key's hashed bytes are this text.
   std::string out;
   out.reserve(m_text.size() + 2);
-  out += '"';
-  for (char const ch : m_text) {
-    auto const c = static_cast<unsigned char>(ch);
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (c < 0x20) {
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xF];
-      } else {
-        out += ch;
-      }
-    }
-  }
-  out += '"';
+  detail::AppendJsonString(out, m_text);
   return out;
 }
 

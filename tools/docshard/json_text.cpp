@@ -1,5 +1,7 @@
 #include "json_text.hpp"
 
+#include "core/json_string.hpp"
+
 #include <charconv>
 #include <cmath>
 
@@ -37,47 +39,35 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
 } // namespace
 
 void AppendJsonString(std::string& out, std::string_view text) {
-  static char const hex[] = "0123456789abcdef";
-  out += '"';
+  // Invalid UTF-8 is rare (keys and documents are validated on the way in):
+  // repair a copy only when there is some.
   std::size_t i = 0;
   while (i < text.size()) {
-    // Copy the longest run that needs no attention in one go.
-    std::size_t run = i;
-    while (run < text.size()) {
-      auto const c = static_cast<unsigned char>(text[run]);
-      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
-      ++run;
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+    } else if (auto const len = Utf8SequenceLength(text, i)) {
+      i += len;
+    } else {
+      break;
     }
-    out.append(text.data() + i, run - i);
-    i = run;
-    if (i >= text.size()) break;
-    auto const c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x80) {
-      if (auto len = Utf8SequenceLength(text, i)) {
-        out.append(text.data() + i, len);
-        i += len;
-      } else {
-        out += "\xEF\xBF\xBD";
-        ++i;
-      }
-      continue;
-    }
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
-    }
-    ++i;
   }
-  out += '"';
+  if (i == text.size()) {
+    detail::AppendJsonString(out, text);
+    return;
+  }
+  std::string repaired(text.substr(0, i));
+  while (i < text.size()) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      repaired += text[i++];
+    } else if (auto const len = Utf8SequenceLength(text, i)) {
+      repaired.append(text.data() + i, len);
+      i += len;
+    } else {
+      repaired += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  detail::AppendJsonString(out, repaired);
 }
 
 std::string JsonString(std::string_view text) {
