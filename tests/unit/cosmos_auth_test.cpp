@@ -5,7 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 using namespace docshard;
 
@@ -76,4 +80,22 @@ TEST_CASE("HTTP dates are RFC 1123 in GMT", "[http]")
   auto t = sys_days{year{2017} / April / 27} + hours{0} + minutes{51} + seconds{12};
   CHECK(http::FormatHttpDate(t) == "Thu, 27 Apr 2017 00:51:12 GMT");
   CHECK(http::FormatHttpDate(sys_days{year{2024} / December / 1}) == "Sun, 01 Dec 2024 00:00:00 GMT");
+}
+
+TEST_CASE("one master key signs from many threads, and its copies sign alike", "[cosmos][auth][threads]")
+{
+  MasterKey const key("YQ==");
+  std::string const expected = "OZuXzVQMCIOsbR/CLU5y9jAAB89ZVOWhswap5OAvkCk=";  // as above
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, copy = (t % 2 == 0) ? key : MasterKey("YQ==")] {
+      for (int i = 0; i < 2000; ++i) {
+        if (key.Sign("x") != expected) ++wrong;
+        if (copy.Sign("x") != expected) ++wrong;
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  CHECK(wrong == 0);
 }

@@ -3,9 +3,9 @@
 // the account: the type offers no way to print or read it back, and wipes
 // its memory on destruction.
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace docshard {
 
@@ -20,13 +20,19 @@ public:
   MasterKey(MasterKey&&) noexcept = default;
   MasterKey& operator=(MasterKey&&) noexcept = default;
 
-  // base64(HMAC-SHA256(key, message)).
+  // base64(HMAC-SHA256(key, message)). Thread-safe.
   std::string Sign(std::string_view message) const;
 
   friend std::ostream& operator<<(std::ostream& os, MasterKey const&);
 
 private:
-  std::vector<unsigned char> m_key;
+  // An HMAC-SHA256 context already keyed, never used directly: each Sign
+  // duplicates it. Keying (and OpenSSL 3's algorithm fetch) once instead of
+  // per request is most of the signing cost. The decoded key lives only in
+  // here (OpenSSL wipes it when the context is freed); copies of a MasterKey
+  // share it.
+  struct KeyedMac;
+  std::shared_ptr<KeyedMac const> m_mac;
 };
 
 } // namespace docshard
