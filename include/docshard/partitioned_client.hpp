@@ -47,6 +47,24 @@ public:
   void SetResolver(std::string const& name, ResolverPtr resolver, std::int64_t epoch = 0);
   ResolverPtr GetResolver(std::string const& name = "") const;
   std::int64_t GetEpoch(std::string const& name = "") const;
+
+  // A resolver and its epoch, read together.
+  struct ResolverSnapshot {
+    ResolverPtr Resolver;
+    std::int64_t Epoch = 0;
+  };
+  // Throws InvalidArgumentError when nothing is published under `name`.
+  ResolverSnapshot GetResolverSnapshot(std::string const& name = "") const;
+  // Copy -> rebuild -> publish without losing a concurrent publisher's
+  // change: publishes only while `expected` (pointer identity; null =
+  // nothing published yet) is still what `name` holds, and returns false,
+  // changing nothing, otherwise (read a new snapshot and rebuild from it).
+  // Validates like SetResolver.
+  bool CompareAndSetResolver(std::string const& name, ResolverPtr const& expected, ResolverPtr resolver,
+                             std::int64_t epoch);
+  // Publishes only when `epoch` is newer than the published one (or nothing
+  // is published yet), so two sources of schemes can never move a client back.
+  bool SetResolverIfNewer(std::string const& name, ResolverPtr resolver, std::int64_t epoch);
   CosmosClient& Account(std::string const& name) const;
   void SetTraceHook(RoutingTraceHook hook);
 
@@ -82,6 +100,9 @@ private:
     std::int64_t Epoch = 0;
   };
   Published Snapshot(std::string const& name) const;
+  // Throws InvalidArgumentError when `resolver` cannot be published: no key
+  // path, or a collection on an account this client does not have.
+  void ValidateForPublication(std::string const& name, ResolverPtr const& resolver) const;
   // (collection, key) pairs a point operation on `key` tries, in order.
   static std::vector<std::pair<CollectionRef, PartitionKey>> Candidates(IPartitionResolver const& resolver,
                                                                         PartitionKey const& key);

@@ -4,5 +4,6 @@ target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fan_out_token.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partitioned_client.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/resolver_publication.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transition_replace.cpp
 )

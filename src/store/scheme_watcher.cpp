@@ -60,9 +60,13 @@ bool SchemeWatcher::PollNow() {
   }
   auto scheme = stored->Parse(m_options.Registry ? *m_options.Registry : ResolverRegistry::Default());
   auto epoch = scheme.Epoch().value_or(0);
-  // SetResolver validates (key path, accounts) before publishing; on error
-  // the current resolver stays and the next poll tries again.
-  m_client->SetResolver(name, scheme.Resolver(), epoch);
+  // Validated (key path, accounts) before publishing; on error the current
+  // resolver stays and the next poll tries again. Only if still newer: a
+  // spillover manager or the app may have published since the check above.
+  if (!m_client->SetResolverIfNewer(name, scheme.Resolver(), epoch)) {
+    m_lastETag = stored->ETag;
+    return false;
+  }
   m_lastETag = stored->ETag;
   if (m_options.OnSwitch) m_options.OnSwitch(SchemeSwitch{current, epoch, scheme.Resolver(), stored->ETag});
   return true;

@@ -11,21 +11,6 @@
 namespace docshard {
 
 namespace {
-struct Snap {
-  ResolverPtr Resolver;
-  std::int64_t Epoch = 0;
-};
-
-// Resolver and epoch as one pair: the client hands them out separately, so
-// read until the resolver did not change around the epoch read.
-Snap ConsistentSnapshot(PartitionedClient const& client, std::string const& name) {
-  for (;;) {
-    auto r = client.GetResolver(name);
-    auto e = client.GetEpoch(name);
-    if (client.GetResolver(name) == r) return {std::move(r), e};
-  }
-}
-
 std::shared_ptr<SpilloverPartitionResolver const> AsSpillover(ResolverPtr const& r, std::string const& name) {
   auto s = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(r);
   if (!s)
@@ -151,7 +136,7 @@ SpilloverCheck SpilloverManager::Converge() { return Check(false); }
 SpilloverCheck SpilloverManager::Check(bool measure) {
   std::lock_guard checkLock(m_checkMutex);
   auto const& name = m_options.Resolver;
-  auto start = ConsistentSnapshot(*m_client, name);
+  auto start = m_client->GetResolverSnapshot(name);
   auto resolver = AsSpillover(start.Resolver, name);
   auto const settings = resolver->Settings();  // a copy: `resolver` is rebuilt below
 
@@ -206,13 +191,11 @@ SpilloverCheck SpilloverManager::Check(bool measure) {
     // Publish only over the snapshot we started from: if anyone published
     // meanwhile (a scheme watcher, another manager), the next check starts
     // from theirs; the collections made here are adopted then.
-    auto now = ConsistentSnapshot(*m_client, name);
-    if (now.Resolver == start.Resolver) {
-      m_client->SetResolver(name, resolver, start.Epoch + 1);
+    if (m_client->CompareAndSetResolver(name, start.Resolver, resolver, start.Epoch + 1)) {
       result.Published = true;
       result.Epoch = start.Epoch + 1;
     } else {
-      result.Epoch = now.Epoch;
+      result.Epoch = m_client->GetEpoch(name);
     }
   }
   result.Newest = AsSpillover(m_client->GetResolver(name), name)->CollectionIds().back();
@@ -259,7 +242,7 @@ void SpilloverManager::SaveToStore(std::int64_t epoch) {
 }
 
 PartitionScheme SpilloverManager::CurrentScheme() const {
-  auto snap = ConsistentSnapshot(*m_client, m_options.Resolver);
+  auto snap = m_client->GetResolverSnapshot(m_options.Resolver);
   return PartitionScheme(snap.Resolver, snap.Epoch, m_options.Accounts);
 }
 
