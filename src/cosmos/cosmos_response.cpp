@@ -2,6 +2,7 @@
 
 #include <docshard/errors.hpp>
 
+#include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
 
 #include <cstdlib>
@@ -54,9 +55,11 @@ rapidjson::Document CosmosResponse::Json() const
   if (detail::JsonDepthExceeds(m_body))
     throw Error(ErrorCode::Internal, "response body nests deeper than " + std::to_string(detail::MaxJsonDepth)
                                          + " levels (status " + std::to_string(m_status) + ")");
+  // Numbers exactly (see core/full_precision_json.hpp): documents read here
+  // are routed by their keys, merged by ORDER BY values and copied by the
+  // migrator; an ulp off would move or change them.
   rapidjson::Document doc;
-  doc.Parse(m_body.data(), m_body.size());
-  if (doc.HasParseError())
+  if (detail::ParseFullPrecision<0>(doc, m_body).IsError())
     throw Error(ErrorCode::Internal, "response body is not JSON (status " + std::to_string(m_status) + ")");
   return doc;
 }
