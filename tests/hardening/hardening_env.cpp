@@ -1,7 +1,5 @@
 #include "hardening_env.hpp"
 
-#include <docshard/http/http_transport.hpp>
-
 #include <unistd.h>
 
 #include <atomic>
@@ -82,71 +80,6 @@ std::size_t ResidentBytes()
   std::size_t pages = 0, resident = 0;
   statm >> pages >> resident;
   return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-}
-
-namespace {
-
-http::HttpTransport& ControlTransport()
-{
-  static http::HttpTransport transport([] {
-    http::HttpTransportOptions o;
-    o.CaFile = CaFile();
-    return o;
-  }());
-  return transport;
-}
-
-rapidjson::Document ControlCall(std::string const& url, char const* method, std::string body)
-{
-  http::HttpRequest req;
-  req.Target = http::Endpoint::Parse(url);
-  req.Method = method;
-  req.Path = "/_docshard/faults";
-  req.Body = std::move(body);
-  req.Idempotent = true;
-  if (!req.Body.empty())
-    req.Headers.Set("Content-Type", "application/json");
-  auto res = ControlTransport().Send(std::move(req), std::chrono::steady_clock::now() + std::chrono::seconds(10));
-  if (res.Status != 200)
-    throw std::runtime_error("fault control answered " + std::to_string(res.Status) + ": " + res.Body);
-  rapidjson::Document doc;
-  doc.Parse(res.Body.c_str());
-  return doc;
-}
-
-} // namespace
-
-FaultControl::FaultControl(std::string const& role) : m_url(ServerUrl(role))
-{
-  Clear();
-}
-
-FaultControl::~FaultControl()
-{
-  try {
-    Clear();
-  } catch (...) {
-  }
-}
-
-void FaultControl::Set(std::string const& faultsJson)
-{
-  ControlCall(m_url, "POST", faultsJson);
-}
-
-rapidjson::Document FaultControl::State()
-{
-  return ControlCall(m_url, "GET", "");
-}
-
-int FaultControl::RequestsSinceConfig()
-{
-  return State()["counters"]["sinceConfig"].GetInt();
-}
-
-int FaultControl::Injected(char const* kind)
-{
-  return State()["counters"]["injected"][kind].GetInt();
 }
 
 } // namespace docshard::hardening

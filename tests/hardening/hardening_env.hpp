@@ -1,7 +1,9 @@
 #pragma once
 // The servers the hardening fixture (servers.sh) started, and their
-// fault-injection control endpoint. Kept separate from tests/integration's
-// helpers so that this area builds on its own.
+// fault-injection control endpoint (shared with tests/integration through
+// tests/support).
+#include "launcher_faults.hpp"
+
 #include <docshard/cosmos/cosmos_client_options.hpp>
 
 #include <rapidjson/document.h>
@@ -24,18 +26,10 @@ std::string UniqueId(std::string const& prefix);
 // Resident set size of this process, from /proc/self/statm.
 std::size_t ResidentBytes();
 
-class FaultControl {
+// The launcher's fault-injection control endpoint of the server with this role.
+class FaultControl : public test::LauncherFaults {
 public:
-  explicit FaultControl(std::string const& role);
-  ~FaultControl();  // clears every fault
-  void Set(std::string const& faultsJson);
-  void Clear() { Set("{}"); }
-  rapidjson::Document State();
-  int RequestsSinceConfig();
-  int Injected(char const* kind);
-
-private:
-  std::string m_url;
+  explicit FaultControl(std::string const& role) : LauncherFaults(ServerUrl(role), CaFile()) {}
 };
 
 } // namespace docshard::hardening

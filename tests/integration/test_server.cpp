@@ -1,7 +1,5 @@
 #include "test_server.hpp"
 
-#include <docshard/http/http_transport.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -81,73 +79,6 @@ std::string UniqueId(std::string const& prefix)
   static std::atomic<int> counter{0};
   static auto const run = std::random_device{}() % 1000000;
   return prefix + "-" + std::to_string(run) + "-" + std::to_string(++counter);
-}
-
-namespace {
-
-http::HttpTransport& ControlTransport()
-{
-  static http::HttpTransport transport([] {
-    http::HttpTransportOptions o;
-    o.CaFile = CaFile();
-    return o;
-  }());
-  return transport;
-}
-
-rapidjson::Document ControlCall(std::string const& url, char const* method, std::string body)
-{
-  http::HttpRequest req;
-  req.Target = http::Endpoint::Parse(url);
-  req.Method = method;
-  req.Path = "/_docshard/faults";
-  req.Body = std::move(body);
-  req.Idempotent = true;
-  if (!req.Body.empty())
-    req.Headers.Set("Content-Type", "application/json");
-  auto res = ControlTransport().Send(std::move(req), std::chrono::steady_clock::now() + std::chrono::seconds(10));
-  if (res.Status != 200)
-    throw std::runtime_error("fault control answered " + std::to_string(res.Status) + ": " + res.Body);
-  rapidjson::Document doc;
-  doc.Parse(res.Body.c_str());
-  return doc;
-}
-
-} // namespace
-
-FaultControl::FaultControl(std::string const& role) : m_url(ServerUrl(role))
-{
-  Clear();
-}
-
-FaultControl::~FaultControl()
-{
-  try {
-    Clear();
-  } catch (...) {
-  }
-}
-
-void FaultControl::Set(std::string const& faultsJson)
-{
-  ControlCall(m_url, "POST", faultsJson);
-}
-
-rapidjson::Document FaultControl::State()
-{
-  return ControlCall(m_url, "GET", "");
-}
-
-int FaultControl::RequestsSinceConfig()
-{
-  auto s = State();
-  return s["counters"]["sinceConfig"].GetInt();
-}
-
-int FaultControl::Injected(char const* kind)
-{
-  auto s = State();
-  return s["counters"]["injected"][kind].GetInt();
 }
 
 int RunServerScript(std::string const& arguments)

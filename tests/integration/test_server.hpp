@@ -1,5 +1,7 @@
 #pragma once
 // Access to the servers started by the CTest fixture (servers.sh).
+#include "launcher_faults.hpp"
+
 #include <docshard/cosmos/cosmos_client.hpp>
 
 #include <rapidjson/document.h>
@@ -21,20 +23,10 @@ CosmosClientOptions ClientOptions(std::string const& role);
 // A fresh id for databases/collections/documents, unique across runs.
 std::string UniqueId(std::string const& prefix);
 
-// The launcher's fault-injection control endpoint.
-class FaultControl {
+// The launcher's fault-injection control endpoint of the server with this role.
+class FaultControl : public LauncherFaults {
 public:
-  explicit FaultControl(std::string const& role);
-  ~FaultControl();  // clears every fault
-  void Set(std::string const& faultsJson);
-  void Clear() { Set("{}"); }
-  rapidjson::Document State();
-  // counters.sinceConfig: data requests since the last Set.
-  int RequestsSinceConfig();
-  int Injected(char const* kind);
-
-private:
-  std::string m_url;
+  explicit FaultControl(std::string const& role) : LauncherFaults(ServerUrl(role), CaFile()) {}
 };
 
 // scripts/cosmos-server.sh with arguments; returns the exit status.
