@@ -97,14 +97,7 @@ PartitionedClient::PartitionedClient(std::map<std::string, std::shared_ptr<Cosmo
 }
 
 void PartitionedClient::SetResolver(std::string const& name, ResolverPtr resolver, std::int64_t epoch) {
-  if (!resolver) throw InvalidArgumentError("SetResolver: null resolver");
-  if (!resolver->KeyPath())
-    throw InvalidArgumentError("resolver \"" + name + "\" has no partitionKey path; documents cannot be routed");
-  // Every account the resolver names must exist before it is published.
-  for (auto const& c : resolver->Collections())
-    if (!m_accounts.count(c.Account()))
-      throw InvalidArgumentError("resolver \"" + name + "\" names collection " + c.Text() + " on unknown account \"" +
-                                 c.Account() + "\"");
+  ValidateForPublication(name, resolver);  // src/client/resolver_publication.cpp
   std::lock_guard lock(m_mutex);
   m_resolvers[name] = Published{std::move(resolver), epoch};
 }
