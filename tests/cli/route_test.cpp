@@ -14,6 +14,15 @@ using namespace clitest;
 namespace {
 std::string Config(char const* name) { return DataFile(name).string(); }
 
+// The tool is built like this test. Under ASan its shadow memory and
+// quarantine put RSS far past any bound (262 MB for the million keys), so
+// memory bounds are checked in normal builds only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool RssIsMeaningful = false;
+#else
+constexpr bool RssIsMeaningful = true;
+#endif
+
 std::string Line(std::string const& keyJson, std::string const& collection) {
   return "{\"key\":" + keyJson + ",\"collection\":\"" + collection + "\"}";
 }
@@ -265,7 +274,7 @@ TEST_CASE("route: a million keys stream in bounded memory and agree with the lib
   CHECK(r.ExitCode == 0);
   CHECK(r.Err.empty());
   INFO("max RSS " << r.MaxRssKb << " KB");
-  CHECK(r.MaxRssKb < 50 * 1024);
+  if (RssIsMeaningful) CHECK(r.MaxRssKb < 50 * 1024);
 
   auto const scheme = docshard::PartitionScheme::LoadFile(DataFile("murmur_abc.json"));
   std::ifstream out(outPath, std::ios::binary);
