@@ -4,7 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace clitest;
 
@@ -80,4 +84,42 @@ TEST_CASE("garbage key files: route, stats and plan fail key by key, never crash
                             DataFile("tenants_range.json").string(), "--keys", keys.string()});
   CHECK(plan.Signal == 0);
   CHECK(plan.ExitCode == 1);
+}
+
+TEST_CASE("garbage documents and expected files: put and verify fail cleanly, never crash", "[cli][garbage]") {
+  // Both read each line before anything reaches the backend (nothing listens
+  // on port 9); a recursive parse of 1 MiB of nesting used to overflow the
+  // stack there.
+  TempDir dir;
+  ::setenv("DOCSHARD_GARBAGE_TEST_KEY", "a2V5", 1);
+  auto const config = dir.Write(
+      "scheme.json",
+      R"({"docshard":1,"accounts":{"default":{"endpoint":"https://127.0.0.1:9","keyEnv":"DOCSHARD_GARBAGE_TEST_KEY"}},)"
+      R"("resolver":{"type":"hash","partitionKey":"/k","collections":["dbs/d/colls/c"]}})");
+  std::string const deep = std::string(1 << 20, '[') + std::string(1 << 20, ']');
+
+  auto const documents = dir.Write("docs.jsonl", deep + "\n{\"id\":\"x\",\"k\":\"v\",\"deep\":" + deep + "}\n");
+  auto const put = RunCli({"put", "--config", config.string()}, documents);
+  INFO("stderr: " << put.Err);
+  CHECK(put.Signal == 0);
+  CHECK(put.ExitCode == 1);
+  auto const lines = put.OutLines();
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "{\"id\":null,\"error\":\"document nests deeper than 512 levels\"}");
+  CHECK(lines[1] == "{\"id\":\"x\",\"error\":\"document nests deeper than 512 levels\"}");
+
+  // Not an object: a usage error naming the line. An object whose key nests:
+  // the key's own error.
+  std::vector<std::pair<std::string, std::string>> const cases = {
+      {deep, "docshard verify: " + (dir.Path() / "expected.jsonl").string() + ":1: expected"},
+      {"{\"id\":\"x\",\"key\":" + deep + "}", "error: a composite partition key may only hold"}};
+  for (auto const& [expected, message] : cases) {
+    auto const file = dir.Write("expected.jsonl", expected + "\n");
+    auto const verify = RunCli({"verify", "--config", config.string(), "--expected", file.string()});
+    INFO("stderr: " << verify.Err.substr(0, 2000));
+    CHECK(verify.Signal == 0);
+    CHECK(verify.ExitCode == 2);
+    REQUIRE_FALSE(verify.ErrLines().empty());
+    CHECK(verify.ErrLines()[0].rfind(message, 0) == 0);
+  }
 }

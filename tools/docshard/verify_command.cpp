@@ -9,6 +9,8 @@
 #include <docshard/errors.hpp>
 #include <docshard/migration/scheme_verifier.hpp>
 
+#include "core/full_precision_json.hpp"
+
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -28,8 +30,10 @@ std::map<std::string, PartitionKey> ReadExpected(std::string const& path) {
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     rapidjson::Document d;
-    d.Parse(line.data(), line.size());
-    if (d.HasParseError() || !d.IsObject() || !d.HasMember("id") || !d["id"].IsString() || !d.HasMember("key"))
+    // Keys exactly (a number an ulp off is another key) and iteratively (a
+    // deeply nested line is an error, not a stack overflow).
+    auto const parsed = detail::ParseFullPrecision<rapidjson::kParseIterativeFlag>(d, line);
+    if (parsed.IsError() || !d.IsObject() || !d.HasMember("id") || !d["id"].IsString() || !d.HasMember("key"))
       throw UsageError(path + ":" + std::to_string(n) + ": expected {\"id\": \"...\", \"key\": ...}");
     out.insert_or_assign(d["id"].GetString(), PartitionKey::FromJson(d["key"]));
   }
