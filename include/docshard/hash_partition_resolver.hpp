@@ -1,5 +1,5 @@
 #pragma once
-// Consistent hashing over an ordered collection list (RESOLVERS.md section 3).
+// Consistent hashing over an ordered collection list (docs/resolvers.md, "The consistent hash ring").
 #include "docshard/consistent_hash_ring.hpp"
 #include "docshard/partition_resolver.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Exact key values mapped to collections or nested resolvers, with an
-// optional default (RESOLVERS.md section 4).
+// optional default (docs/resolvers.md, "Range and lookup").
 #include "docshard/partition_resolver.hpp"
 #include "docshard/range_partition_resolver.hpp"
 #include "docshard/resolver_target.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Managed hash (RESOLVERS.md section 5): a consistent-hash ring over
+// Managed hash (docs/resolvers.md, "Spillover, managed hash, transition"): a consistent-hash ring over
 // collections the resolver names itself, `prefix` + 0 .. count-1, created
 // from a template. Growing by one is one call that returns the new resolver;
 // moving the documents whose arcs changed owner is a migration's job

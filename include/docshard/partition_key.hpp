@@ -1,6 +1,6 @@
 #pragma once
 // A partition key value: string, number, boolean, or a composite of those.
-// Its hash bytes follow RESOLVERS.md section 2 so that placement is
+// Its hash bytes follow docs/resolvers.md, "Keys and the bytes they hash to" so that placement is
 // bit-exact with the legacy SDKs for string keys.
 #include <rapidjson/document.h>
 

@@ -52,7 +52,7 @@ public:
   // Every collection the resolver can name, first-seen order.
   virtual std::vector<CollectionRef> Collections() const = 0;
 
-  // The resolver's config object (CONFIG.md), `type` first, stable member order.
+  // The resolver's config object (docs/config.md), `type` first, stable member order.
   virtual rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const = 0;
 };
 

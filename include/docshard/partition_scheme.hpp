@@ -1,5 +1,5 @@
 #pragma once
-// A whole config file (CONFIG.md): format version, epoch, accounts and the
+// A whole config file (docs/config.md): format version, epoch, accounts and the
 // top resolver. Loading is all-or-nothing; saving is stable byte-for-byte.
 #include "docshard/partition_resolver.hpp"
 #include "docshard/resolver_registry.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // Closed key ranges [low, high] mapped to collections or nested resolvers
-// (RESOLVERS.md section 4).
+// (docs/resolvers.md, "Range and lookup").
 #include "docshard/partition_resolver.hpp"
 #include "docshard/resolver_target.hpp"
 

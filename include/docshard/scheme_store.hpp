@@ -1,5 +1,5 @@
 #pragma once
-// Where a partition scheme (CONFIG.md JSON) is kept so that processes can
+// Where a partition scheme (docs/config.md JSON) is kept so that processes can
 // share it: a document in a collection (SchemeStore) or a file
 // (FileSchemeStore). Saves are optimistic: each save names the version it is
 // based on (If-Match on the ETag), so two writers cannot overwrite each

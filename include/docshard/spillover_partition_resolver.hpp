@@ -1,5 +1,5 @@
 #pragma once
-// Spillover (RESOLVERS.md section 5): every write goes to the newest
+// Spillover (docs/resolvers.md, "Spillover, managed hash, transition"): every write goes to the newest
 // collection; when it fills up, a SpilloverManager creates `prefix` + (N+1)
 // from the template and publishes a new resolver. Reads fan out to all.
 // The resolver itself is pure: it only names collections. Fill checks and

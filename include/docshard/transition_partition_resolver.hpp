@@ -1,6 +1,6 @@
 #pragma once
 // Wraps the scheme in force (`current`) and the one being migrated to
-// (`next`) while documents move (RESOLVERS.md section 5). Creates go to
+// (`next`) while documents move (docs/resolvers.md, "Spillover, managed hash, transition"). Creates go to
 // `next`; reads follow the read mode.
 #include "docshard/partition_resolver.hpp"
 

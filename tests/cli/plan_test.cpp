@@ -1,4 +1,4 @@
-// `docshard plan`: the exact arcs are checked against RESOLVERS.md's point
+// `docshard plan`: the exact arcs are checked against docs/resolvers.md's point
 // list and against routing 100k random keys through the library.
 #include "cli_process.hpp"
 
@@ -51,7 +51,7 @@ std::string EscapeKey(std::string const& key) {
 } // namespace
 
 TEST_CASE("plan: removing coll1 from the V=5 murmur3 ring moves exactly coll1's arcs", "[cli][plan]") {
-  // From RESOLVERS.md's point list: coll1 owns [2341558382, 2348251587) and
+  // From docs/resolvers.md's point list: coll1 owns [2341558382, 2348251587) and
   // everything from 2894403633 up to the top and on to the first point,
   // 1076200484. coll0 alone keeps its same five points, so those two arcs
   // (and nothing else) move to coll0.

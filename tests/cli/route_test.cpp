@@ -1,4 +1,4 @@
-// `docshard route`: expectations come from RESOLVERS.md's public vectors and
+// `docshard route`: expectations come from docs/resolvers.md's public vectors and
 // from the library's own resolvers, never from earlier output of the tool.
 #include "cli_process.hpp"
 

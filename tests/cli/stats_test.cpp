@@ -1,4 +1,4 @@
-// `docshard stats`: exact ring shares checked against RESOLVERS.md's point
+// `docshard stats`: exact ring shares checked against docs/resolvers.md's point
 // list and against brute-force routing through the library.
 #include "cli_process.hpp"
 
@@ -60,7 +60,7 @@ bool LooksLikeWellFormedXml(std::string const& xml) {
 }
 } // namespace
 
-TEST_CASE("stats: exact shares of the V=5 murmur3 ring from RESOLVERS.md's point list", "[cli][stats]") {
+TEST_CASE("stats: exact shares of the V=5 murmur3 ring from docs/resolvers.md's point list", "[cli][stats]") {
   // The spec's sorted points; each owns the arc up to the next point, and the
   // last one also owns the wrap below the first.
   std::vector<std::pair<double, int>> const points = {

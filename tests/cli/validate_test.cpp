@@ -1,5 +1,5 @@
 // `docshard validate`: normalised output that round-trips, and every
-// documented config error (CONFIG.md) as one placed line with exit 2.
+// documented config error (docs/config.md) as one placed line with exit 2.
 #include "cli_process.hpp"
 
 #include <catch2/catch.hpp>
@@ -121,7 +121,7 @@ TEST_CASE("validate: every documented config error is one line naming the place,
     auto const lines = r.ErrLines();
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].rfind(c.ExpectedPrefix, 0) == 0);
-    // A detail follows the place (the one fully spelled-out case is CONFIG.md's example).
+    // A detail follows the place (the one fully spelled-out case is docs/config.md's example).
     CHECK((lines[0].size() > c.ExpectedPrefix.size() || c.ExpectedPrefix.back() == '"'));
   }
 }

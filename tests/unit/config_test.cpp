@@ -1,4 +1,4 @@
-// Config load/save (CONFIG.md): round trips, stable output, every documented
+// Config load/save (docs/config.md): round trips, stable output, every documented
 // error with its place, user-defined resolver types and hashes, all-or-nothing
 // loading, and robustness against mutated input.
 #include "ring_oracle.hpp"

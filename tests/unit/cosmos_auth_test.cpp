@@ -14,9 +14,10 @@
 using namespace docshard;
 
 namespace {
-// Microsoft's documented key ("Access control on Cosmos DB resources"). The
-// copy in BACKEND.md differs in its last 22 characters and is not even valid
-// base64 (89 characters); only this one yields the documented signature.
+// Microsoft's documented key ("Access control on Cosmos DB resources"). A
+// misprinted copy of it that circulates differs in its last 22 characters and
+// is not even valid base64 (89 characters); only this one yields the
+// documented signature, and the misprint must be refused, not half-decoded.
 constexpr char const* MicrosoftKey
     = "dsZQi3KtZmCv1ljt3VNWNm7sQUF1y5rJfC6kv5JiwvW0EndXdDku/dkKBp8/ufDToSxLzR4y+O/0H/t4bQtVNw==";
 constexpr char const* BackendMdKey

@@ -1,4 +1,4 @@
-// Partition keys and their hash bytes (RESOLVERS.md section 2), and key
+// Partition keys and their hash bytes (docs/resolvers.md, "Keys and the bytes they hash to"), and key
 // extraction from documents by path.
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>

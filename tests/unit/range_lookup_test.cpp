@@ -1,4 +1,4 @@
-// Range and lookup resolvers (RESOLVERS.md section 4), nested composition.
+// Range and lookup resolvers (docs/resolvers.md, "Range and lookup"), nested composition.
 #include "ring_oracle.hpp"
 
 #include <catch2/catch.hpp>

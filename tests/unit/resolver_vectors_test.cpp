@@ -1,4 +1,4 @@
-// The public vectors of RESOLVERS.md section 3, from the legacy SDKs' own tests.
+// The public vectors of docs/resolvers.md, "The consistent hash ring", from the legacy SDKs' own tests.
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // An independent, deliberately naive model of the consistent-hash ring of
-// RESOLVERS.md section 3, for comparing against HashPartitionResolver. Only
+// docs/resolvers.md, "The consistent hash ring", for comparing against HashPartitionResolver. Only
 // the raw hash functions (MurmurHash3X86_32, Md5Digest) come from the
 // library; they are checked against public vectors elsewhere. Positions are
 // held in a plain std::pair<uint64,uint64> (high, low), built here from the

@@ -1,5 +1,5 @@
 // HashPartitionResolver against the naive ring model of ring_oracle.hpp
-// (RESOLVERS.md section 3): random keys, rings with many ties, the
+// (docs/resolvers.md, "The consistent hash ring"): random keys, rings with many ties, the
 // consistency property, and the .NET SDK's legacy ring.
 #include "ring_oracle.hpp"
 

@@ -7,7 +7,7 @@
 
 namespace docshard::cli {
 
-// Exit codes shared by every command (CLI.md).
+// Exit codes shared by every command (docs/cli.md).
 inline constexpr int ExitOk = 0;
 inline constexpr int ExitFailed = 1;  // the command ran but some of its work failed
 inline constexpr int ExitUsage = 2;   // bad command line or config

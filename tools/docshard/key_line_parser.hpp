@@ -22,7 +22,7 @@ public:
 
   Kind Parse(std::string_view line);
 
-  // Plain: the bytes the key hashes to (RESOLVERS.md section 2): the string's
+  // Plain: the bytes the key hashes to (docs/resolvers.md, "Keys and the bytes they hash to"): the string's
   // UTF-8 bytes, or the integer's digits (its JavaScript text).
   std::string_view PlainBytes() const noexcept { return m_plainBytes; }
   // The key as canonical JSON, or for an invalid line the value (or the line

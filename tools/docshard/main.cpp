@@ -1,4 +1,4 @@
-// docshard: the command-line tool (CLI.md). main only dispatches: each
+// docshard: the command-line tool (docs/cli.md). main only dispatches: each
 // command lives in its own <name>_command.cpp and is listed in the table below.
 #include "arguments.hpp"
 #include "command.hpp"

@@ -1,5 +1,5 @@
 // Routes keys through the installed library and checks spec vectors
-// (RESOLVERS.md section 3) and a config load.
+// (docs/resolvers.md, "The consistent hash ring") and a config load.
 #include <docshard/docshard.hpp>
 
 #include <cstdio>
