@@ -3,11 +3,15 @@
 #
 #   scripts/cosmos-server.sh start --name NAME [--port N] [--stock] [--no-auth]
 #                                  [--fault-json JSON] [--cert-set SET]
-#                                  [--tls-max VER] [--tls-min VER] [-- LAUNCHER-ARGS...]
+#                                  [--tls-max VER] [--tls-min VER]
+#                                  [--gateway strict|lenient] [--partitions N]
+#                                  [--replica-lag-ms MS] [--split-after-docs N] [-- LAUNCHER-ARGS...]
 #       Starts a detached instance on 127.0.0.1 and prints its URL
 #       (https://127.0.0.1:PORT). Port 0/default = ephemeral, so instances never collide.
 #       SET: default|expired|wronghost|selfsigned|untrusted (certificates from gen-certs.sh)
 #       VER: v1|v1.1|v1.2|v1.3 (--tls-max below v1.2 also lowers the minimum to v1)
+#       --gateway/--partitions/--replica-lag-ms/--split-after-docs: the launcher's gateway mode
+#       (tools/cosmos-server/README.md); the defaults (lenient, 1, 0, 0) are the plain server.
 #   scripts/cosmos-server.sh stop --name NAME     SIGTERM, then SIGKILL after 5 s
 #   scripts/cosmos-server.sh stop-all             stop every instance under the run dir
 #   scripts/cosmos-server.sh url --name NAME      print the URL of a running instance
@@ -67,6 +71,7 @@ ensure_node_modules() {
 
 cmd_start() {
   local name="" port=0 stock=0 no_auth=0 fault_json="" cert_set=default tls_max="" tls_min=""
+  local gateway_args=()
   local extra=()
   while (($#)); do
     case $1 in
@@ -78,6 +83,9 @@ cmd_start() {
       --cert-set) cert_set=${2-}; shift 2 ;;
       --tls-max) tls_max=${2-}; shift 2 ;;
       --tls-min) tls_min=${2-}; shift 2 ;;
+      --gateway|--partitions|--replica-lag-ms|--split-after-docs)
+        [ $# -ge 2 ] || die "start: $1 needs a value"
+        gateway_args+=("$1" "$2"); shift 2 ;;
       --) shift; extra=("$@"); break ;;
       *) die "start: unknown option '$1'" ;;
     esac
@@ -116,6 +124,7 @@ cmd_start() {
   [ -n "$fault_json" ] && args+=(--faults "$fault_json")
   [ -n "$tls_max" ] && args+=(--max-tls "$tls_max")
   [ -n "$tls_min" ] && args+=(--min-tls "$tls_min")
+  args+=("${gateway_args[@]}")
   args+=("${extra[@]}")
 
   local log=$servers/$name.log

@@ -121,6 +121,22 @@ else
   fail "429 fault: $out"
 fi
 
+# --- gateway options pass through ------------------------------------------------
+gw_name="$name-gw"
+if gw_url=$(timeout 60 "$ctl" start --name "$gw_name" --gateway strict --partitions 3 --replica-lag-ms 250 \
+    --split-after-docs 1000); then
+  state=$("${curl_base[@]}" "$gw_url/_docshard/state" 2>&1)
+  if grep -q '"mode":"strict","partitions":3,"replicaLagMs":250,"splitAfterDocs":1000,"enabled":true' <<<"$state"; then
+    ok "gateway options reach the launcher (/_docshard/state)"
+  else
+    fail "gateway state: $state"
+  fi
+  "$ctl" stop --name "$gw_name" >/dev/null 2>&1
+  rm -f "$run_dir/servers/$gw_name.log"
+else
+  fail "start with gateway options failed (log: $run_dir/servers/$gw_name.log)"
+fi
+
 # --- the key never reaches the log -------------------------------------------
 log=$run_dir/servers/$name.log
 if grep -qF "$DOCSHARD_SERVER_KEY" "$log"; then fail "the key appears in $log"; else ok "key not in the log"; fi

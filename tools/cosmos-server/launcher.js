@@ -6,6 +6,9 @@
 //   - Cosmos master-key signature verification (401 on mismatch)
 //   - the O(N^2) -> O(N) fix for the query engine's generated code
 //   - fault injection, configurable by flags and at runtime via /_docshard/faults
+//   - gateway mode (gateway/, --gateway strict, --partitions N, --replica-lag-ms MS,
+//     --split-after-docs N): partition key ranges, the real gateway's rules, session
+//     tokens with lagging replicas, splits; /_docshard/state and /_docshard/split
 // Prints exactly one line "ready https://127.0.0.1:<port>" on stdout once listening;
 // everything else goes to stderr. Stops cleanly on SIGTERM/SIGINT.
 "use strict";
@@ -16,6 +19,7 @@ const path = require("path");
 
 const HOST = "127.0.0.1";
 const CONTROL_PATH = "/_docshard/faults";
+const { Gateway } = require("./gateway/index.js");
 
 // ---------------------------------------------------------------------------
 // Logging (stderr only; never the key or a signature)
@@ -331,6 +335,11 @@ const USAGE = `usage: node launcher.js [options]
   --no-query-fix           leave the query engine's O(N^2) accumulation as shipped
   --keepalive-timeout-ms N idle keep-alive timeout (default 120000)
   --faults JSON            initial fault config (see README.md)
+  --gateway strict|lenient strict: the real gateway's rules (400/1004, cross-partition disabled,
+                           partition key required on point operations); default lenient
+  --partitions N           partition key ranges per new partitioned collection (default 1)
+  --replica-lag-ms MS      reads without a covering session token may see a replica up to MS behind
+  --split-after-docs N     split a range automatically when it holds more than N documents
   ${Object.keys(FAULT_FLAGS).join(" N, ")} N
 Master key: base64 in env DOCSHARD_SERVER_KEY (required unless --no-auth).`;
 
@@ -345,7 +354,8 @@ function parseArgs(argv) {
     auth: true,
     queryFix: true,
     keepAliveTimeoutMs: 120000,
-    faults: {}
+    faults: {},
+    gateway: { mode: "lenient", partitions: 1, replicaLagMs: 0, splitAfterDocs: 0 }
   };
   const args = argv.slice();
   const need = (flag, v) => {
@@ -381,6 +391,21 @@ function parseArgs(argv) {
       case "--no-query-fix": opts.queryFix = false; break;
       case "--keepalive-timeout-ms": opts.keepAliveTimeoutMs = int(a, val()); break;
       case "--faults": faultJson = val(); break;
+      case "--gateway": {
+        const v = val();
+        if (v !== "strict" && v !== "lenient") throw new Error(`--gateway: expected strict or lenient, got '${v}'`);
+        opts.gateway.mode = v;
+        break;
+      }
+      case "--partitions":
+        opts.gateway.partitions = int(a, val());
+        if (opts.gateway.partitions < 1 || opts.gateway.partitions > 1024) throw new Error("--partitions must be 1..1024");
+        break;
+      case "--replica-lag-ms":
+        opts.gateway.replicaLagMs = int(a, val());
+        if (opts.gateway.replicaLagMs > 600000) throw new Error("--replica-lag-ms must be <= 600000");
+        break;
+      case "--split-after-docs": opts.gateway.splitAfterDocs = int(a, val()); break;
       case "-h": case "--help": opts.help = true; break;
       default:
         if (FAULT_FLAGS[a]) {
@@ -408,6 +433,7 @@ function parseArgs(argv) {
 
 function startServer(opts) {
   if (opts.queryFix) applyQueryFix();
+  Gateway.captureAccount();
   const { createHttpsServer } = require("@vercel/cosmosdb-server");
 
   let masterKey = null;
@@ -482,8 +508,11 @@ function startServer(opts) {
     res.end(text);
   };
 
+  const gateway = new Gateway(opts.gateway, { log, baseHeaders });
+
   const controlState = () => ({
     server: { auth: opts.auth, queryFix: opts.queryFix, keepAlive: !opts.stock, tls: [minVersion, maxVersion] },
+    gateway: gateway.settings(),
     faults: state.faults,
     status503RemainingMs: Math.max(0, state.faultsSetAt + state.faults.status503ForMs - Date.now()),
     counters: state.counters
@@ -661,6 +690,7 @@ function startServer(opts) {
       inj[post] += 1;
       afterFaults(req, res, post);
     }
+    if (gateway.handle(req, res)) return;
     dispatch(req, res);
   };
 
@@ -671,6 +701,7 @@ function startServer(opts) {
       handleControl(req, res);
       return;
     }
+    if (pathname.startsWith("/_docshard/") && gateway.control(req, res, pathname, sendJson)) return;
     if (pathname.startsWith("/_docshard/")) {
       req.resume();
       sendJson(res, 404, { code: "NotFound", message: "unknown control endpoint" });
@@ -731,7 +762,7 @@ function startServer(opts) {
     process.stdout.write(`ready https://${HOST}:${port}\n`);
     log(`listening on https://${HOST}:${port} tls=${minVersion}..${maxVersion}` +
       ` keepAlive=${!opts.stock} auth=${opts.auth} queryFix=${opts.queryFix}` +
-      ` faults=${JSON.stringify(state.faults)}`);
+      ` faults=${JSON.stringify(state.faults)} gateway=${JSON.stringify(gateway.settings())}`);
   });
   return server;
 }
