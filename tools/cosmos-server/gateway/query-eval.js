@@ -592,7 +592,6 @@ function check(q, outerAliases = new Set(), isTop = true) {
       }
     }
   }
-  if (q.top && q.offset) throw queryError("SC2063", "TOP and OFFSET LIMIT cannot be used in the same query.");
   return q;
 }
 
