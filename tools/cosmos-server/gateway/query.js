@@ -368,12 +368,16 @@ function buildPlan(spec, pkDef) {
 /**
  * The query plan: the JSON body of a plan response. Throws GatewayError: 400 on
  * bad SQL or a query the gateway cannot plan, and the service's "unsupported
- * features" 400 when supportedQueryFeaturesHeader (x-ms-cosmos-supported-query-features,
- * comma-separated; undefined = none declared) lacks a feature the query needs.
+ * features" 400 when supportedQueryFeaturesHeader (the request's
+ * x-ms-cosmos-supported-query-features, comma-separated) lacks a feature the query
+ * needs. A string is checked, even empty (a plan request without the header: the
+ * service refuses any feature); undefined is not checked: the gateway's own use of a
+ * plan (routing, the plan inside a 1004 refusal), where no client declared anything.
  */
 function plan(spec, partitionKeyDefinition, supportedQueryFeaturesHeader) {
   const s = specOf(spec);
   const { plan: p, needs } = buildPlan(s, partitionKeyDefinition);
+  if (supportedQueryFeaturesHeader === undefined || supportedQueryFeaturesHeader === null) return p;
   const declared = new Set(String(supportedQueryFeaturesHeader || "").split(",").map(x => x.trim()).filter(Boolean));
   const missing = needs.filter(f => !declared.has(f));
   if (missing.length > 0) {
