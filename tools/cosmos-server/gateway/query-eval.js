@@ -294,17 +294,22 @@ class Evaluator {
 
   // ----- query execution -----
 
-  /** Rows of the FROM/JOIN clause: [{ scope, pos }] */
+  /**
+   * Rows of the FROM/JOIN clause: [{ scope, pos }]. pos is text whose order is the
+   * rows' range-independent order: the document id of _rid (16 hex digits), then
+   * "|" and 8 hex digits per array element a JOIN or IN iterates.
+   */
   fromRows(q, outer, top) {
-    if (!q.from) return [{ scope: { ...outer }, pos: [] }];
+    if (!q.from) return [{ scope: { ...outer }, pos: "" }];
     let rows = this.firstSource(q.from[0], outer, top);
     for (const src of q.from.slice(1)) {
       const next = [];
+      const indexed = src.kind === "iter" || src.coll.type === "subquery";
       for (const r of rows) {
         const vals = this.sourceValues(src, r.scope);
-        vals.forEach((v, i) => {
-          next.push({ scope: { ...r.scope, [src.alias]: v }, pos: src.kind === "iter" || src.coll.type === "subquery" ? r.pos.concat([i]) : r.pos });
-        });
+        for (let i = 0; i < vals.length; i += 1) {
+          next.push({ scope: { ...r.scope, [src.alias]: vals[i] }, pos: indexed ? r.pos + idx(i) : r.pos });
+        }
       }
       rows = next;
     }
@@ -317,55 +322,73 @@ class Evaluator {
       if (src.coll.type === "subquery") {
         // A subquery in the top-level FROM reads the container itself.
         const sub = this.run(src.coll.query, {}, true);
+        const values = [];
+        for (const r of sub.rows) {
+          const v = sub.project(r);
+          if (v !== undefined) values.push(v);
+        }
         const end = sub.take === Infinity ? undefined : sub.skip + sub.take;
-        sub.rows.slice(sub.skip, end).forEach((r, i) => rows.push({ scope: { [src.alias]: r.value }, pos: [i] }));
+        values.slice(sub.skip, end).forEach((v, i) => rows.push({ scope: { [src.alias]: v }, pos: idx(i) }));
         return rows;
       }
       for (const doc of this.docs) {
-        const rid = V.ridKey(doc._rid) || `~id:${doc.id}`;
+        const rid = docKey(doc);
         const base = pathGet(doc, src.coll.path);
         if (src.kind === "iter") {
-          if (Array.isArray(base)) base.forEach((v, i) => rows.push({ scope: { [src.alias]: v }, pos: [rid, i] }));
+          if (Array.isArray(base)) base.forEach((v, i) => rows.push({ scope: { [src.alias]: v }, pos: rid + idx(i) }));
         } else if (base !== undefined) {
-          rows.push({ scope: { [src.alias]: base }, pos: [rid] });
+          rows.push({ scope: { [src.alias]: base }, pos: rid });
         }
       }
       return rows;
     }
     // In a subquery the FROM names an alias of the enclosing query.
-    this.sourceValues(src, outer).forEach((v, i) => rows.push({ scope: { ...outer, [src.alias]: v }, pos: [i] }));
+    this.sourceValues(src, outer).forEach((v, i) => rows.push({ scope: { ...outer, [src.alias]: v }, pos: idx(i) }));
     return rows;
   }
 
   sourceValues(src, scope) {
-    let base;
-    if (src.coll.type === "subquery") {
-      base = this.runSub(src.coll.query, scope).map(r => r.value);
-      return base;
-    }
-    base = pathGet(scope[src.coll.root], src.coll.path);
+    if (src.coll.type === "subquery") return this.runSub(src.coll.query, scope).map(r => r.value);
+    const base = pathGet(scope[src.coll.root], src.coll.path);
     if (src.kind === "iter") return Array.isArray(base) ? base : [];
     return base === undefined ? [] : [base];
   }
 
+  /** All results of a subquery: [{ value }] in order, TOP/OFFSET/LIMIT applied. */
   runSub(q, scope) {
-    return this.run(q, scope, false).rows;
+    const r = this.run(q, scope, false);
+    const out = [];
+    let skip = r.skip;
+    for (const row of r.rows) {
+      if (out.length >= r.take) break;
+      const value = r.project(row);
+      if (value === undefined) continue;
+      if (skip > 0) { skip -= 1; continue; }
+      out.push({ value });
+    }
+    return out;
   }
 
   /**
-   * Every result of q, ordered, with positions:
-   * { kind, rows: [{ value, key }], cmp(keyA, keyB), limit: {skip, take} }
+   * Every result of q in its range-independent order, projected lazily:
+   * { kind, rows: [{ key, ... }], project(row) -> value or undefined (skip the row),
+   *   cmp(keyA, keyB), skip, take }.
+   * kind (see queryKind): "p" plain, "o" ORDER BY, "d" unordered DISTINCT, "g" GROUP
+   * BY, "a" aggregate without GROUP BY; key holds p (position) and/or k (values).
+   * after: a key; only rows strictly after it are returned (a continuation).
+   * lastValue: for ordered DISTINCT, the canonical text of the last value returned
+   * before (rows of the same value may follow the position of the first one).
    */
-  run(q, outer, top) {
+  run(q, outer, top, after = null, lastValue = null) {
     const params = this.params;
     let rows = this.fromRows(q, outer || {}, top);
     if (q.where) rows = rows.filter(r => this.ev(q.where, r.scope, null) === true);
 
-    const aggregateQuery = !!q.groupBy || selectHasAggregate(q);
-    let kind;
+    const kind = queryKind(q);
     let out;
     let cmp;
-    if (aggregateQuery) {
+    let project = row => row.value;
+    if (kind === "g" || kind === "a") {
       // One group without GROUP BY (even over no rows); groups by key otherwise.
       const groups = new Map();
       if (!q.groupBy) groups.set("", { keys: [], rows });
@@ -378,24 +401,18 @@ class Evaluator {
           g.rows.push(r);
         }
       }
-      kind = q.groupBy ? "g" : "a";
+      cmp = (a, b) => compareTuples(a.k, b.k);
       out = [];
       for (const g of groups.values()) {
+        const key = { k: g.keys };
+        if (after && cmp(key, after) <= 0) continue;
         const scope = g.rows.length ? g.rows[0].scope : { ...(outer || {}) };
         const value = this.project(q, scope, { rows: g.rows });
-        if (value !== undefined) out.push({ value, key: { k: g.keys } });
+        if (value !== undefined) out.push({ value, key });
       }
-      cmp = (a, b) => compareTuples(a.k, b.k);
-    } else if (q.orderBy) {
-      kind = "o";
+    } else if (kind === "o") {
       const desc = q.orderBy.map(o => o.dir === "DESC");
       const anyDesc = desc.some(Boolean);
-      out = [];
-      for (const r of rows) {
-        const value = this.project(q, r.scope, null);
-        if (value === undefined) continue;
-        out.push({ value, key: { k: q.orderBy.map(o => this.ev(o.expr, r.scope, null)), p: r.pos } });
-      }
       // Ties in the order-by values go by document id, descending when any key is
       // descending (the order the SDK's resume filter assumes).
       cmp = (a, b) => {
@@ -403,38 +420,56 @@ class Evaluator {
           const c = V.compareValues(a.k[i], b.k[i]);
           if (c !== 0) return desc[i] ? -c : c;
         }
-        const c = V.comparePos(a.p, b.p);
-        return anyDesc ? -c : c;
+        if (a.p === b.p) return 0;
+        return (a.p < b.p) !== anyDesc ? -1 : 1;
       };
-    } else {
-      kind = "p";
       out = [];
       for (const r of rows) {
-        const value = this.project(q, r.scope, null);
-        if (value !== undefined) out.push({ value, key: { p: r.pos } });
+        const key = { k: q.orderBy.map(o => this.ev(o.expr, r.scope, null)), p: r.pos };
+        if (after && cmp(key, after) <= 0) continue;
+        out.push({ scope: r.scope, key });
       }
-      cmp = (a, b) => V.comparePos(a.p, b.p);
+      project = row => this.project(q, row.scope, null);
+    } else if (kind === "p") {
+      cmp = (a, b) => (a.p === b.p ? 0 : (a.p < b.p ? -1 : 1));
+      out = [];
+      for (const r of rows) {
+        if (after && !(r.pos > after.p)) continue;
+        out.push({ scope: r.scope, key: { p: r.pos } });
+      }
+      project = row => this.project(q, row.scope, null);
+    } else {
+      // Unordered DISTINCT: ordered by the distinct values themselves, so a position
+      // (the last value) means the same on any subset of the documents.
+      cmp = (a, b) => V.compareValues(a.k[0], b.k[0]);
+      const seen = new Map();
+      for (const r of rows) {
+        const value = this.project(q, r.scope, null);
+        if (value === undefined) continue;
+        const c = V.canonical(value);
+        if (seen.has(c)) continue;
+        const key = { k: [value] };
+        if (after && cmp(key, after) <= 0) continue;
+        seen.set(c, { value, key });
+      }
+      out = [...seen.values()];
     }
     out.sort((a, b) => cmp(a.key, b.key));
 
-    if (q.distinct) {
-      const seen = new Set();
+    if (q.distinct && kind === "o") {
+      // Ordered DISTINCT: the first row of each value, in order.
+      const seen = new Set(lastValue === null ? [] : [lastValue]);
       const dedup = [];
       for (const r of out) {
-        const c = V.canonical(r.value);
+        const value = project(r);
+        if (value === undefined) continue;
+        const c = V.canonical(value);
         if (seen.has(c)) continue;
         seen.add(c);
-        dedup.push(r);
+        dedup.push({ value, key: { ...r.key, v: c } });
       }
       out = dedup;
-      if (kind === "p") {
-        // Unordered DISTINCT: order the distinct values themselves, so a position
-        // (the last value) means the same on any subset of the documents.
-        kind = "d";
-        out = out.map(r => ({ value: r.value, key: { k: [r.value] } }));
-        cmp = (a, b) => V.compareValues(a.k[0], b.k[0]);
-        out.sort((a, b) => cmp(a.key, b.key));
-      }
+      project = row => row.value;
     }
 
     let skip = 0;
@@ -444,11 +479,7 @@ class Evaluator {
       skip = countValue(q.offset, params, "OFFSET");
       take = Math.min(take, countValue(q.limit, params, "LIMIT"));
     }
-    if (!top) {
-      out = out.slice(skip, take === Infinity ? undefined : skip + take);
-      return { kind, rows: out.map(r => ({ value: r.value, pos: r.key.p || [] })), cmp };
-    }
-    return { kind, rows: out, cmp, skip, take };
+    return { kind, rows: out, project, cmp, skip, take };
   }
 
   project(q, scope, agg) {
@@ -465,6 +496,30 @@ class Evaluator {
     }
     return o;
   }
+}
+
+/** Kind of result order of a query (see Evaluator.run). */
+function queryKind(q) {
+  if (q.groupBy) return "g";
+  if (selectHasAggregate(q)) return "a";
+  if (q.orderBy) return "o";
+  return q.distinct ? "d" : "p";
+}
+
+const idx = i => `|${i.toString(16).padStart(8, "0")}`;
+
+// Sortable key of a document, from its _rid (cached: every page of a query reads it).
+const docKeys = new Map();
+function docKey(doc) {
+  const rid = doc && doc._rid;
+  if (typeof rid !== "string" || rid === "") return `~id:${doc && doc.id}`;
+  let k = docKeys.get(rid);
+  if (k === undefined) {
+    k = V.ridKey(rid);
+    if (docKeys.size >= 1000000) docKeys.clear();
+    docKeys.set(rid, k);
+  }
+  return k;
 }
 
 function pathGet(v, p) {
@@ -608,4 +663,4 @@ function documentPathText(e) {
   return e.type === "ident" ? `/${parts.join("/")}` : null;
 }
 
-module.exports = { Evaluator, check, aggregate, AGG_TYPE, inferName, documentPathText, selectHasAggregate, builtinExists };
+module.exports = { Evaluator, check, aggregate, AGG_TYPE, inferName, documentPathText, selectHasAggregate, builtinExists, queryKind };

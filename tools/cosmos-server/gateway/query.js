@@ -9,7 +9,7 @@
 "use strict";
 
 const { parse, QuerySyntaxError, walkExpr, hasAggregate } = require("./query-parse");
-const { Evaluator, check, AGG_TYPE, selectHasAggregate, documentPathText } = require("./query-eval");
+const { Evaluator, check, AGG_TYPE, selectHasAggregate, documentPathText, queryKind } = require("./query-eval");
 const { printExpr, printQuery } = require("./query-print");
 const { GatewayError, queryError, badContinuation } = require("./query-errors");
 const V = require("./query-values");
@@ -413,7 +413,7 @@ function decodeToken(text, kind) {
   try {
     if (t.k !== undefined) key.k = V.unwrapValues(t.k);
     if (t.p !== undefined) {
-      if (!Array.isArray(t.p) || !t.p.every(x => typeof x === "string" || typeof x === "number")) throw new Error("bad pos");
+      if (typeof t.p !== "string") throw new Error("bad pos");
       key.p = t.p;
     }
   } catch (e) {
@@ -422,7 +422,8 @@ function decodeToken(text, kind) {
   const needK = kind === "o" || kind === "d" || kind === "g" || kind === "a";
   const needP = kind === "o" || kind === "p";
   if ((needK && !key.k) || (needP && !key.p)) throw badContinuation("token lacks a position");
-  return { key, n: t.n };
+  if (t.v !== undefined && typeof t.v !== "string") throw badContinuation("token fields do not decode");
+  return { key, n: t.n, v: t.v };
 }
 
 function checkCompositeIndex(q, compositeIndexes) {
@@ -448,30 +449,38 @@ function execute(spec, documents, opts = {}) {
   const q = parsed(s.query);
   const params = bindParameters(s.parameters);
   checkCompositeIndex(q, opts.compositeIndexes);
-  const ev = new Evaluator({ params, udf: opts.udf, docs: Array.isArray(documents) ? documents : [] });
-  const r = ev.run(q, {}, true);
-  let rows = r.rows;
-  let take = r.take;
-  let n = 0;
+  const kind = queryKind(q);
+  let tok = null;
   if (opts.continuation !== null && opts.continuation !== undefined && opts.continuation !== "") {
-    const tok = decodeToken(opts.continuation, r.kind);
-    n = tok.n;
-    take = take === Infinity ? Infinity : Math.max(0, take - n);
-    rows = rows.filter(row => r.cmp(row.key, tok.key) > 0);
-  } else if (r.skip) {
-    rows = rows.slice(r.skip);
+    tok = decodeToken(opts.continuation, kind);
   }
-  if (take !== Infinity) rows = rows.slice(0, take);
   let size = opts.maxItemCount;
   if (size === -1) size = Infinity;
   else if (!Number.isInteger(size) || size <= 0) size = DEFAULT_PAGE_SIZE;
-  const page = rows.slice(0, size === Infinity ? undefined : size);
+
+  const ev = new Evaluator({ params, udf: opts.udf, docs: Array.isArray(documents) ? documents : [] });
+  const r = ev.run(q, {}, true, tok ? tok.key : null, tok && typeof tok.v === "string" ? tok.v : null);
+  // OFFSET is skipped on the first page only: a token's position is past it.
+  let skip = tok ? 0 : r.skip;
+  const n = tok ? tok.n : 0;
+  const take = r.take === Infinity ? Infinity : Math.max(0, r.take - n);
+  const want = Math.min(take, size === Infinity ? Infinity : size + 1); // one more: is there a next page?
+  const page = [];
+  for (const row of r.rows) {
+    if (page.length >= want) break;
+    const value = r.project(row);
+    if (value === undefined) continue;
+    if (skip > 0) { skip -= 1; continue; }
+    page.push({ value, key: row.key });
+  }
   let continuation = null;
-  if (rows.length > page.length && page.length > 0) {
+  if (page.length > size) {
+    page.length = size;
     const last = page[page.length - 1].key;
-    const t = { kind: r.kind, n: n + page.length };
+    const t = { kind, n: n + page.length };
     if (last.k !== undefined) t.k = V.wrapValues(last.k);
     if (last.p !== undefined) t.p = last.p;
+    if (last.v !== undefined) t.v = last.v;
     continuation = encodeToken(t);
   }
   return { items: page.map(row => row.value), continuation };
