@@ -28,7 +28,7 @@ function log(...args) {
 }
 
 // ---------------------------------------------------------------------------
-// Master-key signature (BACKEND.md "Master-key auth")
+// Master-key signature (docs/backend.md, "Master-key authorization")
 
 /** Resource type and link as Cosmos signs them, from a request path. */
 function resourceFromPath(rawPath) {

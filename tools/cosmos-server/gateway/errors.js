@@ -14,18 +14,12 @@ const STATUS_CODE = {
 };
 
 const SUBSTATUS = Object.freeze({
-  PartitionKeyMismatch: 1001, // 400
-  CrossPartitionQueryNotServable: 1004, // 400
+  PartitionKeyMismatch: 1001, // 400 (1004, CrossPartitionQueryNotServable, comes from query.js)
   PartitionKeyRangeGone: 1002, // 410
   ReadSessionNotAvailable: 1002 // 404
 });
 
 const TEXT = Object.freeze({
-  crossPartitionNotServable:
-    "The provided cross partition query can not be directly served by the gateway. This is a first chance " +
-    "(internal) exception that all newer clients will know how to handle gracefully. This exception is traced, " +
-    "but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can " +
-    "safely ignore this message.",
   crossPartitionDisabled:
     "Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to " +
     "true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception.",

@@ -15,7 +15,7 @@
 const path = require("path");
 const { CollectionStore } = require("./store");
 const routing = require("./routing");
-const engine = require("./engine");
+const engine = require("./query");
 const { HttpError, errorResponse, SERVICE_VERSION } = require("./errors");
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -55,7 +55,7 @@ class Gateway {
 
   settings() {
     return { mode: this.mode, partitions: this.partitions, replicaLagMs: this.replicaLagMs, splitAfterDocs: this.splitAfterDocs,
-      enabled: this.enabled, queryEngine: engine.source };
+      enabled: this.enabled };
   }
 
   /** The store of the collection a path names (by ids or rids), created on first use. */
@@ -64,14 +64,20 @@ class Gateway {
     const db = capturedAccount.database(dbSeg);
     const dbRes = db.read();
     if (!dbRes) return null;
-    const collRes = db.collection(collSeg).read();
+    const collObj = db.collection(collSeg);
+    const collRes = collObj.read();
     if (!collRes) return null;
     const link = `dbs/${dbRes.id}/colls/${collRes.id}`;
     let store = this.stores.get(link);
     if (!store || store.rid !== collRes._rid) {
       store = new CollectionStore({
         link, resource: collRes, partitions: this.partitions, lagMs: this.replicaLagMs,
-        splitAfterDocs: this.splitAfterDocs, log: this.log
+        splitAfterDocs: this.splitAfterDocs, log: this.log,
+        // Read live: a replaced collection may change its indexing policy or UDFs.
+        library: {
+          compositeIndexes: () => ((collObj.read() || {}).indexingPolicy || {}).compositeIndexes,
+          udfs: () => (collObj.userDefinedFunctions && collObj.userDefinedFunctions.functions) || {}
+        }
       });
       this.stores.set(link, store);
     }

@@ -31,11 +31,19 @@ function collectionHeaders(store) {
   return { "x-ms-content-path": store.rid, "x-ms-alt-content-path": store.link };
 }
 
-function pageSize(headers) {
+/** x-ms-max-item-count: undefined when absent, -1 for "as many as fit", else a positive count. */
+function maxItemCount(headers) {
   const raw = header(headers, "x-ms-max-item-count");
-  if (raw === undefined || String(raw).trim() === "") return DEFAULT_PAGE;
+  if (raw === undefined || String(raw).trim() === "") return undefined;
   const n = Number(String(raw).trim());
   if (!Number.isInteger(n) || n === 0 || n < -1) throw new HttpError(400, TEXT.invalidHeaderValue(raw, "x-ms-max-item-count"));
+  return n;
+}
+
+/** A read feed's page size: the header's, 100 when absent, null (no limit) for -1. */
+function pageSize(headers) {
+  const n = maxItemCount(headers);
+  if (n === undefined) return DEFAULT_PAGE;
   return n === -1 ? null : n;
 }
 
@@ -223,16 +231,23 @@ function parseSpec(body) {
   return { query: body.query, parameters: Array.isArray(body.parameters) ? body.parameters : [] };
 }
 
+/** The query engine's GatewayError as an HttpError (body extras such as additionalErrorInfo kept). */
 function fromEngineError(e) {
   if (e && typeof e.status === "number" && !(e instanceof HttpError)) {
-    return new HttpError(e.status, e.message, { substatus: e.substatus, code: e.code });
+    const extraBody = e.additionalErrorInfo !== undefined ? { additionalErrorInfo: e.additionalErrorInfo } : undefined;
+    return new HttpError(e.status, e.message, { substatus: e.substatus, code: e.code, extraBody });
   }
   return e;
 }
 
 function runEngine(ctx, spec, docs, continuation) {
   try {
-    return ctx.engine.execute(spec, docs.map(e => e.doc), { continuation: continuation || null, maxItemCount: pageSize(ctx.headers) });
+    return ctx.engine.execute(spec, docs.map(e => e.doc), {
+      continuation: continuation || null,
+      maxItemCount: maxItemCount(ctx.headers),
+      compositeIndexes: ctx.store.library.compositeIndexes(),
+      udf: ctx.store.library.udfs()
+    });
   } catch (e) {
     throw fromEngineError(e);
   }

@@ -17,6 +17,7 @@ const epk = require("./epk");
 const pk = require("./partition-key");
 const { HttpError, SUBSTATUS, TEXT } = require("./errors");
 
+
 const H = {
   partitionKey: "x-ms-documentdb-partitionkey",
   rangeId: "x-ms-documentdb-partitionkeyrangeid",
@@ -91,7 +92,8 @@ function queryScope({ strict, store, headers, spec, engine }) {
   if (!store.partitioned) return { kind: "range", range: store.map.live()[0] };
   let plan = null;
   try {
-    plan = engine.plan(spec, store.def, header(headers, H.features));
+    // Every feature declared: the plan here only tells which ranges the query reads.
+    plan = engine.plan(spec, store.def, (engine.FEATURES || []).join(","));
   } catch (e) {
     plan = null; // the query is checked again when executed; the plan only narrows routing
   }
@@ -106,10 +108,10 @@ function queryScope({ strict, store, headers, spec, engine }) {
   const spans = plan && Array.isArray(plan.queryRanges) && plan.queryRanges.length > 0
     ? new Set(plan.queryRanges.flatMap(r => store.map.overlapping(r.min, r.isMaxInclusive ? `${r.max}\u0000` : r.max).map(x => x.id))).size
     : store.map.live().length;
-  if (spans > 1 && engine.analyze(spec).needsPipeline) {
-    throw new HttpError(400, TEXT.crossPartitionNotServable, {
-      substatus: SUBSTATUS.CrossPartitionQueryNotServable, extraBody
-    });
+  if (spans > 1) {
+    // The engine knows the exact refusal (1004 with the plan, or the VALUE-aggregate 400).
+    const refusal = engine.crossPartitionRefusal(spec, store.def);
+    if (refusal) throw refusal;
   }
   return { kind: "serial" };
 }

@@ -38,7 +38,7 @@ function checkId(body) {
 }
 
 class CollectionStore {
-  constructor({ link, resource, partitions, lagMs, splitAfterDocs, log, now }) {
+  constructor({ link, resource, partitions, lagMs, splitAfterDocs, log, now, library }) {
     this.link = link;
     this.rid = resource._rid;
     this.self = resource._self || "";
@@ -54,6 +54,8 @@ class CollectionStore {
     this.ridCounter = 0;
     this.sortedCache = null;
     this.log = log || (() => {});
+    // What the query engine needs from the library's collection: composite indexes, UDFs.
+    this.library = library || { compositeIndexes: () => undefined, udfs: () => ({}) };
   }
 
   epkOf(values) {

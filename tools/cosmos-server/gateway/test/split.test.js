@@ -149,8 +149,62 @@ test("@azure/cosmos with a stale routing map recovers from the split", async () 
       const { resource } = await container.item(d.id, d.pk).read();
       assert.deepStrictEqual(strip(resource), d);
     }
+    // A paged query split in the middle. The SDK runs a query without pipeline constructs
+    // through the gateway (no range ids): the gateway's composite continuation carries on.
+    // (A range-scoped ORDER BY query split in the middle makes @azure/cosmos 4.9.3 loop:
+    // DocumentProducer.bufferMore buffers the 410/1002 instead of throwing it, so the
+    // replacement of the gone range never runs; see README.md. The raw test below shows
+    // the server side of that case.)
+    const it = container.items.query("SELECT * FROM c", { maxItemCount: 7 });
+    const got = [...(await it.fetchNext()).resources];
+    const live = (await S.control(s, "GET", "state")).body.collections["dbs/sdk/colls/c"].ranges.map(r => r.id);
+    for (const id of live) assert.strictEqual((await S.control(s, "POST", "split", { collection: "dbs/sdk/colls/c", range: id })).status, 200);
+    while (it.hasMoreResults()) got.push(...((await it.fetchNext()).resources || [])); // undefined for an empty last page
+    const ids = got.map(d => d.id);
+    assert.strictEqual(new Set(ids).size, ids.length, "no duplicates");
+    assert.deepStrictEqual(ids.slice().sort(), expected, "every document");
     const state = (await S.control(s, "GET", "state")).body.collections["dbs/sdk/colls/c"];
     assert.ok(state.documentsReturned >= 2 * docs.length, `documentsReturned ${state.documentsReturned}`);
+  } finally {
+    await s.stop();
+  }
+});
+
+test("a range-scoped query's continuation resumes on each child after a split", async () => {
+  const s = await S.startServer(["--gateway", "strict", "--partitions", "2"]);
+  try {
+    const coll = await S.collection(s);
+    await S.createDocs(s, coll, docs);
+    for (const sql of ["SELECT * FROM c", "SELECT c.id, c.n FROM c WHERE c.n >= 10",
+      "SELECT c._rid, [{\"item\": c.n}] AS orderByItems, c AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY c.n DESC"
+        .replace("{documentdb-formattableorderbyquery-filter}", "true")]) {
+      const q = (rangeId, continuation) => S.raw(s, "POST", `${coll}/docs`, { body: { query: sql },
+        headers: { ...QUERY, "x-ms-documentdb-partitionkeyrangeid": rangeId, "x-ms-max-item-count": "6",
+          ...(continuation ? { "x-ms-continuation": continuation } : {}) } });
+      const all = async (rangeId, continuation) => {
+        const out = [];
+        for (let i = 0; i < 100; i += 1) {
+          const r = await q(rangeId, continuation);
+          assert.strictEqual(r.status, 200, JSON.stringify(r.body));
+          out.push(...r.body.Documents);
+          continuation = r.headers["x-ms-continuation"];
+          if (!continuation) return out;
+        }
+        throw new Error("query did not end");
+      };
+      const live = (await S.control(s, "GET", "state")).body.collections[coll.slice(1)].ranges.map(r => r.id);
+      const parent = live[0];
+      const whole = await all(parent);
+      const first = await q(parent);
+      const rest = whole.slice(first.body.Documents.length);
+      assert.deepStrictEqual(first.body.Documents, whole.slice(0, first.body.Documents.length));
+      const split = await S.control(s, "POST", "split", { collection: coll.slice(1), range: parent });
+      assert.strictEqual(split.status, 200);
+      const resumed = [];
+      for (const c of split.body.children) resumed.push(...await all(c.id, first.headers["x-ms-continuation"]));
+      const key = d => JSON.stringify(d);
+      assert.deepStrictEqual(resumed.map(key).sort(), rest.map(key).sort(), sql);
+    }
   } finally {
     await s.stop();
   }
