@@ -29,11 +29,14 @@ class GatewayError extends Error {
   }
 }
 
-/** 400 whose message carries one query error the way the service lists them. */
+/**
+ * 400 whose message carries one query error the way the service lists them. code
+ * null: a limit of this server, not an error the service has (no code is made up).
+ */
 function queryError(code, message, start, end) {
   const e = { severity: "Error" };
   if (Number.isInteger(start) && Number.isInteger(end)) e.location = { start, end };
-  e.code = code;
+  if (code !== null && code !== undefined) e.code = code;
   e.message = message;
   const err = new GatewayError(400, "BadRequest", JSON.stringify({ errors: [e] }));
   err.errors = [e];

@@ -639,7 +639,7 @@ function check(q, outerAliases = new Set(), isTop = true) {
   if (q.where) checkExpr(q.where, false);
   if (q.groupBy) q.groupBy.forEach(g => checkExpr(g, false));
   if (q.orderBy) {
-    if (q.groupBy) throw queryError("SC2103", "ORDER BY is not supported together with GROUP BY.");
+    if (q.groupBy) throw queryError(null, "ORDER BY together with GROUP BY is not supported by this server.");
     for (const o of q.orderBy) {
       checkExpr(o.expr, false);
       if (!isDocumentPath(o.expr)) {

@@ -204,7 +204,7 @@ class Parser {
       this.expectKw("BY");
       if (this.isKw("RANK")) {
         const t = this.next();
-        throw new QuerySyntaxError("SC2001", "ORDER BY RANK (hybrid search) is not supported by this server.", t.start, t.end);
+        throw new QuerySyntaxError(null, "ORDER BY RANK (hybrid search) is not supported by this server.", t.start, t.end);
       }
       q.orderBy = [];
       do {
@@ -272,7 +272,7 @@ class Parser {
       if (coll.type === "path") alias = coll.path.length ? String(coll.path[coll.path.length - 1]) : coll.root;
       else {
         const t = this.toks[this.pos - 1];
-        throw new QuerySyntaxError("SC2001", "A subquery in FROM or JOIN needs an alias.", t.start, t.end);
+        throw new QuerySyntaxError("SC1001", "Syntax error, a subquery in FROM or JOIN needs an alias.", t.start, t.end);
       }
     }
     return { kind: "alias", alias, coll, isFrom, start: s, end: this.toks[this.pos - 1].end };

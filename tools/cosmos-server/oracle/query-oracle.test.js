@@ -250,6 +250,13 @@ const QUERIES = [
       const ns = DOCS.filter(d => d.cat === "beta").map(d => d.n);
       assert.deepStrictEqual(got, [{ n: ns.length, lo: Math.min(...ns), hi: Math.max(...ns), s: sum(ns), a: sum(ns) / ns.length }]);
     } },
+  // Within one partition key: the gateway runs the query itself on one range
+  { name: "aggregate on one partition key (WHERE)", sql: "SELECT VALUE COUNT(1) FROM c WHERE c.pk = @pk", parameters: [P("@pk", "p5")],
+    check: got => assert.deepStrictEqual(got, [DOCS.filter(d => d.pk === "p5").length]) },
+  { name: "order by within one partition key (option)", sql: "SELECT c.id, c.n FROM c ORDER BY c.n DESC", options: { partitionKey: "p5" },
+    check: got => assertOrdered(got, ordered(DOCS.filter(d => d.pk === "p5"), [["n", "DESC"]], d => project(d, ["id", "n"])), r => [r.n], "one key") },
+  { name: "group by within one numeric partition key", sql: "SELECT c.name, COUNT(1) AS k FROM c GROUP BY c.name", options: { partitionKey: 13 },
+    check: got => assert.deepStrictEqual(bag(got), bag(byGroup(DOCS.filter(d => d.pk === 13), "name").map(g => ({ name: g.key, k: g.docs.length })))) },
   // Parameterised WHERE, no pipeline
   { name: "parameterised where", sql: "SELECT c.id, c.nested.a.b AS b FROM c WHERE c.n >= @lo AND c.n < @hi AND c.name IN (@a, @b)",
     parameters: [P("@lo", 100), P("@hi", 600), P("@a", "eve"), P("@b", "mo")],
@@ -317,7 +324,7 @@ const strip = v => {
 };
 
 async function runQuery(container, q, pageSize = PAGE) {
-  const it = container.items.query({ query: q.sql, parameters: q.parameters || [] }, { maxItemCount: pageSize });
+  const it = container.items.query({ query: q.sql, parameters: q.parameters || [] }, { maxItemCount: pageSize, ...(q.options || {}) });
   const out = [];
   while (it.hasMoreResults()) {
     const r = await it.fetchNext();
