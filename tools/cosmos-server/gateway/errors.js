@@ -44,7 +44,7 @@ const TEXT = Object.freeze({
   invalidPayload: "The request payload is invalid. Ensure to provide a valid request payload.",
   invalidContinuation: "Invalid Continuation Token",
   entityTooLarge: "Request size is too large",
-  replacePartitionKey: "Replacing the partition key of a document is not allowed; delete and re-create it."
+  methodNotAllowed: "The requested verb is not supported."
 });
 
 /** An error answer the gateway sends as is. */

@@ -16,7 +16,7 @@ const path = require("path");
 const { CollectionStore } = require("./store");
 const routing = require("./routing");
 const engine = require("./query");
-const { HttpError, errorResponse, SERVICE_VERSION } = require("./errors");
+const { HttpError, errorResponse, SERVICE_VERSION, TEXT } = require("./errors");
 
 const MAX_BODY = 16 * 1024 * 1024;
 const MAX_DOCUMENT = 2 * 1024 * 1024;
@@ -150,7 +150,7 @@ class Gateway {
       if (size > MAX_BODY) failed = true;
       else chunks.push(c);
     });
-    req.on("end", () => done(failed ? new HttpError(413, "Request size is too large") : null, Buffer.concat(chunks)));
+    req.on("end", () => done(failed ? new HttpError(413, TEXT.entityTooLarge) : null, Buffer.concat(chunks)));
     req.on("error", e => done(e));
   }
 
@@ -158,34 +158,34 @@ class Gateway {
     const h = req.headers;
     const ctx = { strict: this.strict, store, engine, headers: h, method: req.method, docId, rand: this.rand };
     if (kind === "pkranges") {
-      if (req.method !== "GET") throw new HttpError(405, "The requested verb is not supported.");
+      if (req.method !== "GET") throw new HttpError(405, TEXT.methodNotAllowed);
       return routing.pkranges(ctx);
     }
     const needsBody = req.method === "POST" || req.method === "PUT";
     if (needsBody) {
-      if (raw.length > MAX_DOCUMENT && !rulesIsQuery(h)) throw new HttpError(413, "Request size is too large");
+      if (raw.length > MAX_DOCUMENT && !isQueryRequest(h)) throw new HttpError(413, TEXT.entityTooLarge);
       try {
         ctx.body = JSON.parse(raw.toString("utf8"));
       } catch (e) {
-        throw new HttpError(400, "The request payload is invalid. Ensure to provide a valid request payload.");
+        throw new HttpError(400, TEXT.invalidPayload);
       }
     }
     if (docId === undefined) {
       if (req.method === "GET") return routing.readFeed(ctx);
       if (req.method === "POST") {
-        if (rulesIsQuery(h)) return routing.query(ctx);
+        if (isQueryRequest(h)) return routing.query(ctx);
         if (isTrue(h["x-ms-cosmos-is-batch-request"])) {
           throw new HttpError(400, "Transactional batch is not supported by the docshard test server's gateway mode.");
         }
         return routing.create(ctx);
       }
-      throw new HttpError(405, "The requested verb is not supported.");
+      throw new HttpError(405, TEXT.methodNotAllowed);
     }
     if (req.method === "GET") return routing.read(ctx);
     if (req.method === "PUT") return routing.replace(ctx);
     if (req.method === "DELETE") return routing.remove(ctx);
     if (req.method === "PATCH") throw new HttpError(400, "Patch is not supported by the docshard test server's gateway mode.");
-    throw new HttpError(405, "The requested verb is not supported.");
+    throw new HttpError(405, TEXT.methodNotAllowed);
   }
 
   headersFor(extra) {
@@ -271,7 +271,7 @@ class Gateway {
 }
 
 const isTrue = v => String(Array.isArray(v) ? v[0] : v || "").trim().toLowerCase() === "true";
-function rulesIsQuery(h) {
+function isQueryRequest(h) {
   return isTrue(h["x-ms-documentdb-isquery"]) || String(h["content-type"] || "").toLowerCase().startsWith("application/query+json");
 }
 

@@ -41,7 +41,8 @@ class CollectionStore {
   constructor({ link, resource, partitions, lagMs, splitAfterDocs, log, now, library }) {
     this.link = link;
     this.rid = resource._rid;
-    this.self = resource._self || "";
+    // The service's _self links have no leading slash ("dbs/.../colls/.../"); the library's do.
+    this.self = (resource._self || "").replace(/^\/+/, "");
     this.def = resource.partitionKey || null;
     this.partitioned = pk.pathsOf(this.def).length > 0;
     this.map = new PartitionMap({
