@@ -133,6 +133,10 @@ test("TOP, OFFSET LIMIT and DISTINCT", () => {
   assert.deepStrictEqual(runAll("SELECT VALUE c.id FROM c OFFSET @o LIMIT @l", [{ name: "@o", value: 100 }, { name: "@l", value: 50 }], DOCS, 6),
     DOCS.slice(100).map(d => d.id));
   assert.deepStrictEqual(runAll("SELECT VALUE c.id FROM c OFFSET 0 LIMIT 0", [], DOCS, 6), []);
+  // OFFSET and LIMIT count rows, and a VALUE that is undefined is no row.
+  const opts = DOCS.filter(d => d.opt !== undefined).map(d => d.opt);
+  assert.deepStrictEqual(runAll("SELECT VALUE c.opt FROM c OFFSET 5 LIMIT 20", [], DOCS, 3), opts.slice(5, 25));
+  assert.deepStrictEqual(runAll("SELECT TOP 9 VALUE c.opt FROM c", [], DOCS, 4), opts.slice(0, 9));
   const distinctMixed = [];
   for (const d of DOCS) {
     if (d.mixed !== undefined && !distinctMixed.some(v => JSON.stringify(v) === JSON.stringify(d.mixed))) distinctMixed.push(d.mixed);
