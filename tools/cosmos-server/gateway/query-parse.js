@@ -125,11 +125,18 @@ function tokenize(text) {
 
 const AGGREGATES = new Set(["COUNT", "SUM", "AVG", "MIN", "MAX", "MAKELIST", "MAKESET", "COUNTIF"]);
 
+// Nesting limits, so that no query can exhaust the stack of the parser or of the
+// evaluator (which recurse over the tree): limits of this server, generous for real
+// queries.
+const MAX_NESTING = 100; // nested expressions/subqueries while parsing
+const MAX_TREE_DEPTH = 400; // depth of the finished tree (long operator chains too)
+
 class Parser {
   constructor(text) {
     this.text = text;
     this.toks = tokenize(text);
     this.pos = 0;
+    this.nesting = 0;
   }
   peek(k = 0) { return this.toks[Math.min(this.pos + k, this.toks.length - 1)]; }
   next() { const t = this.toks[this.pos]; if (this.pos < this.toks.length - 1) this.pos += 1; return t; }
@@ -309,6 +316,19 @@ class Parser {
 
   // ----- scalar expressions (precedence as the service grammar) -----
   scalar() {
+    this.nesting += 1;
+    try {
+      if (this.nesting > MAX_NESTING) {
+        const t = this.peek();
+        throw new QuerySyntaxError(null, `The query nests expressions more than ${MAX_NESTING} levels deep, more than this server takes.`, t.start, t.end);
+      }
+      return this.scalarInner();
+    } finally {
+      this.nesting -= 1;
+    }
+  }
+
+  scalarInner() {
     let e = this.logicalOr();
     for (;;) {
       if (this.isP("?")) {
@@ -392,6 +412,19 @@ class Parser {
   }
 
   unary() {
+    this.nesting += 1;
+    try {
+      if (this.nesting > MAX_NESTING) {
+        const t = this.peek();
+        throw new QuerySyntaxError(null, `The query nests expressions more than ${MAX_NESTING} levels deep, more than this server takes.`, t.start, t.end);
+      }
+      return this.unaryInner();
+    } finally {
+      this.nesting -= 1;
+    }
+  }
+
+  unaryInner() {
     const t = this.peek();
     if (t.t === "p" && (t.v === "-" || t.v === "+" || t.v === "~")) {
       this.next();
@@ -532,7 +565,25 @@ function parse(text) {
   if (p.peek().t === "eof") {
     throw new QuerySyntaxError("SC1001", "Syntax error, incorrect syntax near the end of the query.", 0, 0);
   }
-  return p.program();
+  const q = p.program();
+  if (treeDepth(q) > MAX_TREE_DEPTH) {
+    throw new QuerySyntaxError(null, `The query's expressions are more than ${MAX_TREE_DEPTH} levels deep, more than this server takes.`, 0, text.length);
+  }
+  return q;
+}
+
+/** Depth of a parsed tree, measured without recursion. */
+function treeDepth(root) {
+  let max = 0;
+  const stack = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, d] = stack.pop();
+    if (d > max) max = d;
+    for (const v of Object.values(node)) {
+      if (v !== null && typeof v === "object") stack.push([v, d + 1]);
+    }
+  }
+  return max;
 }
 
 /** Walk every expression node of a query (not into subqueries unless asked). */

@@ -445,6 +445,25 @@ function checkCompositeIndex(q, compositeIndexes) {
  * Returns { items, continuation }; throws GatewayError (400) on bad SQL/tokens.
  */
 function execute(spec, documents, opts = {}) {
+  return guarded(() => executeInner(spec, documents, opts));
+}
+
+/**
+ * Values nested deeper than the stack allows (a document of thousands of levels)
+ * make the recursive comparisons overflow: answered as a 400, not a crash.
+ */
+function guarded(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new GatewayError(400, "BadRequest", "The query could not be run: a value it reads is nested too deeply for this server.");
+    }
+    throw e;
+  }
+}
+
+function executeInner(spec, documents, opts) {
   const s = specOf(spec);
   const q = parsed(s.query);
   const params = bindParameters(s.parameters);

@@ -264,3 +264,27 @@ test("errors: bad SQL, unknown function, bad token, composite index", () => {
     e => e.status === 400 && /composite index/.test(e.message));
   assert.throws(() => Q.execute({ query: "SELECT * FROM c", parameters: [{ name: "x", value: 1 }] }, DOCS, {}), e => e.status === 400);
 });
+
+test("no input exhausts the stack: deep queries and deep documents are 400s", () => {
+  const n = 20000;
+  const deepQueries = [
+    `SELECT VALUE ${"(".repeat(n)}1${")".repeat(n)} FROM c`,
+    `SELECT VALUE ${"[".repeat(n)}1${"]".repeat(n)} FROM c`,
+    `SELECT VALUE 1${" + 1".repeat(n)} FROM c`,
+    `SELECT VALUE ${"NOT ".repeat(n)}true FROM c`,
+    `SELECT VALUE c${".a".repeat(n)} FROM c`,
+    `SELECT * FROM c WHERE ${"EXISTS(SELECT VALUE 1 FROM c WHERE ".repeat(n)}true${")".repeat(n)}`
+  ];
+  for (const sql of deepQueries) {
+    assert.throws(() => Q.execute({ query: sql }, DOCS, {}), e => e instanceof Q.GatewayError && e.status === 400, sql.slice(0, 40));
+    assert.throws(() => Q.plan({ query: sql }, { paths: ["/pk"], kind: "Hash", version: 2 }, ""), e => e instanceof Q.GatewayError && e.status === 400);
+  }
+  // Moderate nesting is fine.
+  assert.deepStrictEqual(Q.execute({ query: `SELECT VALUE ${"(".repeat(40)}1${")".repeat(40)} FROM c WHERE c.id = 'd000'` }, DOCS, {}).items, [1]);
+  let deep = 1;
+  for (let i = 0; i < 50000; i += 1) deep = [deep];
+  const docs = [{ id: "a", _rid: rid(1), deep }, { id: "b", _rid: rid(2), deep: [[1]] }];
+  for (const sql of ["SELECT DISTINCT VALUE c.deep FROM c", "SELECT VALUE c.id FROM c ORDER BY c.deep", "SELECT VALUE c.id FROM c WHERE c.deep = c.deep"]) {
+    assert.throws(() => Q.execute({ query: sql }, docs, {}), e => e instanceof Q.GatewayError && e.status === 400, sql);
+  }
+});
