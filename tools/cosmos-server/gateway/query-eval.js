@@ -583,7 +583,7 @@ function check(q, outerAliases = new Set(), isTop = true) {
         throw queryError("SC2001", `Identifier '${src.coll.root}' could not be resolved.`);
       }
       if (aliases.has(src.alias) && (i > 0 || isTop)) {
-        throw queryError("SC2016", `The input set name or alias '${src.alias}' is specified more than once in the FROM clause.`);
+        throw queryError(null, `The input set name or alias '${src.alias}' is specified more than once in the FROM clause.`);
       }
       aliases.add(src.alias);
     });
@@ -597,7 +597,7 @@ function check(q, outerAliases = new Set(), isTop = true) {
         throw queryError("SC2005", `'${n.name}' is not a recognized built-in function name.`, n.start, n.nameEnd);
       }
       if (n.type === "call" && n.aggregate) {
-        if (!allowAgg) throw queryError("SC2102", "Aggregate functions are not allowed in this clause.", n.start, n.end);
+        if (!allowAgg) throw queryError(null, "Aggregate functions are not allowed in this clause.", n.start, n.end);
         if (n.args.length !== 1) {
           throw queryError("SC2050", `The ${n.upper} function requires 1 argument(s).`, n.start, n.end);
         }
@@ -618,8 +618,8 @@ function check(q, outerAliases = new Set(), isTop = true) {
     }, false);
   };
   if (q.select.kind === "star") {
-    if (!q.from) throw queryError("SC2031", "'SELECT *' is not valid if FROM clause is omitted.", q.select.start, q.select.end);
-    if (q.from.length > 1) throw queryError("SC2032", "'SELECT *' is only valid with a single input set.", q.select.start, q.select.end);
+    if (!q.from) throw queryError(null, "'SELECT *' is not valid if FROM clause is omitted.", q.select.start, q.select.end);
+    if (q.from.length > 1) throw queryError(null, "'SELECT *' is only valid with a single input set.", q.select.start, q.select.end);
     if (q.groupBy) throw queryError("SC2041", "'SELECT *' is not allowed with GROUP BY.", q.select.start, q.select.end);
   } else if (q.select.kind === "value") {
     checkExpr(q.select.expr, true);
