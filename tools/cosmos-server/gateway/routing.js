@@ -256,7 +256,10 @@ function runEngine(ctx, spec, docs, continuation) {
 function queryPlan(ctx) {
   const spec = parseSpec(ctx.body);
   try {
-    const plan = ctx.engine.plan(spec, ctx.store.def, header(ctx.headers, H.features));
+    // A client that declares no features supports none: the service refuses a plan request
+    // without x-ms-cosmos-supported-query-features for any query that needs one (undefined
+    // would mean "not checked", the gateway's own use of a plan).
+    const plan = ctx.engine.plan(spec, ctx.store.def, header(ctx.headers, H.features) ?? "");
     return { status: 200, body: plan, headers: {} };
   } catch (e) {
     throw fromEngineError(e);
