@@ -61,6 +61,32 @@ http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o)
   return t;
 }
 
+// "dbs/x/colls/y" of a resource link at or below a collection, else "".
+std::string_view CollectionPrefix(std::string_view link)
+{
+  if (!link.starts_with("dbs/"))
+    return {};
+  auto slash = link.find('/', 4);
+  if (slash == std::string_view::npos || link.substr(slash + 1, 6) != "colls/")
+    return {};
+  auto end = link.find('/', slash + 7);
+  return link.substr(0, end);
+}
+
+// Resources read from the account's metadata, not a collection's replicas:
+// their responses carry no session progress of the collection.
+bool IsMasterResource(std::string_view type)
+{
+  return type.empty() || type == "dbs" || type == "colls" || type == "pkranges" || type == "offers"
+      || type == "users" || type == "permissions";
+}
+
+// A collection's _rid is 8 bytes, 12 base64 characters ending in one '='.
+bool LooksLikeCollectionRid(std::string_view rid)
+{
+  return rid.size() == 12 && rid[11] == '=' && rid[10] != '=';
+}
+
 std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayName)
 {
   std::vector<std::string> ids;
@@ -85,7 +111,13 @@ public:
       : m_endpointText(options.Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)),
         m_key(options.Key), m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
         m_userAgent("docshard/0.1" + (options.UserAgentSuffix.empty() ? "" : " " + options.UserAgentSuffix)),
-        m_transport(TransportOptions(options))
+        m_consistency(options.Consistency), m_transport(TransportOptions(options)),
+        m_ranges(PartitionKeyRangeCacheTransport{
+            m_transport.GetExecutor(),
+            [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
+              asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
+            },
+            [this] { return m_transport.RunningInIoThread(); }})
   {
     // The options object stays with the caller; do not leave a copy of the
     // key text behind in it.
@@ -96,6 +128,8 @@ public:
   asio::awaitable<CosmosResponse> Execute(CosmosRequest req)
   {
     auto const deadline = Clock::now() + req.Timeout.value_or(m_operationTimeout);
+    ApplySessionToken(req);
+    auto const rangeId = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid");
     RetryPolicy policy(m_retry, req.Idempotent);
     asio::steady_timer timer(co_await asio::this_coro::executor);
     for (;;) {
@@ -123,11 +157,17 @@ public:
         outcome.What = AttemptOutcome::Kind::Cancelled;
       }
       if (response) {
+        auto const subStatus = HeaderNumber(response->Headers, "x-ms-substatus");
+        CaptureSessionToken(req, response->Status, subStatus, response->Headers);
         if (response->Status < 300 || response->Status == 304)
           co_return CosmosResponse(response->Status, std::move(response->Headers), std::move(response->Body),
                                    policy.Retries());
+        if (response->Status == 410 && subStatus == SubStatusNameCacheIsStale)
+          ForgetCollection(CollectionPrefix(req.ResourceLink));  // recreated under the same name
         outcome.What = AttemptOutcome::Kind::Response;
         outcome.Status = response->Status;
+        outcome.SubStatus = subStatus;
+        outcome.RangeScoped = rangeId.has_value();
         outcome.RetryAfter = RetryAfter(response->Headers);
       }
       auto const remaining = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
@@ -137,13 +177,71 @@ public:
           std::rethrow_exception(failure);
         auto const& h = response->Headers;
         auto activity = h.Get("x-ms-activity-id");
-        ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, HeaderNumber(h, "x-ms-substatus"),
+        ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
                            activity ? std::string(*activity) : std::string(), std::move(response->Body),
-                           outcome.RetryAfter.value_or(milliseconds(0)));
+                           outcome.RetryAfter.value_or(milliseconds(0)),
+                           rangeId ? std::string(*rangeId) : std::string());
       }
       timer.expires_after(*delay);
       co_await timer.async_wait(asio::use_awaitable);
     }
+  }
+
+  // The session token a read sends (see SessionContainer): none when the
+  // request carries one already or asks for a level other than Session.
+  void ApplySessionToken(CosmosRequest& req) const
+  {
+    if (!req.SendSessionToken)
+      return;
+    if (m_consistency && !req.Headers.Contains("x-ms-consistency-level"))
+      req.Headers.Set("x-ms-consistency-level", std::string(ToString(*m_consistency)));
+    if (req.Headers.Contains("x-ms-session-token"))
+      return;
+    if (auto level = req.Headers.Get("x-ms-consistency-level"); level && *level != ToString(ConsistencyLevel::Session))
+      return;
+    auto const link = CollectionPrefix(req.ResourceLink);
+    if (link.empty())
+      return;
+    std::string token;
+    if (auto range = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) {
+      std::vector<std::string> parents;
+      if (auto map = m_ranges.TryGetCached(link))
+        if (auto const* r = map->TryGetRangeById(*range))
+          parents = r->Parents;
+      token = m_sessions.RangeToken(link, *range, parents);
+    } else {
+      token = m_sessions.CollectionToken(link);
+    }
+    if (!token.empty())
+      req.Headers.Set("x-ms-session-token", std::move(token));
+  }
+
+  // As the official SDKs: from every successful response on a collection's
+  // resources, and from the errors that still report the replica's progress
+  // (404 other than read-session-not-available, 409, 412).
+  void CaptureSessionToken(CosmosRequest const& req, unsigned status, unsigned subStatus,
+                           http::HttpHeaders const& headers)
+  {
+    bool const useful = status < 300 || status == 409 || status == 412
+                     || (status == 404 && subStatus != SubStatusReadSessionNotAvailable);
+    if (!useful || IsMasterResource(req.ResourceType))
+      return;
+    auto const token = headers.Get("x-ms-session-token");
+    if (!token || token->empty())
+      return;
+    auto const link = CollectionPrefix(req.ResourceLink);
+    if (link.empty())
+      return;
+    auto owner = headers.Get("x-ms-content-path");
+    m_sessions.Update(link, *token, owner && LooksLikeCollectionRid(*owner) ? *owner : std::string_view());
+  }
+
+  void ForgetCollection(std::string_view link)
+  {
+    if (link.empty())
+      return;
+    m_sessions.Clear(link);
+    m_ranges.Invalidate(link);
   }
 
   // Asio reports a cancelled wait or a cancelled coroutine as a
@@ -196,7 +294,12 @@ public:
   RetryOptions m_retry;
   milliseconds m_operationTimeout;
   std::string m_userAgent;
+  std::optional<ConsistencyLevel> m_consistency;
   http::HttpTransport m_transport;
+  SessionContainer m_sessions;
+  // Declared last: destroyed first, before the transport whose executor its
+  // reads run on.
+  PartitionKeyRangeCache m_ranges;
 };
 
 CosmosClient::CosmosClient(CosmosClientOptions options) : m_impl(std::make_unique<Impl>(options)) {}
@@ -283,7 +386,10 @@ std::vector<std::string> CosmosClient::ListDatabases()
 
 CosmosResponse CosmosClient::DeleteDatabase(std::string_view databaseId)
 {
-  return Send(CosmosRequests::DeleteDatabase(databaseId));
+  auto response = Send(CosmosRequests::DeleteDatabase(databaseId));
+  m_impl->m_sessions.ClearDatabase(databaseId);
+  m_impl->m_ranges.InvalidateDatabase(databaseId);
+  return response;
 }
 
 // --- collections -----------------------------------------------------------
@@ -314,7 +420,10 @@ CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databa
   try {
     auto req = CosmosRequests::CreateCollection(databaseId, std::move(definitionJson));
     req.Idempotent = true;  // 409 on a repeat is handled below
-    return Send(std::move(req));
+    auto created = Send(std::move(req));
+    // A new collection under a name this client may have used before.
+    m_impl->ForgetCollection(link);
+    return created;
   } catch (ConflictError const&) {
     return ReadCollection(link);
   }
@@ -340,7 +449,11 @@ std::vector<std::string> CosmosClient::ListCollections(std::string_view database
 
 CosmosResponse CosmosClient::DeleteCollection(std::string_view collectionLink)
 {
-  return Send(CosmosRequests::DeleteCollection(collectionLink));
+  auto request = CosmosRequests::DeleteCollection(collectionLink);
+  auto link = request.ResourceLink;
+  auto response = Send(std::move(request));
+  m_impl->ForgetCollection(link);
+  return response;
 }
 
 // --- documents -------------------------------------------------------------
@@ -377,6 +490,22 @@ CosmosResponse CosmosClient::DeleteDocument(std::string_view collectionLink, std
 }
 
 // --- queries and feeds -----------------------------------------------------
+
+CosmosResponse CosmosClient::GetQueryPlan(std::string_view collectionLink, SqlQuery const& query,
+                                          std::string_view supportedFeatures, QueryOptions const& options)
+{
+  return Send(CosmosRequests::QueryPlan(collectionLink, query, supportedFeatures, options));
+}
+
+PartitionKeyRangeCache& CosmosClient::PartitionKeyRanges() noexcept
+{
+  return m_impl->m_ranges;
+}
+
+SessionContainer& CosmosClient::Sessions() noexcept
+{
+  return m_impl->m_sessions;
+}
 
 QueryPage CosmosClient::QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query,
                                            std::string_view continuation, QueryOptions const& options)

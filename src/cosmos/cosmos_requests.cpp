@@ -1,5 +1,7 @@
 #include <docshard/cosmos/cosmos_requests.hpp>
 
+#include <docshard/errors.hpp>
+
 #include "cosmos/resource_path.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -36,12 +38,55 @@ std::string IdBody(std::string_view id)
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+void ApplyConsistency(CosmosRequest& r, std::optional<ConsistencyLevel> level)
+{
+  if (level)
+    r.Headers.Set("x-ms-consistency-level", std::string(ToString(*level)));
+}
+
 void ApplyDocumentOptions(CosmosRequest& r, PartitionKeyValue const& pk, RequestOptions const& options)
 {
   r.Headers.Set("x-ms-documentdb-partitionkey", pk.HeaderValue());
   if (options.IfMatchETag)
     r.Headers.Set("If-Match", *options.IfMatchETag);
+  ApplyConsistency(r, options.Consistency);
   r.Timeout = options.Timeout;
+}
+
+// An EPK bound: upper-case hex, at most "FF" long pieces; anything else would
+// be sent verbatim in a header, so refuse it here.
+void CheckEpk(std::string const& epk, char const* what)
+{
+  for (char c : epk)
+    if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F')))
+      throw InvalidArgumentError(std::string("QueryOptions::") + what + " '" + epk
+                                 + "' is not an effective partition key (upper-case hex)");
+}
+
+void ApplyScope(CosmosRequest& r, QueryOptions const& options)
+{
+  if (options.PartitionKey && !options.PartitionKeyRangeId.empty())
+    throw InvalidArgumentError("QueryOptions: PartitionKey and PartitionKeyRangeId exclude each other");
+  if (options.StartEpk.has_value() != options.EndEpk.has_value())
+    throw InvalidArgumentError("QueryOptions: StartEpk and EndEpk go together");
+  if (options.StartEpk && options.PartitionKeyRangeId.empty())
+    throw InvalidArgumentError("QueryOptions: StartEpk/EndEpk need PartitionKeyRangeId");
+  if (options.PartitionKey)
+    r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
+  if (!options.PartitionKeyRangeId.empty()) {
+    for (char c : options.PartitionKeyRangeId)
+      if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7F || c == ',')
+        throw InvalidArgumentError("QueryOptions::PartitionKeyRangeId '" + options.PartitionKeyRangeId
+                                   + "' is not a partition key range id");
+    r.Headers.Set("x-ms-documentdb-partitionkeyrangeid", options.PartitionKeyRangeId);
+  }
+  if (options.StartEpk) {
+    CheckEpk(*options.StartEpk, "StartEpk");
+    CheckEpk(*options.EndEpk, "EndEpk");
+    r.Headers.Set("x-ms-start-epk", *options.StartEpk);
+    r.Headers.Set("x-ms-end-epk", *options.EndEpk);
+    r.Headers.Set("x-ms-read-key-type", "EffectivePartitionKeyRange");
+  }
 }
 
 void ApplyPaging(CosmosRequest& r, std::string_view continuation, QueryOptions const& options)
@@ -50,8 +95,8 @@ void ApplyPaging(CosmosRequest& r, std::string_view continuation, QueryOptions c
     r.Headers.Set("x-ms-max-item-count", std::to_string(options.MaxItemCount));
   if (!continuation.empty())
     r.Headers.Set("x-ms-continuation", std::string(continuation));
-  if (options.PartitionKey)
-    r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
+  ApplyScope(r, options);
+  ApplyConsistency(r, options.Consistency);
   r.Timeout = options.Timeout;
 }
 
@@ -141,6 +186,7 @@ CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id,
 {
   auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
   auto r = Make("ReadDocument", "GET", "docs", link, link, true);
+  r.SendSessionToken = true;
   ApplyDocumentOptions(r, partitionKey, options);
   // If-Match on a read would be If-None-Match semantics; not offered.
   r.Headers.Remove("If-Match");
@@ -175,6 +221,7 @@ CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& qu
   r.Body = query.ToJson();
   r.Headers.Set("Content-Type", "application/query+json");
   r.Headers.Set("x-ms-documentdb-isquery", "true");
+  r.SendSessionToken = true;
   ApplyPaging(r, continuation, options);
   return r;
 }
@@ -183,7 +230,43 @@ CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continu
 {
   auto link = CheckCollectionLink(collectionLink);
   auto r = Make("ReadFeed", "GET", "docs", link, link + "/docs", true);
+  r.SendSessionToken = true;
   ApplyPaging(r, continuation, options);
+  return r;
+}
+
+CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
+                        QueryOptions const& options)
+{
+  for (char c : supportedFeatures)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F)
+      throw InvalidArgumentError("supported query features must be printable ASCII (a comma-separated list)");
+  auto link = CheckCollectionLink(collectionLink);
+  // As @azure/cosmos sends it: a read of the plan, not a query of documents
+  // (no x-ms-documentdb-isquery); the plan reads no data, so no session token.
+  auto r = Make("GetQueryPlan", "POST", "docs", link, link + "/docs", true);
+  r.Body = query.ToJson();
+  r.Headers.Set("Content-Type", "application/query+json");
+  r.Headers.Set("x-ms-cosmos-is-query-plan-request", "True");
+  r.Headers.Set("x-ms-cosmos-query-version", QueryVersion);
+  r.Headers.Set("x-ms-cosmos-supported-query-features", std::string(supportedFeatures));
+  if (options.PartitionKey)
+    r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
+  r.Timeout = options.Timeout;
+  return r;
+}
+
+CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::string_view continuation,
+                                     std::string_view ifNoneMatch)
+{
+  auto link = CheckCollectionLink(collectionLink);
+  auto r = Make("ReadPartitionKeyRanges", "GET", "pkranges", link, link + "/pkranges", true);
+  if (!continuation.empty())
+    r.Headers.Set("x-ms-continuation", std::string(continuation));
+  if (!ifNoneMatch.empty()) {
+    r.Headers.Set("A-IM", "Incremental feed");
+    r.Headers.Set("If-None-Match", std::string(ifNoneMatch));
+  }
   return r;
 }
 

@@ -17,6 +17,7 @@ char const* StatusName(unsigned status)
   case 404: return "Not Found";
   case 408: return "Request Timeout";
   case 409: return "Conflict";
+  case 410: return "Gone";
   case 412: return "Precondition Failed";
   case 413: return "Entity Too Large";
   case 429: return "Too Many Requests";
@@ -53,13 +54,31 @@ std::string ServiceMessage(std::string const& body)
   return text;
 }
 
+// Header values are bytes, not UTF-8 (servers may send Latin-1): shown as
+// printable ASCII, anything else as \xNN, so a message is always valid text.
+std::string Printable(std::string_view value)
+{
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 std::string Compose(std::string const& operation, std::string const& link, unsigned status, unsigned subStatus,
                     std::string const& activityId, std::string const& body)
 {
   std::string msg = operation + " " + (link.empty() ? std::string("/") : link) + ": " + std::to_string(status) + " "
                   + StatusName(status) + " (sub-status " + std::to_string(subStatus);
   if (!activityId.empty())
-    msg += ", activity id " + activityId;
+    msg += ", activity id " + Printable(activityId);
   msg += ")";
   auto detail = ServiceMessage(body);
   if (!detail.empty())
@@ -83,7 +102,8 @@ bool RequestFailedError::IsRetryable() const noexcept
 }
 
 void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
-                        std::string activityId, std::string body, std::chrono::milliseconds retryAfter)
+                        std::string activityId, std::string body, std::chrono::milliseconds retryAfter,
+                        std::string rangeId)
 {
 #define DOCSHARD_THROW(Type)                                                                                         \
   throw Type(std::move(operation), std::move(resourceLink), status, subStatus, std::move(activityId), std::move(body))
@@ -95,6 +115,11 @@ void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigne
   case 409: DOCSHARD_THROW(ConflictError);
   case 412: DOCSHARD_THROW(PreconditionFailedError);
   case 503: DOCSHARD_THROW(ServiceUnavailableError);
+  case 410:
+    if (subStatus == SubStatusPartitionKeyRangeGone)
+      throw PartitionKeyRangeGoneError(std::move(operation), std::move(resourceLink), status, subStatus,
+                                       std::move(activityId), std::move(body), std::move(rangeId));
+    DOCSHARD_THROW(GoneError);
   case 429:
     throw ThrottledError(std::move(operation), std::move(resourceLink), subStatus, std::move(activityId),
                          std::move(body), retryAfter);

@@ -58,6 +58,26 @@ std::optional<milliseconds> RetryPolicy::NextDelay(AttemptOutcome const& outcome
       ++m_retryWithRetries;
       return delay;
     }
+    if (outcome.Status == 410) {
+      if (outcome.SubStatus == 1002 && outcome.RangeScoped)
+        return std::nullopt;  // the caller re-routes (PartitionKeyRangeGoneError)
+      if (m_goneRetries >= m_options.MaxGoneRetries)
+        return std::nullopt;
+      delay = Backoff(m_options.BaseDelay, m_options.MaxDelay, m_goneRetries);
+      if (*delay >= remaining)
+        return std::nullopt;
+      ++m_goneRetries;
+      return delay;
+    }
+    if (outcome.Status == 404 && outcome.SubStatus == 1002) {
+      if (m_sessionRetries >= m_options.MaxSessionRetries)
+        return std::nullopt;
+      delay = Backoff(m_options.SessionRetryBaseDelay, m_options.SessionRetryMaxDelay, m_sessionRetries);
+      if (*delay >= remaining)
+        return std::nullopt;
+      ++m_sessionRetries;
+      return delay;
+    }
     if (outcome.Status == 503 || (outcome.Status == 408 && m_idempotent))
       break;
     return std::nullopt;

@@ -1,20 +1,26 @@
-# Cosmos DB REST client. cosmos_client.cpp holds the Asio coroutine code; the
-# rest is plain C++.
+# Cosmos DB REST client. cosmos_client.cpp and partition_key_range_cache.cpp
+# hold the Asio coroutine code; the rest is plain C++.
 target_sources(docshard PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/collection_routing_map.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/consistency_level.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_client.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_requests.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_response.cpp
   ${CMAKE_CURRENT_LIST_DIR}/master_key.cpp
   ${CMAKE_CURRENT_LIST_DIR}/master_key_authorization.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/partition_key_range_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_value.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_page.cpp
   ${CMAKE_CURRENT_LIST_DIR}/request_failed_error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resource_path.cpp
   ${CMAKE_CURRENT_LIST_DIR}/retry_policy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/session_container.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/session_token.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sql_query.cpp)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC 12 pairs Asio's coroutine-frame operator delete with the wrong new
   # (a known false positive for asio::awaitable frames).
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/cosmos_client.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/partition_key_range_cache.cpp
                               PROPERTIES COMPILE_OPTIONS -Wno-mismatched-new-delete)
 endif()

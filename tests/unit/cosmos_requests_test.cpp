@@ -130,3 +130,132 @@ TEST_CASE("query pages expose documents and the continuation", "[cosmos][request
   CHECK(page.Response().ETag() == "\"e\"");
   CHECK_THROWS(QueryPage(CosmosResponse(200, {}, "not json")));
 }
+
+TEST_CASE("query plan request: the headers @azure/cosmos sends", "[cosmos][requests]")
+{
+  auto r = CosmosRequests::QueryPlan("dbs/a/colls/b", SqlQuery("SELECT TOP 5 * FROM c ORDER BY c.n"),
+                                     "Aggregate,OrderBy,Top");
+  CHECK(r.Method == "POST");
+  CHECK(r.ResourceType == "docs");
+  CHECK(r.ResourceLink == "dbs/a/colls/b");
+  CHECK(r.Path == "dbs/a/colls/b/docs");
+  CHECK(r.Headers.Get("x-ms-cosmos-is-query-plan-request") == "True");
+  CHECK(r.Headers.Get("x-ms-cosmos-query-version") == "1.4");
+  CHECK(r.Headers.Get("x-ms-cosmos-supported-query-features") == "Aggregate,OrderBy,Top");
+  CHECK(r.Headers.Get("Content-Type") == "application/query+json");
+  CHECK_FALSE(r.Headers.Contains("x-ms-documentdb-isquery"));
+  CHECK_FALSE(r.SendSessionToken);
+  CHECK(r.Idempotent);
+  CHECK(r.Body == R"({"query":"SELECT TOP 5 * FROM c ORDER BY c.n","parameters":[]})");
+  CHECK_THROWS_AS(CosmosRequests::QueryPlan("dbs/a/colls/b", SqlQuery("x"), "A\nB"), InvalidArgumentError);
+}
+
+TEST_CASE("range-scoped, EPK-narrowed and single-key query pages", "[cosmos][requests]")
+{
+  QueryOptions o;
+  o.PartitionKeyRangeId = "3";
+  o.MaxItemCount = 10;
+  auto q = CosmosRequests::QueryDocuments("dbs/a/colls/b", SqlQuery("SELECT * FROM c"), "tok", o);
+  CHECK(q.Headers.Get("x-ms-documentdb-partitionkeyrangeid") == "3");
+  CHECK(q.Headers.Get("x-ms-continuation") == "tok");
+  CHECK(q.Headers.Get("x-ms-max-item-count") == "10");
+  CHECK_FALSE(q.Headers.Contains("x-ms-documentdb-partitionkey"));
+  CHECK(q.SendSessionToken);
+
+  o.StartEpk = "3F";
+  o.EndEpk = "5F";
+  auto f = CosmosRequests::ReadFeed("dbs/a/colls/b", "", o);
+  CHECK(f.Method == "GET");
+  CHECK(f.Headers.Get("x-ms-documentdb-partitionkeyrangeid") == "3");
+  CHECK(f.Headers.Get("x-ms-start-epk") == "3F");
+  CHECK(f.Headers.Get("x-ms-end-epk") == "5F");
+  CHECK(f.Headers.Get("x-ms-read-key-type") == "EffectivePartitionKeyRange");
+  CHECK(f.SendSessionToken);
+
+  QueryOptions key;
+  key.PartitionKey = PartitionKeyValue("\xC3\xA9");
+  key.Consistency = ConsistencyLevel::Eventual;
+  auto k = CosmosRequests::QueryDocuments("dbs/a/colls/b", SqlQuery("SELECT * FROM c"), "", key);
+  CHECK(k.Headers.Get("x-ms-documentdb-partitionkey") == R"(["\u00e9"])");
+  CHECK(k.Headers.Get("x-ms-consistency-level") == "Eventual");
+  CHECK_FALSE(k.Headers.Contains("x-ms-documentdb-partitionkeyrangeid"));
+
+  QueryOptions both = key;
+  both.PartitionKeyRangeId = "1";
+  CHECK_THROWS_AS(CosmosRequests::QueryDocuments("dbs/a/colls/b", SqlQuery("x"), "", both), InvalidArgumentError);
+  QueryOptions half;
+  half.PartitionKeyRangeId = "1";
+  half.StartEpk = "00";
+  CHECK_THROWS_AS(CosmosRequests::ReadFeed("dbs/a/colls/b", "", half), InvalidArgumentError);
+  QueryOptions noRange;
+  noRange.StartEpk = "00";
+  noRange.EndEpk = "FF";
+  CHECK_THROWS_AS(CosmosRequests::ReadFeed("dbs/a/colls/b", "", noRange), InvalidArgumentError);
+  QueryOptions badEpk;
+  badEpk.PartitionKeyRangeId = "1";
+  badEpk.StartEpk = "0g";
+  badEpk.EndEpk = "FF";
+  CHECK_THROWS_AS(CosmosRequests::ReadFeed("dbs/a/colls/b", "", badEpk), InvalidArgumentError);
+  QueryOptions badId;
+  badId.PartitionKeyRangeId = "1\r\nx: y";
+  CHECK_THROWS_AS(CosmosRequests::ReadFeed("dbs/a/colls/b", "", badId), InvalidArgumentError);
+}
+
+TEST_CASE("consistency level goes into x-ms-consistency-level", "[cosmos][requests]")
+{
+  RequestOptions o;
+  CHECK_FALSE(CosmosRequests::ReadDocument("dbs/a/colls/b", "d", "k", o).Headers.Contains("x-ms-consistency-level"));
+  o.Consistency = ConsistencyLevel::Session;
+  CHECK(CosmosRequests::ReadDocument("dbs/a/colls/b", "d", "k", o).Headers.Get("x-ms-consistency-level") == "Session");
+  CHECK(CosmosRequests::ReadDocument("dbs/a/colls/b", "d", "k").SendSessionToken);
+  CHECK_FALSE(CosmosRequests::CreateDocument("dbs/a/colls/b", "{}", "k").SendSessionToken);
+  CHECK_FALSE(CosmosRequests::DeleteDocument("dbs/a/colls/b", "d", "k").SendSessionToken);
+  CHECK(ParseConsistencyLevel("BoundedStaleness") == ConsistencyLevel::BoundedStaleness);
+  CHECK_FALSE(ParseConsistencyLevel("session"));
+}
+
+TEST_CASE("partition key ranges request, plain and incremental", "[cosmos][requests]")
+{
+  auto r = CosmosRequests::ReadPartitionKeyRanges("/dbs/a/colls/b");
+  CHECK(r.Method == "GET");
+  CHECK(r.ResourceType == "pkranges");
+  CHECK(r.ResourceLink == "dbs/a/colls/b");
+  CHECK(r.Path == "dbs/a/colls/b/pkranges");
+  CHECK_FALSE(r.Headers.Contains("A-IM"));
+  CHECK_FALSE(r.SendSessionToken);
+  auto i = CosmosRequests::ReadPartitionKeyRanges("dbs/a/colls/b", "c1", "\"42\"");
+  CHECK(i.Headers.Get("A-IM") == "Incremental feed");
+  CHECK(i.Headers.Get("If-None-Match") == "\"42\"");
+  CHECK(i.Headers.Get("x-ms-continuation") == "c1");
+}
+
+TEST_CASE("410/1002 is a typed PartitionKeyRangeGoneError; other 410s a retryable GoneError", "[cosmos][requests]")
+{
+  try {
+    ThrowRequestFailed("QueryDocuments", "dbs/a/colls/b", 410, 1002, "act", R"({"message":"gone"})", {}, "3");
+    FAIL("no throw");
+  } catch (PartitionKeyRangeGoneError const& e) {
+    CHECK(e.RangeId() == "3");
+    CHECK(e.SubStatus() == 1002);
+    CHECK_FALSE(e.IsRetryable());
+    CHECK_THAT(e.what(), Catch::Contains("410 Gone (sub-status 1002"));
+  }
+  try {
+    ThrowRequestFailed("ReadDocument", "dbs/a/colls/b/docs/d", 410, 1007, "", "");
+    FAIL("no throw");
+  } catch (PartitionKeyRangeGoneError const&) {
+    FAIL("1007 is not a gone range");
+  } catch (GoneError const& e) {
+    CHECK(e.IsRetryable());
+  }
+}
+
+TEST_CASE("header bytes that are not printable ASCII are escaped in error messages", "[cosmos][requests]")
+{
+  try {
+    ThrowRequestFailed("ReadDocument", "dbs/a/colls/b/docs/d", 404, 0, "act-\xE9\xFF\n", "");
+    FAIL("no throw");
+  } catch (NotFoundError const& e) {
+    CHECK_THAT(e.what(), Catch::Contains("activity id act-\\xE9\\xFF\\x0A)"));
+  }
+}

@@ -134,3 +134,56 @@ TEST_CASE("permanent failures are never retried", "[cosmos][retry]")
   CHECK_FALSE(read.NextDelay(Failure(Kind::ResponseTooLarge, true), Plenty));
   CHECK_FALSE(read.NextDelay(Failure(Kind::Cancelled, false), Plenty));
 }
+
+namespace {
+AttemptOutcome Sub(unsigned status, unsigned subStatus, bool rangeScoped = false)
+{
+  AttemptOutcome o = Status(status);
+  o.SubStatus = subStatus;
+  o.RangeScoped = rangeScoped;
+  return o;
+}
+} // namespace
+
+TEST_CASE("410 with sub-status 1000, 1007, 1008 is retried for every operation, within its budget",
+          "[cosmos][retry]")
+{
+  for (unsigned sub : {1000u, 1007u, 1008u, 0u}) {
+    for (bool idempotent : {false, true}) {
+      auto options = Fixed(1.0);
+      RetryPolicy p(options, idempotent);
+      // Backoff from BaseDelay (100 ms), doubling, full jitter at 1.0.
+      CHECK(p.NextDelay(Sub(410, sub), Plenty) == 100ms);
+      CHECK(p.NextDelay(Sub(410, sub), Plenty) == 200ms);
+      CHECK(p.NextDelay(Sub(410, sub), Plenty) == 400ms);
+      CHECK_FALSE(p.NextDelay(Sub(410, sub), Plenty));
+      CHECK(p.Retries() == 3);
+    }
+  }
+}
+
+TEST_CASE("410/1002 on a range-scoped request is not retried; without a range it is", "[cosmos][retry]")
+{
+  auto options = Fixed(1.0);
+  RetryPolicy scoped(options, true);
+  CHECK_FALSE(scoped.NextDelay(Sub(410, 1002, true), Plenty));
+  RetryPolicy unscoped(options, false);
+  CHECK(unscoped.NextDelay(Sub(410, 1002, false), Plenty) == 100ms);
+}
+
+TEST_CASE("404/1002 (read session not available) waits briefly for the replica", "[cosmos][retry]")
+{
+  auto options = Fixed(1.0);
+  RetryPolicy p(options, true);
+  CHECK(p.NextDelay(Sub(404, 1002), Plenty) == 5ms);
+  CHECK(p.NextDelay(Sub(404, 1002), Plenty) == 10ms);
+  for (int i = 2; i < 6; ++i)
+    CHECK(p.NextDelay(Sub(404, 1002), Plenty));
+  CHECK_FALSE(p.NextDelay(Sub(404, 1002), Plenty));
+  // A plain 404 is an answer, not a wait.
+  RetryPolicy q(options, true);
+  CHECK_FALSE(q.NextDelay(Sub(404, 0), Plenty));
+  // No retry past the deadline.
+  RetryPolicy r(options, true);
+  CHECK_FALSE(r.NextDelay(Sub(404, 1002), 3ms));
+}

@@ -7,12 +7,20 @@
 // GetExecutor(). Errors: RequestFailedError subclasses for error statuses,
 // TransportError / TimeoutError / TlsError / ResponseTooLargeError below that.
 // Retry and idempotency rules: retry_policy.hpp. Thread-safe.
+//
+// Session consistency as the official SDKs keep it: every response's session
+// token is merged into Sessions(); point reads, read feeds and queries send
+// the collection's token back (the target range's own token for a
+// range-scoped request), unless they ask for another consistency level.
+// Partition key ranges per collection: PartitionKeyRanges().
 #include <docshard/cosmos/cosmos_client_options.hpp>
 #include <docshard/cosmos/cosmos_request.hpp>
 #include <docshard/cosmos/cosmos_requests.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
+#include <docshard/cosmos/partition_key_range_cache.hpp>
 #include <docshard/cosmos/query_page.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/cosmos/session_container.hpp>
 #include <docshard/http/http_transport.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
@@ -78,6 +86,29 @@ public:
   QueryPage ReadFeedPage(std::string_view collectionLink, std::string_view continuation,
                          QueryOptions const& options = {});
   QueryResult ReadAllDocuments(std::string_view collectionLink, QueryOptions const& options = {});
+
+  // The gateway's query plan for `query` on this collection: the response
+  // body is the plan JSON (partitionedQueryExecutionInfoVersion, queryInfo,
+  // queryRanges). `supportedFeatures`: the comma-separated features the
+  // caller's pipeline implements (x-ms-cosmos-supported-query-features); a
+  // query needing more gets BadRequestError. Of `options`, Timeout and
+  // PartitionKey apply.
+  CosmosResponse GetQueryPlan(std::string_view collectionLink, SqlQuery const& query,
+                              std::string_view supportedFeatures, QueryOptions const& options = {});
+
+  template <typename CompletionToken>
+  auto AsyncGetQueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
+                         QueryOptions const& options, CompletionToken&& token)
+  {
+    return AsyncSend(CosmosRequests::QueryPlan(collectionLink, query, supportedFeatures, options),
+                     std::forward<CompletionToken>(token));
+  }
+
+  // --- protocol state ----------------------------------------------------
+  // This client's partition key ranges per collection (read on first use).
+  PartitionKeyRangeCache& PartitionKeyRanges() noexcept;
+  // This client's session tokens.
+  SessionContainer& Sessions() noexcept;
 
   // --- asynchronous core -------------------------------------------------
   template <typename CompletionToken>

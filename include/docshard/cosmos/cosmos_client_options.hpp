@@ -1,8 +1,10 @@
 #pragma once
+#include <docshard/cosmos/consistency_level.hpp>
 #include <docshard/cosmos/retry_options.hpp>
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace docshard {
@@ -16,6 +18,12 @@ struct CosmosClientOptions {
   std::string CaFile;
 
   RetryOptions Retry;
+
+  // x-ms-consistency-level of every request that does not set its own
+  // (RequestOptions/QueryOptions::Consistency). Unset: the account's default,
+  // with session tokens sent on reads (right for Session accounts, harmless
+  // for stronger ones). Eventual or ConsistentPrefix: no session tokens.
+  std::optional<ConsistencyLevel> Consistency;
 
   // Whole operation, retries and waits included.
   std::chrono::milliseconds OperationTimeout{60000};

@@ -22,6 +22,11 @@ struct CosmosRequest {
   http::HttpHeaders Headers;  // operation headers; auth/date/version are added per attempt
   std::string Body;
   bool Idempotent = false;  // see RetryPolicy for what may be retried
+  // A read of data (point read, read feed, query): CosmosClient adds the
+  // session token (SessionContainer) unless the request already carries one
+  // or asks for a consistency level other than Session. Responses of every
+  // request on a collection's documents update the session tokens.
+  bool SendSessionToken = false;
   std::optional<std::chrono::milliseconds> Timeout;
 };
 

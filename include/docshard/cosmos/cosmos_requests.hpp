@@ -40,6 +40,24 @@ CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& qu
 CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continuation = {},
                        QueryOptions const& options = {});
 
+// The gateway's query plan for `query` (POST docs with
+// x-ms-cosmos-is-query-plan-request: True). `supportedFeatures` is the
+// comma-separated x-ms-cosmos-supported-query-features list (e.g.
+// "Aggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top,..."): what
+// the caller's pipeline implements. Of `options` only Timeout and
+// PartitionKey apply.
+CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
+                        QueryOptions const& options = {});
+
+// One page of the collection's partition key ranges (GET <coll>/pkranges).
+// With `ifNoneMatch` (the ETag of an earlier read): only the changes since
+// then (A-IM: Incremental feed); 304 when there are none.
+CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::string_view continuation = {},
+                                     std::string_view ifNoneMatch = {});
+
+// The query version this client speaks (x-ms-cosmos-query-version).
+inline constexpr char const* QueryVersion = "1.4";
+
 // {"id":..,"partitionKey":{"paths":[path],"kind":"Hash"}}
 std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath);
 

@@ -1,6 +1,10 @@
 #pragma once
 // The value sent in x-ms-documentdb-partitionkey: a JSON array holding the
 // document's partition key (one element; several for hierarchical keys).
+// Header values are not UTF-8 on the wire, so, as the official SDKs send it,
+// every character from U+007F up is a \uXXXX escape (surrogate pairs above
+// U+FFFF): `["é"]` goes as `["\u00e9"]`. Constructors throw
+// InvalidArgumentError for strings that are not valid UTF-8.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -60,9 +60,43 @@ private:
   std::chrono::milliseconds m_retryAfter;
 };
 
+// 410 Gone after the retries of RetryPolicy (sub-statuses 1000 name cache
+// stale, 1007 completing split, 1008 completing partition migration).
+class GoneError : public RequestFailedError {
+public:
+  using RequestFailedError::RequestFailedError;
+  bool IsRetryable() const noexcept override { return true; }
+};
+
+// 410 with sub-status 1002: the partition key range the request named
+// (x-ms-documentdb-partitionkeyrangeid) is gone, split or merged away. Not
+// retried: the caller refreshes the ranges
+// (PartitionKeyRangeCache::GetRangesReplacing) and resumes on the ranges
+// that replaced it, with the same continuation.
+class PartitionKeyRangeGoneError : public GoneError {
+public:
+  PartitionKeyRangeGoneError(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
+                             std::string activityId, std::string body, std::string rangeId = {})
+      : GoneError(std::move(operation), std::move(resourceLink), status, subStatus, std::move(activityId),
+                  std::move(body)),
+        m_rangeId(std::move(rangeId)) {}
+  // The range id the request named ("" when it named none).
+  std::string const& RangeId() const noexcept { return m_rangeId; }
+  bool IsRetryable() const noexcept override { return false; }
+
+private:
+  std::string m_rangeId;
+};
+
+inline constexpr unsigned SubStatusNameCacheIsStale = 1000;
+inline constexpr unsigned SubStatusPartitionKeyRangeGone = 1002;
+inline constexpr unsigned SubStatusCompletingSplit = 1007;
+inline constexpr unsigned SubStatusCompletingPartitionMigration = 1008;
+inline constexpr unsigned SubStatusReadSessionNotAvailable = 1002;  // with 404
+
 // Throws the most specific subclass for `status`.
 [[noreturn]] void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigned status,
                                      unsigned subStatus, std::string activityId, std::string body,
-                                     std::chrono::milliseconds retryAfter = {});
+                                     std::chrono::milliseconds retryAfter = {}, std::string rangeId = {});
 
 } // namespace docshard

@@ -1,4 +1,5 @@
 #pragma once
+#include <docshard/cosmos/consistency_level.hpp>
 #include <docshard/cosmos/partition_key_value.hpp>
 
 #include <chrono>
@@ -7,20 +8,45 @@
 
 namespace docshard {
 
+// Both option structs have a user-provided default constructor on purpose:
+// GCC 12 does not initialise an aggregate temporary `{}` passed to a call
+// inside `co_await` (e.g. co_await client.AsyncReadDocument(..., {},
+// use_awaitable)) and then destroys the garbage.
+
 struct RequestOptions {
+  RequestOptions() {}
+
   // If-Match: the write fails with PreconditionFailedError when the stored
   // document's _etag differs.
   std::optional<std::string> IfMatchETag;
   // Overrides CosmosClientOptions::OperationTimeout for this call.
   std::optional<std::chrono::milliseconds> Timeout;
+  // x-ms-consistency-level for this call (default: the client's, else the
+  // account's). A read with any level but Session sends no session token.
+  std::optional<ConsistencyLevel> Consistency;
 };
 
 struct QueryOptions {
+  QueryOptions() {}
+
   // x-ms-max-item-count; 0 leaves the page size to the service.
   int MaxItemCount = 0;
-  // Partition key of a single-partition query; the local server ignores it
-  // (filter in WHERE as well).
+  // Single-key query or feed (x-ms-documentdb-partitionkey): only the range
+  // holding this key is read.
   std::optional<PartitionKeyValue> PartitionKey;
+  // Range-scoped query or feed (x-ms-documentdb-partitionkeyrangeid): only
+  // this partition key range is read, with its own continuation. A range
+  // that is gone (split, merged) answers PartitionKeyRangeGoneError. Not
+  // together with PartitionKey.
+  std::string PartitionKeyRangeId;
+  // Narrow a range-scoped request to [StartEpk, EndEpk) of the range
+  // (x-ms-start-epk / x-ms-end-epk): after a merge, the old range's span.
+  // Both or neither; only with PartitionKeyRangeId.
+  std::optional<std::string> StartEpk;
+  std::optional<std::string> EndEpk;
+  // x-ms-consistency-level for this call; anything but Session reads without
+  // the session token (so may miss this client's own writes).
+  std::optional<ConsistencyLevel> Consistency;
   std::optional<std::chrono::milliseconds> Timeout;
 };
 

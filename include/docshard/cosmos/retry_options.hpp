@@ -15,6 +15,15 @@ struct RetryOptions {
   std::chrono::milliseconds RetryWithBaseDelay{10};
   std::chrono::milliseconds RetryWithMaxDelay{1000};
 
+  // 410 Gone (see RetryPolicy): exponential backoff from BaseDelay.
+  int MaxGoneRetries = 3;
+
+  // 404/1002 read session not available: short jittered waits, as the
+  // official SDKs wait for a replica to catch up with the session token.
+  int MaxSessionRetries = 6;
+  std::chrono::milliseconds SessionRetryBaseDelay{5};
+  std::chrono::milliseconds SessionRetryMaxDelay{500};
+
   // 503, connection failures, timeouts (see RetryPolicy for which apply to
   // which operations): exponential backoff with jitter.
   int MaxTransientRetries = 4;

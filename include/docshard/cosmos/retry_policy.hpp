@@ -10,6 +10,17 @@
 //                    applied): short jittered exponential wait.
 //   503              all operations (Cosmos DB documents 503 as "safe to
 //                    retry"): exponential backoff with jitter.
+//   410              all operations (the replica refused it; nothing was
+//                    applied), for sub-statuses 1000 (name cache stale), 1007
+//                    (completing split), 1008 (completing partition migration)
+//                    and any other, with exponential backoff; budget
+//                    MaxGoneRetries. 410/1002 (partition key range gone) only
+//                    when the request named no range: a range-scoped request
+//                    fails with PartitionKeyRangeGoneError so that its caller
+//                    re-routes to the ranges that replaced it.
+//   404/1002         all operations (read session not available: the replica
+//                    has not caught up with the session token yet): short
+//                    jittered waits; budget MaxSessionRetries.
 //   408              idempotent operations only.
 //   transport error  before the request was completely written: all
 //                    operations. After: idempotent operations only.
@@ -36,6 +47,8 @@ struct AttemptOutcome {
   enum class Kind { Response, TransportFailure, Timeout, TlsFailure, ResponseTooLarge, Cancelled };
   Kind What = Kind::Response;
   unsigned Status = 0;                        // Kind::Response
+  unsigned SubStatus = 0;                     // x-ms-substatus, Kind::Response
+  bool RangeScoped = false;                   // the request named a partition key range
   std::optional<std::chrono::milliseconds> RetryAfter;  // x-ms-retry-after-ms
   bool RequestSent = false;                   // TransportFailure / Timeout
 };
@@ -50,7 +63,10 @@ public:
                                                      std::chrono::milliseconds remaining);
 
   bool Idempotent() const noexcept { return m_idempotent; }
-  int Retries() const noexcept { return m_throttleRetries + m_retryWithRetries + m_transientRetries; }
+  int Retries() const noexcept
+  {
+    return m_throttleRetries + m_retryWithRetries + m_transientRetries + m_goneRetries + m_sessionRetries;
+  }
   std::chrono::milliseconds ThrottleWaited() const noexcept { return m_throttleWaited; }
 
 private:
@@ -62,6 +78,8 @@ private:
   int m_throttleRetries = 0;
   int m_retryWithRetries = 0;
   int m_transientRetries = 0;
+  int m_goneRetries = 0;
+  int m_sessionRetries = 0;
   std::chrono::milliseconds m_throttleWaited{0};
   std::optional<std::mt19937_64> m_prng;
 };
