@@ -20,22 +20,18 @@ enum class PartialResultsPolicy {
 struct FanOutOptions {
   std::string Resolver;                  // "" = the client's default resolver
   std::optional<ReadSelector> Selector;  // none = every collection
-  std::size_t MaxConcurrency = 8;        // collections queried at once
+  std::size_t MaxConcurrency = 8;        // streams (collection x range) read at once
   int PageSize = 0;                      // x-ms-max-item-count per request (0 = service default)
   // Stop after this many results and return a continuation (0 = everything).
   std::size_t MaxItems = 0;
   std::string Continuation;              // from a previous FanOutResult
   PartialResultsPolicy PartialResults = PartialResultsPolicy::Fail;
-  // Drop a result whose "id" was already returned in this call (the first in
-  // resolver order wins). Query() turns it on for transition resolvers, whose
-  // collections can briefly hold a document twice while it moves; results
-  // without an "id" and aggregates are not deduplicated.
-  bool DeduplicateById = false;
   std::optional<std::chrono::milliseconds> Timeout;  // per request
 };
 
 struct CollectionDiagnostics {
   std::string Collection;
+  std::size_t Ranges = 0;  // streams read: partition key ranges (or keys) of this collection
   int Pages = 0;
   std::size_t Items = 0;
   double RequestCharge = 0;

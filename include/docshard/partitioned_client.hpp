@@ -17,6 +17,10 @@
 
 namespace docshard {
 
+namespace detail {
+class QueryPlanCache;
+}
+
 struct PartitionedClientOptions {
   // Timeouts, retries, pool and body limits for every account's client
   // (endpoint, key and CA come from the scheme's accounts).
@@ -88,7 +92,13 @@ public:
   // copy left by a migration cannot come back.
   RoutedResponse DeleteDocument(std::string_view id, PartitionKey const& key, OperationOptions const& options = {});
 
-  // Parallel fan-out with merged ORDER BY / TOP / aggregates.
+  // A query over the collections the resolver names, merged as the query
+  // says (docs/client.md): each collection's gateway plans it, every
+  // partition key range is read in parallel, and ORDER BY, TOP,
+  // OFFSET/LIMIT, DISTINCT, GROUP BY and aggregates are combined across
+  // ranges, collections and accounts. A key selector reads only the
+  // collections owning the key, with the partition-key header. Throws
+  // UnsupportedQueryError for what the merge does not implement.
   FanOutResult Query(SqlQuery const& query, FanOutOptions const& options = {});
 
   // The partition-key header value a collection of `resolver` expects for `key`.
@@ -111,6 +121,7 @@ private:
   RoutedResponse Write(WriteKind kind, std::string documentJson, OperationOptions const& options);
 
   std::map<std::string, std::shared_ptr<CosmosClient>> m_accounts;
+  std::shared_ptr<detail::QueryPlanCache> m_plans;  // plans and partition key ranges (thread-safe)
   mutable std::mutex m_mutex;  // guards the two members below (snapshots are copied out)
   std::map<std::string, Published> m_resolvers;
   std::shared_ptr<RoutingTraceHook const> m_traceHook;

@@ -1,46 +1,33 @@
 #pragma once
-// What a fan-out must do to merge per-collection results of one SQL query:
-// a plain union, a k-way merge on one ORDER BY field, a TOP limit, or an
-// aggregate combined across collections. Found by a small scan of the SQL
-// text (string literals skipped); anything it cannot merge correctly is
-// rejected rather than answered wrongly.
-#include <cstdint>
-#include <optional>
+// What a fan-out query can do. PartitionedClient::Query asks each target
+// collection's gateway for the query plan and merges the per-range results
+// itself; a query whose plan needs something docshard does not implement is
+// refused with UnsupportedQueryError, never answered wrongly.
+#include "docshard/errors.hpp"
+
 #include <string>
-#include <vector>
+#include <string_view>
 
 namespace docshard {
 
-class QueryPlan {
+// The plan of a query needs a construct the fan-out merge does not implement
+// (e.g. "DCOUNT", "vector search ORDER BY", "MakeList aggregate"). Construct()
+// names it; the message also quotes the query.
+class UnsupportedQueryError : public InvalidArgumentError {
 public:
-  enum class Aggregate { None, Count, Sum, Min, Max, Avg };
-
-  // Throws InvalidArgumentError for SQL that cannot be merged across
-  // collections (DISTINCT, GROUP BY, OFFSET, several ORDER BY fields, ...).
-  static QueryPlan Analyze(std::string const& sql);
-
-  std::optional<std::uint64_t> Top() const noexcept { return m_top; }
-  bool HasOrderBy() const noexcept { return !m_orderByPath.empty(); }
-  // The ORDER BY property as a path inside a result document, e.g. {"a","b"} for c.a.b.
-  std::vector<std::string> const& OrderByPath() const noexcept { return m_orderByPath; }
-  bool Descending() const noexcept { return m_descending; }
-  Aggregate GetAggregate() const noexcept { return m_aggregate; }
-  // SELECT VALUE AGG(...) returns bare values; otherwise {"<alias>": value}.
-  bool AggregateIsValue() const noexcept { return m_aggregateIsValue; }
-  std::string const& AggregateAlias() const noexcept { return m_alias; }
-  // For AVG: the per-collection queries for the sum and the count, so the
-  // average is sum/count over everything, never an average of averages.
-  std::string const& SumQuery() const noexcept { return m_sumQuery; }
-  std::string const& CountQuery() const noexcept { return m_countQuery; }
+  UnsupportedQueryError(std::string construct, std::string const& query)
+      : InvalidArgumentError("the fan-out cannot merge " + construct + " across partitions: " + query),
+        m_construct(std::move(construct)) {}
+  std::string const& Construct() const noexcept { return m_construct; }
 
 private:
-  std::optional<std::uint64_t> m_top;
-  std::vector<std::string> m_orderByPath;
-  bool m_descending = false;
-  Aggregate m_aggregate = Aggregate::None;
-  bool m_aggregateIsValue = false;
-  std::string m_alias;
-  std::string m_sumQuery, m_countQuery;
+  std::string m_construct;
 };
+
+// The x-ms-cosmos-supported-query-features docshard declares on query-plan
+// requests: exactly what the merge implements (Aggregate, CompositeAggregate,
+// CountIf, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy,
+// NonValueAggregate, OffsetAndLimit, OrderBy, Top).
+std::string_view SupportedQueryFeatures() noexcept;
 
 } // namespace docshard

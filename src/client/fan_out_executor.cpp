@@ -1,433 +1,348 @@
 #include "fan_out_executor.hpp"
 
+#include "cosmos_value.hpp"
 #include "fan_out_token.hpp"
+#include "core/json_string.hpp"
+#include "keyword_plan.hpp"
+#include "query_plan_cache.hpp"
 
+#include "docshard/cosmos/cosmos_requests.hpp"
 #include "docshard/errors.hpp"
 
-#include <chrono>
-#include <future>
-#include <unordered_set>
-#include <cmath>
-
 #include <boost/asio/use_future.hpp>
+
+#include <future>
+#include <map>
+#include <set>
 
 namespace docshard::detail {
 
 namespace {
-using Clock = std::chrono::steady_clock;
 
-int TypeRank(rapidjson::Value const* v) {
-  if (!v) return 0;
-  switch (v->GetType()) {
-  case rapidjson::kNullType: return 1;
-  case rapidjson::kFalseType:
-  case rapidjson::kTrueType: return 2;
-  case rapidjson::kNumberType: return 3;
-  case rapidjson::kStringType: return 4;
-  case rapidjson::kArrayType: return 5;
-  case rapidjson::kObjectType: return 6;
-  }
-  return 7;
-}
-
-struct Cursor {
-  CollectionRef Collection;
-  CosmosClient* Client = nullptr;
-  std::string PageToken;  // continuation that fetched the current page
-  std::string NextToken;  // continuation for the page after it
-  std::shared_ptr<rapidjson::Document const> Page;
-  std::size_t Index = 0;
-  std::size_t Count = 0;
-  bool Done = false;
-  bool HasPage = false;
-  std::future<QueryPage> Pending;
-  Clock::time_point Started;
-  CollectionDiagnostics Diagnostics;
-};
-
-class Executor {
+// Pages of the fan-out's streams through each collection's CosmosClient.
+class CosmosPageSource final : public IPageSource {
 public:
-  Executor(std::vector<CollectionRef> const& collections, ClientLookup const& clientFor, SqlQuery const& query,
-           FanOutOptions const& options)
-      : m_query(query), m_options(options), m_plan(QueryPlan::Analyze(query.Text())) {
-    m_queryOptions.MaxItemCount = options.PageSize;
-    m_queryOptions.Timeout = options.Timeout;
-    std::string identity = query.ToJson();
-    for (auto const& c : collections) {
-      Cursor cursor;
-      cursor.Collection = c;
-      cursor.Client = &clientFor(c);
-      cursor.Diagnostics.Collection = c.Text();
-      m_cursors.push_back(std::move(cursor));
-      identity += '\n' + c.Text();
+  CosmosPageSource(FanOutRequest const& request, SqlQuery streamQuery, FanOutOptions const& options,
+                   KeywordPlan const* fallback)
+      : m_request(request), m_query(std::move(streamQuery)), m_options(options) {
+    if (fallback) {
+      m_orderByPath = fallback->OrderByPath;
+      if (!fallback->SumQuery.empty()) {
+        m_sum.emplace(fallback->SumQuery);
+        m_count.emplace(fallback->CountQuery);
+        for (auto const& [name, value] : m_query.Parameters()) {
+          m_sum->WithJsonParameter(name, value);
+          m_count->WithJsonParameter(name, value);
+        }
+      }
     }
-    m_hash = Fnv1a64(identity);
   }
 
-  FanOutResult Run() {
-    auto const start = Clock::now();
-    if (m_plan.GetAggregate() != QueryPlan::Aggregate::None) {
-      if (!m_options.Continuation.empty())
-        throw InvalidArgumentError("an aggregate fan-out returns one result and takes no continuation token");
-      RunAggregate();
-    } else {
-      RestoreToken();
-      if (m_plan.HasOrderBy())
-        RunOrderBy();
-      else
-        RunUnion();
+  std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation, int maxItemCount) override {
+    if (m_sum) return AverageWithoutPlan(target);
+    auto page = FetchPage(target, continuation, maxItemCount);
+    auto const& t = m_request.Targets.at(target.Collection);
+    if (!t.Stale || !m_request.Transition) return page;
+    // Checked on the caller's thread when it waits for the page.
+    return std::async(std::launch::deferred, [this, &t, page = std::move(page)]() mutable {
+      auto p = page.get();
+      MarkStaleCopies(t, p);
+      return p;
+    });
+  }
+
+  void RowsAreOrderBy(bool orderBy) { m_orderByRows = orderBy; }
+
+private:
+  std::future<StreamPage> FetchPage(StreamTarget const& target, std::string const& continuation, int maxItemCount) {
+    auto const& t = m_request.Targets.at(target.Collection);
+    QueryOptions o;
+    o.MaxItemCount = maxItemCount;
+    o.Timeout = m_options.Timeout;
+    if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
+    auto request = CosmosRequests::QueryDocuments(t.Collection.Link(), m_query, continuation, o);
+    if (!target.RangeId.empty()) {
+      request.Headers.Set("x-ms-documentdb-partitionkeyrangeid", target.RangeId);
+      // Only part of the range (after ranges merged): say which part.
+      if (target.Min != target.RangeMin || target.Max != target.RangeMax) {
+        request.Headers.Set("x-ms-start-epk", target.Min);
+        request.Headers.Set("x-ms-end-epk", target.Max);
+      }
     }
-    for (auto& c : m_cursors) {
-      m_result.RequestCharge += c.Diagnostics.RequestCharge;
-      m_result.Diagnostics.push_back(std::move(c.Diagnostics));
-    }
-    m_result.Elapsed = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
-    return std::move(m_result);
+    auto promise = std::make_shared<std::promise<StreamPage>>();
+    auto future = promise->get_future();
+    t.Client->AsyncSendForPage(std::move(request),
+                               [promise, path = m_orderByPath](std::exception_ptr error, QueryPage page) {
+                                 if (error) {
+                                   promise->set_exception(error);
+                                   return;
+                                 }
+                                 try {
+                                   promise->set_value(ToStreamPage(page, path));
+                                 } catch (...) {
+                                   promise->set_exception(std::current_exception());
+                                 }
+                               });
+    return future;
+  }
+
+public:
+  std::vector<RangeSpan> RangesAfterSplit(std::size_t collection, std::string const& min,
+                                          std::string const& max) override {
+    auto const& t = m_request.Targets.at(collection);
+    return m_request.Plans->Ranges(*t.Client, t.Collection, min, max, false, true);
   }
 
 private:
-  void RestoreToken() {
-    if (m_options.Continuation.empty()) return;
-    auto token = FanOutToken::Decode(m_options.Continuation);
-    if (token.QueryHash != m_hash || token.Cursors.size() != m_cursors.size())
-      throw InvalidArgumentError(
-          "invalid continuation token: it belongs to another query or another set of collections");
-    m_emittedBefore = token.Emitted;
-    for (std::size_t i = 0; i < m_cursors.size(); ++i) {
-      m_cursors[i].PageToken = token.Cursors[i].PageToken;
-      m_cursors[i].Index = static_cast<std::size_t>(token.Cursors[i].Skip);
-      m_cursors[i].Done = token.Cursors[i].Done;
+  // Marks the rows of a stale collection's page whose document (same id and
+  // partition key) next also holds: one query per next collection per page.
+  void MarkStaleCopies(FanOutTarget const& t, StreamPage& page) {
+    auto const& next = *m_request.Transition->Next;
+    auto const& path = *next.KeyPath();
+    std::vector<std::string> serverPath;
+    for (std::size_t start = 1; start <= path.ServerPath().size();) {
+      auto slash = path.ServerPath().find('/', start);
+      serverPath.push_back(path.ServerPath().substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+      if (slash == std::string::npos) break;
+      start = slash + 1;
     }
-  }
-
-  void Launch(Cursor& c, std::string const& token, SqlQuery const& query) {
-    c.Started = Clock::now();
-    c.PageToken = token;
-    c.Pending = c.Client->AsyncQueryDocumentsPage(c.Collection.Link(), query, token, m_queryOptions,
-                                                  boost::asio::use_future);
-  }
-
-  // Waits for the cursor's pending page. False when the collection failed
-  // under ReturnPartial (it is then finished).
-  bool Await(Cursor& c, std::size_t skip) {
-    try {
-      QueryPage page = c.Pending.get();
-      c.Diagnostics.Latency += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - c.Started);
-      c.Diagnostics.Pages += 1;
-      c.Diagnostics.RequestCharge += page.RequestCharge();
-      c.Page = page.Parsed();
-      c.Count = page.Count();
-      c.Index = std::min(skip, c.Count);
-      c.NextToken = page.Continuation();
-      c.HasPage = true;
-      return true;
-    } catch (std::exception const& e) {
-      c.Diagnostics.Latency += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - c.Started);
-      if (m_options.PartialResults == PartialResultsPolicy::Fail) throw;
-      c.Diagnostics.Error = e.what();
-      c.Done = true;
-      c.HasPage = false;
-      m_result.Partial = true;
-      return false;
-    }
-  }
-
-  // First pages of every unfinished cursor, at most MaxConcurrency in flight.
-  void PrefetchFirstPages() {
-    std::size_t const window = std::max<std::size_t>(1, m_options.MaxConcurrency);
-    std::vector<std::pair<Cursor*, std::size_t>> inFlight;
-    auto drainOne = [&] {
-      auto [c, skip] = inFlight.front();
-      inFlight.erase(inFlight.begin());
-      Await(*c, skip);
-    };
-    for (auto& c : m_cursors) {
-      if (c.Done) continue;
-      if (inFlight.size() == window) drainOne();
-      std::size_t skip = c.Index;
-      Launch(c, c.PageToken, m_query);
-      inFlight.emplace_back(&c, skip);
-    }
-    while (!inFlight.empty()) drainOne();
-  }
-
-  // Makes sure the cursor has an unconsumed item, fetching further pages
-  // (the local server may return empty pages with a continuation).
-  bool Fill(Cursor& c) {
-    while (!c.Done) {
-      if (c.HasPage && c.Index < c.Count) return true;
-      if (c.HasPage && c.NextToken.empty()) {
-        c.Done = true;
-        break;
-      }
-      Launch(c, c.NextToken, m_query);
-      if (!Await(c, 0)) break;
-    }
-    return false;
-  }
-
-  rapidjson::Value const& Head(Cursor const& c) const { return (*c.Page)["Documents"][static_cast<rapidjson::SizeType>(c.Index)]; }
-
-  bool LimitReached() const {
-    std::uint64_t total = m_emittedBefore + m_result.Items.Size();
-    if (m_plan.Top() && total >= *m_plan.Top()) return true;
-    return false;
-  }
-  bool PageFull() const { return m_options.MaxItems > 0 && m_result.Items.Size() >= m_options.MaxItems; }
-
-  void Emit(Cursor& c) {
-    if (m_options.DeduplicateById) {
-      // During a migration a document can sit in its old and its new
-      // collection for a moment; the first copy in resolver order wins.
-      auto const& item = Head(c);
-      if (item.IsObject()) {
-        auto id = item.FindMember("id");
-        if (id != item.MemberEnd() && id->value.IsString() &&
-            !m_seenIds.emplace(id->value.GetString(), id->value.GetStringLength()).second) {
-          c.Index += 1;
-          return;
-        }
-      }
-    }
-    rapidjson::Value copy(Head(c), m_result.Items.GetAllocator());
-    m_result.Items.PushBack(copy, m_result.Items.GetAllocator());
-    c.Diagnostics.Items += 1;
-    c.Index += 1;
-  }
-
-  void FinishWithToken() {
-    if (LimitReached()) return;  // TOP satisfied: the query is complete
-    bool anyLeft = false;
-    FanOutToken token;
-    token.QueryHash = m_hash;
-    token.Emitted = m_emittedBefore + m_result.Items.Size();
-    for (auto& c : m_cursors) {
-      bool done = c.Done || (c.HasPage && c.Index >= c.Count && c.NextToken.empty());
-      // A consumed page is resumed from the next one; otherwise from the same page, skipping what was sent.
-      if (!done && c.HasPage && c.Index >= c.Count)
-        token.Cursors.push_back({c.NextToken, 0, false});
-      else
-        token.Cursors.push_back({c.PageToken, c.Index, done});
-      anyLeft = anyLeft || !done;
-    }
-    if (anyLeft) m_result.Continuation = token.Encode();
-  }
-
-  void RunUnion() {
-    // All first pages in parallel: the latency of a fan-out is one round trip, not N.
-    PrefetchFirstPages();
-    for (auto& c : m_cursors) {
-      while (Fill(c)) {
-        if (LimitReached()) return;
-        if (PageFull()) return FinishWithToken();
-        Emit(c);
-      }
-    }
-    if (PageFull()) FinishWithToken();
-  }
-
-  void RunOrderBy() {
-    PrefetchFirstPages();
-    auto const& path = m_plan.OrderByPath();
-    auto key = [&](Cursor const& c) -> rapidjson::Value const* {
-      rapidjson::Value const* v = &Head(c);
-      for (auto const& p : path) {
-        if (!v->IsObject()) return nullptr;
+    auto serverKey = [&](rapidjson::Value const& doc) -> std::string {
+      rapidjson::Value const* v = &doc;
+      for (auto const& p : serverPath) {
+        if (!v->IsObject()) return "undefined";
         auto it = v->FindMember(rapidjson::StringRef(p.c_str(), static_cast<rapidjson::SizeType>(p.size())));
-        if (it == v->MemberEnd()) {
-          // A projection `SELECT c.a.b` names the property "b" at the top.
-          if (v == &Head(c) && path.size() > 1) {
-            auto top = v->FindMember(rapidjson::StringRef(path.back().c_str()));
-            return top == v->MemberEnd() ? nullptr : &top->value;
-          }
-          return nullptr;
-        }
+        if (it == v->MemberEnd()) return "undefined";
         v = &it->value;
       }
-      return v;
+      return CanonicalJson(*v);
     };
-    while (true) {
-      Cursor* best = nullptr;
-      for (auto& c : m_cursors) {
-        if (!Fill(c)) continue;
-        if (!best) {
-          best = &c;
-          continue;
-        }
-        int cmp = CompareCosmosValues(key(c), key(*best));
-        if (m_plan.Descending() ? cmp > 0 : cmp < 0) best = &c;  // ties keep collection order
+    struct Candidate {
+      std::size_t Index;
+      std::string Id, Key;
+    };
+    std::map<std::string, std::pair<CollectionRef, std::vector<Candidate>>> byNext;
+    auto const& items = *page.Items;
+    for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+      rapidjson::Value const* doc = &items[i];
+      if (m_orderByRows) {
+        auto payload = doc->IsObject() ? doc->FindMember("payload") : doc->MemberEnd();
+        if (!doc->IsObject() || payload == doc->MemberEnd()) continue;
+        doc = &payload->value;
       }
-      if (!best || LimitReached()) return;
-      if (PageFull()) return FinishWithToken();
-      Emit(*best);
+      if (!doc->IsObject()) continue;
+      auto id = doc->FindMember("id");
+      if (id == doc->MemberEnd() || !id->value.IsString()) continue;
+      auto key = path.TryExtract(*doc);
+      if (!key) continue;
+      CollectionRef const& target = next.ResolveForCreate(*key);
+      if (target == t.Collection) continue;  // one physical copy
+      auto& group = byNext[target.Text()];
+      group.first = target;
+      group.second.push_back({i, std::string(id->value.GetString(), id->value.GetStringLength()), serverKey(*doc)});
+    }
+    if (byNext.empty()) return;
+    std::string keyExpr = "c";
+    for (auto const& p : serverPath) {
+      keyExpr += '[';
+      AppendJsonString(keyExpr, p);
+      keyExpr += ']';
+    }
+    page.Suppressed.assign(items.Size(), false);
+    for (auto const& [name, group] : byNext) {
+      std::string ids = "[";
+      for (auto const& c : group.second) {
+        if (ids.size() > 1) ids += ',';
+        AppendJsonString(ids, c.Id);
+      }
+      ids += ']';
+      SqlQuery probe("SELECT c.id, " + keyExpr + " AS k FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
+      probe.WithJsonParameter("@ids", ids);
+      auto found = m_request.Transition->ClientFor(group.first).QueryDocuments(group.first.Link(), probe);
+      std::set<std::string> present;
+      for (auto const& row : found.Documents.GetArray()) {
+        if (!row.IsObject() || !row.HasMember("id") || !row["id"].IsString()) continue;
+        auto k = row.FindMember("k");
+        present.insert(std::string(row["id"].GetString()) + '\n' +
+                       (k == row.MemberEnd() ? std::string("undefined") : CanonicalJson(k->value)));
+      }
+      for (auto const& c : group.second)
+        if (present.count(c.Id + '\n' + c.Key)) page.Suppressed[c.Index] = true;
     }
   }
 
-  void RunAggregate() {
-    using A = QueryPlan::Aggregate;
-    auto const agg = m_plan.GetAggregate();
-    // AVG runs a SUM and a COUNT per collection: sum/count over all documents.
-    std::vector<SqlQuery> queries;
-    if (agg == A::Avg) {
-      SqlQuery sum(m_plan.SumQuery()), count(m_plan.CountQuery());
-      for (auto const& [name, value] : m_query.Parameters()) {
-        sum.WithJsonParameter(name, value);
-        count.WithJsonParameter(name, value);
-      }
-      queries = {sum, count};
-    } else {
-      queries = {m_query};
-    }
-    std::vector<std::vector<rapidjson::Document>> values(queries.size());
-    for (std::size_t q = 0; q < queries.size(); ++q) {
-      for (auto& c : m_cursors) {
-        c.Done = false;
-        c.HasPage = false;
-        c.Index = 0;
-      }
-      std::size_t const window = std::max<std::size_t>(1, m_options.MaxConcurrency);
-      std::vector<Cursor*> inFlight;
-      auto collect = [&](Cursor& c) {
-        if (!Await(c, 0)) return;
-        while (true) {
-          for (; c.Index < c.Count; ++c.Index) {
-            rapidjson::Document d;
-            auto const& item = Head(c);
-            // SELECT AGG(..) AS x returns {"x": v}; take v.
-            if (item.IsObject() && !m_plan.AggregateIsValue() && agg != A::Avg) {
-              auto it = item.FindMember(rapidjson::StringRef(m_plan.AggregateAlias().c_str()));
-              if (it == item.MemberEnd()) continue;
-              d.CopyFrom(it->value, d.GetAllocator());
-            } else {
-              d.CopyFrom(item, d.GetAllocator());
-            }
-            values[q].push_back(std::move(d));
-          }
-          if (c.NextToken.empty()) break;
-          Launch(c, c.NextToken, queries[q]);
-          if (!Await(c, 0)) break;
-        }
-      };
-      for (auto& c : m_cursors) {
-        if (inFlight.size() == window) {
-          collect(*inFlight.front());
-          inFlight.erase(inFlight.begin());
-        }
-        Launch(c, "", queries[q]);
-        inFlight.push_back(&c);
-      }
-      for (auto* c : inFlight) collect(*c);
-    }
-
-    auto& items = m_result.Items;
-    auto& alloc = items.GetAllocator();
-    rapidjson::Value result;  // null = no value (e.g. MIN over nothing)
-    bool have = false;
-    auto sumOf = [](std::vector<rapidjson::Document> const& vs, bool& any) {
-      double s = 0;
-      any = false;
-      for (auto const& v : vs)
-        if (v.IsNumber()) {
-          s += v.GetDouble();
-          any = true;
-        }
-      return s;
-    };
-    switch (agg) {
-    case A::Count: {
-      bool any;
-      result.SetDouble(sumOf(values[0], any));
-      have = true;
-      break;
-    }
-    case A::Sum: {
-      bool any;
-      double s = sumOf(values[0], any);
-      if (any) {
-        result.SetDouble(s);
-        have = true;
-      }
-      break;
-    }
-    case A::Min:
-    case A::Max: {
-      rapidjson::Value const* best = nullptr;
-      for (auto const& v : values[0]) {
-        if (!best) {
-          best = &v;
-          continue;
-        }
-        int cmp = CompareCosmosValues(&v, best);
-        if (agg == A::Min ? cmp < 0 : cmp > 0) best = &v;
-      }
-      if (best) {
-        result.CopyFrom(*best, alloc);
-        have = true;
-      }
-      break;
-    }
-    case A::Avg: {
-      bool anySum, anyCount;
-      double s = sumOf(values[0], anySum);
-      double n = sumOf(values[1], anyCount);
-      if (anySum && n > 0) {
-        result.SetDouble(s / n);
-        have = true;
-      }
-      break;
-    }
-    case A::None: break;
-    }
-    if (!have) return;
-    // Integral results print as integers, as the service does.
-    if (result.IsDouble() && std::trunc(result.GetDouble()) == result.GetDouble() &&
-        std::fabs(result.GetDouble()) < 9007199254740992.0)
-      result.SetInt64(static_cast<std::int64_t>(result.GetDouble()));
-    if (m_plan.AggregateIsValue()) {
-      items.PushBack(result, alloc);
-    } else {
-      rapidjson::Value obj(rapidjson::kObjectType);
-      obj.AddMember(rapidjson::Value(m_plan.AggregateAlias().c_str(), alloc), result, alloc);
-      items.PushBack(obj, alloc);
-    }
+  // A server without query plans: AVG's partial {"sum", "count"} of one
+  // collection from a SUM and a COUNT query (whole collections, one row each).
+  std::future<StreamPage> AverageWithoutPlan(StreamTarget const& target) {
+    auto const& t = m_request.Targets.at(target.Collection);
+    QueryOptions o;
+    o.Timeout = m_options.Timeout;
+    if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
+    auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_sum, "", o, boost::asio::use_future);
+    auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_count, "", o, boost::asio::use_future);
+    return std::async(std::launch::deferred, [sum = std::move(sum), count = std::move(count)]() mutable {
+      auto s = sum.get();
+      auto c = count.get();
+      auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
+      auto& alloc = body->GetAllocator();
+      rapidjson::Value partial(rapidjson::kObjectType);
+      if (s.Count() == 1 && s.Documents()[0].IsNumber()) partial.AddMember("sum", rapidjson::Value(s.Documents()[0], alloc), alloc);
+      partial.AddMember("count", c.Count() == 1 ? rapidjson::Value(c.Documents()[0], alloc) : rapidjson::Value(0), alloc);
+      rapidjson::Value item(rapidjson::kObjectType);
+      item.AddMember("item", partial, alloc);
+      rapidjson::Value row(rapidjson::kArrayType);
+      row.PushBack(item, alloc);
+      body->PushBack(row, alloc);
+      StreamPage page;
+      page.RequestCharge = s.RequestCharge() + c.RequestCharge();
+      page.Items = body.get();
+      page.Body = std::move(body);
+      return page;
+    });
   }
 
-  SqlQuery const& m_query;
+  static StreamPage ToStreamPage(QueryPage const& page, std::vector<std::string> const& orderByPath) {
+    StreamPage out;
+    out.Continuation = page.Continuation();
+    out.RequestCharge = page.RequestCharge();
+    if (orderByPath.empty()) {
+      out.Body = page.Parsed();
+      out.Items = &page.Documents();
+      return out;
+    }
+    // A server without query plans returns whole documents: the sort key is
+    // read from each, as the gateway's rewritten query would have returned it.
+    auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
+    auto& alloc = body->GetAllocator();
+    for (auto const& doc : page.Documents().GetArray()) {
+      rapidjson::Value const* v = &doc;
+      for (auto const& p : orderByPath) {
+        if (!v || !v->IsObject()) {
+          v = nullptr;
+          break;
+        }
+        auto it = v->FindMember(rapidjson::StringRef(p.c_str(), static_cast<rapidjson::SizeType>(p.size())));
+        v = it == v->MemberEnd() ? nullptr : &it->value;
+      }
+      rapidjson::Value item(rapidjson::kObjectType);
+      if (v) item.AddMember("item", rapidjson::Value(*v, alloc), alloc);
+      rapidjson::Value items(rapidjson::kArrayType);
+      items.PushBack(item, alloc);
+      rapidjson::Value row(rapidjson::kObjectType);
+      row.AddMember("orderByItems", items, alloc);
+      row.AddMember("payload", rapidjson::Value(doc, alloc), alloc);
+      body->PushBack(row, alloc);
+    }
+    out.Items = body.get();
+    out.Body = std::move(body);
+    return out;
+  }
+
+  FanOutRequest const& m_request;
+  SqlQuery m_query;
   FanOutOptions const& m_options;
-  QueryPlan m_plan;
-  QueryOptions m_queryOptions;
-  std::vector<Cursor> m_cursors;
-  std::uint64_t m_hash = 0;
-  std::uint64_t m_emittedBefore = 0;
-  FanOutResult m_result;
-  std::unordered_set<std::string> m_seenIds;
+  std::vector<std::string> m_orderByPath;
+  std::optional<SqlQuery> m_sum, m_count;
+  bool m_orderByRows = false;
 };
-} // namespace
 
-int CompareCosmosValues(rapidjson::Value const* a, rapidjson::Value const* b) {
-  int ra = TypeRank(a), rb = TypeRank(b);
-  if (ra != rb) return ra < rb ? -1 : 1;
-  if (!a) return 0;
-  switch (a->GetType()) {
-  case rapidjson::kFalseType:
-  case rapidjson::kTrueType: return a->IsTrue() == b->IsTrue() ? 0 : (a->IsTrue() ? 1 : -1);
-  case rapidjson::kNumberType: {
-    double x = a->GetDouble(), y = b->GetDouble();
-    return x < y ? -1 : (x > y ? 1 : 0);
+std::uint64_t Binding(FanOutRequest const& request, SqlQuery const& query) {
+  std::string identity = query.ToJson() + "\n" + request.Resolver;
+  for (auto const& t : request.Targets) {
+    identity += '\n' + t.Collection.Text();
+    for (auto const& k : t.PartitionKeys) identity += ' ' + k;
   }
-  case rapidjson::kStringType: {
-    std::string_view x(a->GetString(), a->GetStringLength()), y(b->GetString(), b->GetStringLength());
-    int c = x.compare(y);
-    return c < 0 ? -1 : (c > 0 ? 1 : 0);
-  }
-  default: return 0;
-  }
+  return Fnv1a64(identity);
 }
 
-FanOutResult ExecuteFanOut(std::vector<CollectionRef> const& collections, ClientLookup const& clientFor,
-                           SqlQuery const& query, FanOutOptions const& options) {
-  Executor executor(collections, clientFor, query, options);
-  return executor.Run();
+} // namespace
+
+FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, FanOutOptions const& options) {
+  MergeSpec spec;
+  spec.Sql = query.Text();
+  spec.Epoch = request.Epoch;
+  spec.Binding = Binding(request, query);
+
+  // The plan decides what the merge does; every collection must agree on it.
+  // A collection that cannot be planned or ranged fails like a stream:
+  // under ReturnPartial it is reported and the others are read.
+  std::vector<bool> failed(request.Targets.size(), false);
+  auto guard = [&](std::size_t i, auto&& step) {
+    if (failed[i]) return;
+    try {
+      step();
+    } catch (InvalidArgumentError const&) {
+      throw;  // the query itself is wrong (or unsupported): no collection can answer it
+    } catch (std::exception const& e) {
+      if (options.PartialResults == PartialResultsPolicy::Fail) throw;
+      failed[i] = true;
+      spec.Failed.emplace_back(i, e.what());
+    }
+  };
+  std::vector<std::optional<PartitionedQueryPlan>> plans(request.Targets.size());
+  std::size_t withPlan = 0, planned = 0;
+  for (std::size_t i = 0; i < request.Targets.size(); ++i)
+    guard(i, [&] {
+      auto const& t = request.Targets[i];
+      plans[i] = request.Plans->Plan(*t.Client, t.Collection, query);
+      ++planned;
+      if (plans[i]) ++withPlan;
+    });
+  std::optional<KeywordPlan> fallback;
+  std::string streamText = query.Text();
+  if (withPlan == 0) {
+    fallback = AnalyzeWithoutGateway(query.Text());
+    spec.Info = fallback->Info;
+  } else {
+    if (withPlan != planned)
+      throw InvalidArgumentError("the collections of this query are on servers that answer query plans and on "
+                                 "servers that do not; they cannot be merged in one query: " + query.Text());
+    for (auto const& p : plans)
+      if (p) spec.Info = p->Info;
+    for (auto const& p : plans)
+      if (p && !(p->Info == spec.Info))
+        throw Error(ErrorCode::Internal, "the gateways of this query's collections planned it differently: " +
+                                             query.Text());
+    streamText = StreamQueryText(spec.Info, query.Text());
+  }
+
+  for (auto const& t : request.Targets) spec.CollectionNames.push_back(t.Collection.Text());
+  for (std::size_t i = 0; i < request.Targets.size(); ++i) {
+    auto const& t = request.Targets[i];
+    if (failed[i]) continue;
+    if (!t.PartitionKeys.empty()) {
+      for (auto const& key : t.PartitionKeys) {
+        StreamTarget s;
+        s.Collection = i;
+        s.PartitionKeyJson = key;
+        spec.Streams.push_back(std::move(s));
+      }
+      continue;
+    }
+    // The ranges the plan's query ranges touch (all of them without a plan).
+    std::vector<QueryRange> wanted = plans[i] ? plans[i]->Ranges : std::vector<QueryRange>{};
+    if (wanted.empty()) wanted.push_back({"", "FF", true, false});
+    std::set<std::string> seen;
+    std::vector<StreamTarget> streams;
+    guard(i, [&] {
+      for (auto const& q : wanted)
+        for (auto const& r : request.Plans->Ranges(*t.Client, t.Collection, q.Min, q.Max, q.MaxInclusive, false)) {
+          if (!seen.insert(r.Id).second) continue;
+          StreamTarget s;
+          s.Collection = i;
+          s.RangeId = r.Id;
+          s.Min = s.RangeMin = r.Min;
+          s.Max = s.RangeMax = r.Max;
+          streams.push_back(std::move(s));
+        }
+    });
+    if (!failed[i]) spec.Streams.insert(spec.Streams.end(), streams.begin(), streams.end());
+  }
+
+  SqlQuery streamQuery(streamText);
+  for (auto const& [name, value] : query.Parameters()) streamQuery.WithJsonParameter(name, value);
+  CosmosPageSource source(request, std::move(streamQuery), options, fallback ? &*fallback : nullptr);
+  source.RowsAreOrderBy(spec.Info.HasOrderBy());
+  return RunMerge(spec, options, source);
 }
 
 } // namespace docshard::detail

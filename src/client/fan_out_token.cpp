@@ -11,7 +11,6 @@ namespace docshard::detail {
 
 namespace {
 constexpr char Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-constexpr std::size_t MaxTokenBytes = 1 << 20;
 
 std::string Base64UrlEncode(std::string_view in) {
   std::string out;
@@ -78,24 +77,46 @@ std::uint64_t Fnv1a64(std::string_view bytes, std::uint64_t seed) noexcept {
 std::string FanOutToken::Encode() const {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  auto str = [&](std::string const& s) { w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size())); };
   w.StartObject();
   w.Key("v");
-  w.Uint(1);
+  w.Uint(2);
   w.Key("h");
-  w.Uint64(QueryHash);
+  w.Uint64(Binding);
   w.Key("e");
-  w.Uint64(Emitted);
-  w.Key("c");
+  w.Int64(Epoch);
+  w.Key("m");
+  w.Bool(Materialized);
+  w.Key("n");
+  w.Uint64(Consumed);
+  w.Key("d");
+  str(LastDistinct);
+  w.Key("s");
   w.StartArray();
-  for (auto const& c : Cursors) {
+  for (auto const& s : Streams) {
     w.StartArray();
-    w.String(c.PageToken.c_str(), static_cast<rapidjson::SizeType>(c.PageToken.size()));
-    w.Uint64(c.Skip);
-    w.Bool(c.Done);
+    w.Uint64(s.Target.Collection);
+    str(s.Target.RangeId);
+    str(s.Target.Min);
+    str(s.Target.Max);
+    str(s.Target.RangeMin);
+    str(s.Target.RangeMax);
+    str(s.Target.PartitionKeyJson);
+    str(s.Token);
+    w.Int(s.PageSize);
+    w.Uint64(s.Skip);
+    str(s.LastKeyJson);
+    w.StartArray();
+    for (auto const& rid : s.TieRids) str(rid);
+    w.EndArray();
     w.EndArray();
   }
   w.EndArray();
   w.EndObject();
+  if ((buffer.GetSize() + 2) / 3 * 4 > MaxTokenBytes)
+    throw Error(ErrorCode::Internal, "the continuation of this fan-out would hold " + std::to_string(Streams.size()) +
+                                         " streams in " + std::to_string(buffer.GetSize()) +
+                                         " bytes, over the 1 MiB bound: read it without MaxItems, or narrow it");
   return Base64UrlEncode(std::string_view(buffer.GetString(), buffer.GetSize()));
 }
 
@@ -103,7 +124,7 @@ FanOutToken FanOutToken::Decode(std::string_view text) {
   if (text.empty()) Invalid("empty");
   if (text.size() > MaxTokenBytes) Invalid("too long");
   auto json = Base64UrlDecode(text);
-  // Callers hand back whatever they kept; a real token nests 3 levels.
+  // Callers hand back whatever they kept; a real token nests 4 levels.
   if (JsonDepthExceeds(json, 8)) Invalid("nested too deeply");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
@@ -113,15 +134,41 @@ FanOutToken FanOutToken::Decode(std::string_view text) {
     if (it == doc.MemberEnd()) Invalid(std::string("missing ") + name);
     return it->value;
   };
-  if (!get("v").IsUint() || get("v").GetUint() != 1) Invalid("unknown version");
-  if (!get("h").IsUint64() || !get("e").IsUint64() || !get("c").IsArray()) Invalid("wrong field types");
+  if (!get("v").IsUint() || get("v").GetUint() != 2)
+    Invalid("it was made by another docshard version (restart the query)");
+  if (!get("h").IsUint64() || !get("e").IsInt64() || !get("m").IsBool() || !get("n").IsUint64() ||
+      !get("d").IsString() || !get("s").IsArray())
+    Invalid("wrong field types");
   FanOutToken token;
-  token.QueryHash = get("h").GetUint64();
-  token.Emitted = get("e").GetUint64();
-  for (auto const& c : get("c").GetArray()) {
-    if (!c.IsArray() || c.Size() != 3 || !c[0].IsString() || !c[1].IsUint64() || !c[2].IsBool())
-      Invalid("bad cursor entry");
-    token.Cursors.push_back({std::string(c[0].GetString(), c[0].GetStringLength()), c[1].GetUint64(), c[2].GetBool()});
+  token.Binding = get("h").GetUint64();
+  token.Epoch = get("e").GetInt64();
+  token.Materialized = get("m").GetBool();
+  token.Consumed = get("n").GetUint64();
+  token.LastDistinct.assign(get("d").GetString(), get("d").GetStringLength());
+  auto text_of = [](rapidjson::Value const& v) { return std::string(v.GetString(), v.GetStringLength()); };
+  for (auto const& c : get("s").GetArray()) {
+    if (!c.IsArray() || c.Size() != 12 || !c[0].IsUint64() || !c[8].IsInt() || c[8].GetInt() < 0 ||
+        !c[9].IsUint64() || !c[11].IsArray())
+      Invalid("bad stream entry");
+    for (rapidjson::SizeType i : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 10u})
+      if (!c[i].IsString()) Invalid("bad stream entry");
+    StreamState s;
+    s.Target.Collection = static_cast<std::size_t>(c[0].GetUint64());
+    s.Target.RangeId = text_of(c[1]);
+    s.Target.Min = text_of(c[2]);
+    s.Target.Max = text_of(c[3]);
+    s.Target.RangeMin = text_of(c[4]);
+    s.Target.RangeMax = text_of(c[5]);
+    s.Target.PartitionKeyJson = text_of(c[6]);
+    s.Token = text_of(c[7]);
+    s.PageSize = c[8].GetInt();
+    s.Skip = c[9].GetUint64();
+    s.LastKeyJson = text_of(c[10]);
+    for (auto const& rid : c[11].GetArray()) {
+      if (!rid.IsString()) Invalid("bad stream entry");
+      s.TieRids.push_back(text_of(rid));
+    }
+    token.Streams.push_back(std::move(s));
   }
   return token;
 }

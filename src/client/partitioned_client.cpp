@@ -1,6 +1,7 @@
 #include "docshard/partitioned_client.hpp"
 
 #include "fan_out_executor.hpp"
+#include "query_plan_cache.hpp"
 #include "transition_replace.hpp"
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
@@ -12,6 +13,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -90,7 +92,7 @@ std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme
 }
 
 PartitionedClient::PartitionedClient(std::map<std::string, std::shared_ptr<CosmosClient>> accounts)
-    : m_accounts(std::move(accounts)) {
+    : m_accounts(std::move(accounts)), m_plans(std::make_shared<detail::QueryPlanCache>()) {
   if (m_accounts.empty()) throw InvalidArgumentError("PartitionedClient needs at least one account");
   for (auto const& [name, client] : m_accounts)
     if (!client) throw InvalidArgumentError("account \"" + name + "\" has no client");
@@ -287,18 +289,50 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
 FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
   auto selector = options.Selector.value_or(ReadSelector::All());
-  auto collections = snapshot.Resolver->ResolveForRead(selector);
+  detail::FanOutRequest request;
+  request.Resolver = options.Resolver;
+  request.Epoch = snapshot.Epoch;
+  request.Plans = m_plans.get();
+  auto targetFor = [&](CollectionRef const& c) -> detail::FanOutTarget& {
+    for (auto& t : request.Targets)
+      if (t.Collection == c) return t;
+    request.Targets.push_back({c, &Account(c.Account()), {}});
+    return request.Targets.back();
+  };
+  bool const singleKeys =
+      selector.GetKind() == ReadSelector::Kind::Key || selector.GetKind() == ReadSelector::Kind::Keys;
+  if (singleKeys) {
+    // Only the collections owning the keys, each read with the partition-key
+    // header: no fan-out inside a collection.
+    for (auto const& key : selector.GetKeys())
+      for (auto const& [c, k] : Candidates(*snapshot.Resolver, key)) {
+        auto header = HeaderValue(k).HeaderValue();
+        auto& keys = targetFor(c).PartitionKeys;
+        if (std::find(keys.begin(), keys.end(), header) == keys.end()) keys.push_back(std::move(header));
+      }
+  } else {
+    for (auto const& c : snapshot.Resolver->ResolveForRead(selector)) targetFor(c);
+  }
+  if (snapshot.Resolver->Type() == "transition") {
+    // Both schemes are read: a document can sit in both while it moves, or
+    // when the application rewrote it (into next) before the migrator came.
+    auto const& transition = static_cast<TransitionPartitionResolver const&>(*snapshot.Resolver);
+    auto mode = transition.ReadMode();
+    if (mode == TransitionReadMode::ReadBoth || mode == TransitionReadMode::ReadNextThenCurrent) {
+      auto nextCollections = transition.Next()->Collections();
+      for (auto& t : request.Targets)
+        t.Stale = std::find(nextCollections.begin(), nextCollections.end(), t.Collection) == nextCollections.end();
+      request.Transition = detail::TransitionReads{
+          transition.Next(), [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }};
+    }
+  }
   if (m_tracing.load(std::memory_order_relaxed)) {
     RoutingTrace t{"query", options.Resolver, snapshot.Epoch, "", snapshot.Resolver->Type(), {}};
     if (selector.GetKind() == ReadSelector::Kind::Key) t.Key = selector.GetKeys().front().ToJson();
-    for (auto const& c : collections) t.Collections.push_back(c.Text());
+    for (auto const& target : request.Targets) t.Collections.push_back(target.Collection.Text());
     Trace(t);
   }
-  FanOutOptions effective = options;
-  if (snapshot.Resolver->Type() == "transition") effective.DeduplicateById = true;
-  return detail::ExecuteFanOut(
-      collections, [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }, query,
-      effective);
+  return detail::ExecuteFanOut(request, query, options);
 }
 
 } // namespace docshard

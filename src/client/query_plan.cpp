@@ -1,11 +1,12 @@
-#include "docshard/query_plan.hpp"
+#include "keyword_plan.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/query_plan.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-namespace docshard {
+namespace docshard::detail {
 
 namespace {
 // The query with string literals blanked out and upper-cased, so keyword
@@ -81,18 +82,20 @@ std::vector<std::string> PropertyPath(std::string const& expr, std::string const
 }
 } // namespace
 
-QueryPlan QueryPlan::Analyze(std::string const& sql) {
-  QueryPlan plan;
+KeywordPlan AnalyzeWithoutGateway(std::string const& sql) {
+  auto refuse = [&](std::string const& what) -> KeywordPlan {
+    throw UnsupportedQueryError(what + " (this server answers no query plans)", sql);
+  };
+  KeywordPlan plan;
+  auto& info = plan.Info;
   std::string const sk = Skeleton(sql);
   auto select = FindWord(sk, "SELECT");
   auto from = FindWord(sk, "FROM");
   if (select == std::string::npos || from == std::string::npos || from < select)
     throw InvalidArgumentError("query must be SELECT ... FROM ...: " + sql);
-  if (FindWord(sk, "SELECT", select + 6) != std::string::npos && FindWord(sk, "SELECT", select + 6) < from)
-    throw InvalidArgumentError("subqueries in the SELECT list cannot be merged across collections: " + sql);
-  for (char const* word : {"DISTINCT", "GROUP", "OFFSET", "LIMIT"})
-    if (FindWord(sk, word) != std::string::npos)
-      throw InvalidArgumentError(std::string(word) + " cannot be merged across collections: " + sql);
+  if (FindWord(sk, "SELECT", select + 6) != std::string::npos) return refuse("a subquery");
+  for (char const* word : {"DISTINCT", "GROUP", "OFFSET", "LIMIT", "JOIN"})
+    if (FindWord(sk, word) != std::string::npos) return refuse(word);
 
   std::size_t p = select + 6;
   auto skipSpaces = [&] {
@@ -104,8 +107,8 @@ QueryPlan QueryPlan::Analyze(std::string const& sql) {
     skipSpaces();
     std::size_t s = p;
     while (p < sk.size() && std::isdigit(static_cast<unsigned char>(sk[p]))) ++p;
-    if (s == p) throw InvalidArgumentError("TOP needs a literal number for a fan-out query: " + sql);
-    plan.m_top = std::stoull(sql.substr(s, p - s));
+    if (s == p || p - s > 18) return refuse("TOP without a literal number below 10^18");
+    info.Top = std::stoull(sql.substr(s, p - s));
     skipSpaces();
   }
   std::size_t projStart = p;
@@ -121,15 +124,15 @@ QueryPlan QueryPlan::Analyze(std::string const& sql) {
 
   struct Agg {
     char const* Name;
-    Aggregate Kind;
+    AggregateKind Kind;
   };
-  for (Agg a : {Agg{"COUNT", Aggregate::Count}, Agg{"SUM", Aggregate::Sum}, Agg{"MIN", Aggregate::Min},
-                Agg{"MAX", Aggregate::Max}, Agg{"AVG", Aggregate::Avg}}) {
+  for (Agg a : {Agg{"COUNT", AggregateKind::Count}, Agg{"SUM", AggregateKind::Sum}, Agg{"MIN", AggregateKind::Min},
+                Agg{"MAX", AggregateKind::Max}, Agg{"AVG", AggregateKind::Average}}) {
     std::string name = a.Name;
-    if (projSk.compare(0, name.size(), name) != 0) continue;
+    if (FindWord(projSk, name) == std::string::npos) continue;
+    if (projSk.compare(0, name.size(), name) != 0) return refuse("an aggregate inside an expression");
     auto open = projSk.find_first_not_of(' ', name.size());
     if (open == std::string::npos || projSk[open] != '(') continue;
-    // Matching parenthesis of the aggregate call.
     int depth = 0;
     std::size_t close = std::string::npos;
     for (std::size_t i = open; i < projSk.size(); ++i) {
@@ -141,46 +144,78 @@ QueryPlan QueryPlan::Analyze(std::string const& sql) {
     }
     if (close == std::string::npos) throw InvalidArgumentError("unbalanced parentheses in: " + sql);
     std::string rest = Trim(projSk.substr(close + 1));
-    std::string alias = "$1";
-    if (!rest.empty()) {
-      if (value) throw InvalidArgumentError("SELECT VALUE takes one aggregate only: " + sql);
-      if (rest.compare(0, 3, "AS ") != 0)
-        throw InvalidArgumentError("a fan-out aggregate must be the only item in the SELECT list: " + sql);
-      // The skeleton keeps positions, so the original-case alias is at the same place.
-      alias = Trim(Trim(projection.substr(close + 1)).substr(3));
-      if (alias.empty() || !std::all_of(alias.begin(), alias.end(), IsWordChar))
-        throw InvalidArgumentError("bad aggregate alias in: " + sql);
-    }
-    plan.m_aggregate = a.Kind;
-    plan.m_aggregateIsValue = value;
-    plan.m_alias = alias;
-    if (a.Kind == Aggregate::Avg) {
+    if (a.Kind == AggregateKind::Average) {
       std::string arg = projection.substr(open + 1, close - open - 1);
-      std::string tail = sql.substr(from);
       std::string head = sql.substr(0, select) + "SELECT VALUE ";
-      plan.m_sumQuery = head + "SUM(" + arg + ") " + tail;
-      plan.m_countQuery = head + "COUNT(" + arg + ") " + tail;
+      std::string tail = " " + sql.substr(from);
+      plan.SumQuery = head + "SUM(" + arg + ")" + tail;
+      plan.CountQuery = head + "COUNT(" + arg + ")" + tail;
+    }
+    if (value) {
+      if (!rest.empty()) return refuse("SELECT VALUE with more than one aggregate");
+      info.HasSelectValue = true;
+      info.Aggregates.push_back(a.Kind);
+    } else {
+      std::string alias = "$1";
+      if (!rest.empty()) {
+        if (rest.compare(0, 3, "AS ") != 0) return refuse("an aggregate that is not the only SELECT item");
+        alias = Trim(Trim(projection.substr(close + 1)).substr(3));
+        if (alias.empty() || !std::all_of(alias.begin(), alias.end(), IsWordChar) || alias.find('@') != std::string::npos)
+          return refuse("an aggregate that is not the only SELECT item");
+      }
+      info.Aliases.emplace_back(alias, a.Kind);
     }
     break;
+  }
+  // Any other aggregate word in the list (a second one) is refused above by
+  // position; check the whole list once more for a second aggregate.
+  // Some servers apply TOP before the aggregate: what they return is no partial.
+  if (info.HasGrouping() && info.Top) return refuse("TOP with an aggregate");
+  if (info.HasGrouping()) {
+    int count = 0;
+    for (char const* word : {"COUNT", "SUM", "MIN", "MAX", "AVG"})
+      for (auto pos = FindWord(projSk, word); pos != std::string::npos; pos = FindWord(projSk, word, pos + 1)) ++count;
+    if (count > 1) return refuse("several aggregates");
   }
 
   auto order = FindWord(sk, "ORDER BY");
   if (order != std::string::npos) {
-    if (plan.m_aggregate != Aggregate::None) throw InvalidArgumentError("ORDER BY with an aggregate: " + sql);
+    if (info.HasGrouping()) return refuse("ORDER BY with an aggregate");
     std::string clause = Trim(sql.substr(order + 8));
     std::string clauseSk = Trim(sk.substr(order + 8));
-    if (clauseSk.find(',') != std::string::npos)
-      throw InvalidArgumentError("fan-out ORDER BY supports one field: " + sql);
+    if (clauseSk.find(',') != std::string::npos) return refuse("ORDER BY on several fields");
     std::string expr = clause;
+    SortOrder direction = SortOrder::Ascending;
     if (clauseSk.size() > 5 && clauseSk.compare(clauseSk.size() - 5, 5, " DESC") == 0) {
-      plan.m_descending = true;
+      direction = SortOrder::Descending;
       expr = Trim(clause.substr(0, clause.size() - 5));
     } else if (clauseSk.size() > 4 && clauseSk.compare(clauseSk.size() - 4, 4, " ASC") == 0) {
       expr = Trim(clause.substr(0, clause.size() - 4));
     }
-    plan.m_orderByPath = PropertyPath(expr, sql);
+    plan.OrderByPath = PropertyPath(expr, sql);
+    if (value || projSk != "*") {
+      // The rows must show the sort key under its own name: a list of
+      // plain properties without aliases that holds the ORDER BY one.
+      bool shown = false;
+      std::size_t start = 0;
+      std::string exprSk = Trim(Skeleton(expr));
+      while (start <= projSk.size()) {
+        auto comma = projSk.find(',', start);
+        std::string item = Trim(projSk.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        bool plain = !item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return IsWordChar(c) || c == '.'; }) &&
+                     FindWord(item, "AS") == std::string::npos;
+        if (!plain) return refuse("ORDER BY over a projection that is not a list of plain properties");
+        shown = shown || item == exprSk;
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      if (value || !shown) return refuse("ORDER BY on a property the projection does not return");
+      plan.OrderByPath = {plan.OrderByPath.back()};
+    }
+    info.OrderBy.push_back(direction);
+    info.OrderByExpressions.push_back(expr);
   }
   return plan;
 }
 
-} // namespace docshard
+} // namespace docshard::detail
