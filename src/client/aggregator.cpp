@@ -84,8 +84,12 @@ void Aggregator::Add(rapidjson::Value const* partial) {
   case AggregateKind::Max: {
     rapidjson::Value const* value = partial;
     if (partial && partial->IsObject()) {
-      // {"min": v, "count": n}; no "min" = the partition had nothing to compare.
+      // {"min": v, "count": n}. No "min" with n = 0: nothing to compare in
+      // that range; with n > 0: an array or object was among the values, so
+      // MIN/MAX is undefined there and therefore overall.
       value = Find(*partial, *m_kind == AggregateKind::Min ? "min" : "max");
+      auto const* count = Find(*partial, "count");
+      if (!value && count && count->IsNumber() && count->GetDouble() > 0) m_undefined = true;
     }
     if (!value) return;
     if (!m_any) {
@@ -107,7 +111,7 @@ bool Aggregator::HasResult() const {
   case AggregateKind::Sum: return m_any && !m_undefined;
   case AggregateKind::Average: return m_any && !m_undefined && m_count > 0;
   case AggregateKind::Min:
-  case AggregateKind::Max: return m_any;
+  case AggregateKind::Max: return m_any && !m_undefined;
   }
   return false;
 }

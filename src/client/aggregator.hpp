@@ -4,7 +4,7 @@
 // queries deliver them:
 //   COUNT -> a number;  SUM -> a number, or undefined when a value was not a
 //   number;  MIN/MAX -> {"min"|"max": v, "count": n} (or a bare value from
-//   older gateways);  AVG -> {"sum": s, "count": n}, so the average is
+//   older gateways; no "min" with n > 0 = undefined: an array or object);  AVG -> {"sum": s, "count": n}, so the average is
 //   total sum / total count, never an average of averages.
 // A partial arrives wrapped as {"item": ...} / {"item2": ...}; Unwrap takes
 // the value out (a null pointer = undefined).

@@ -28,6 +28,7 @@ public:
     if (fallback) {
       m_orderByPath = fallback->OrderByPath;
       if (!fallback->SumQuery.empty()) {
+        if (!fallback->Info.Aliases.empty()) m_averageAlias = fallback->Info.Aliases.front().first;
         m_sum.emplace(fallback->SumQuery);
         m_count.emplace(fallback->CountQuery);
         for (auto const& [name, value] : m_query.Parameters()) {
@@ -179,7 +180,7 @@ private:
     if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
     auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_sum, "", o, boost::asio::use_future);
     auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_count, "", o, boost::asio::use_future);
-    return std::async(std::launch::deferred, [sum = std::move(sum), count = std::move(count)]() mutable {
+    return std::async(std::launch::deferred, [sum = std::move(sum), count = std::move(count), alias = m_averageAlias]() mutable {
       auto s = sum.get();
       auto c = count.get();
       auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
@@ -189,9 +190,19 @@ private:
       partial.AddMember("count", c.Count() == 1 ? rapidjson::Value(c.Documents()[0], alloc) : rapidjson::Value(0), alloc);
       rapidjson::Value item(rapidjson::kObjectType);
       item.AddMember("item", partial, alloc);
-      rapidjson::Value row(rapidjson::kArrayType);
-      row.PushBack(item, alloc);
-      body->PushBack(row, alloc);
+      if (alias.empty()) {
+        // SELECT VALUE AVG(x): [{"item": {"sum", "count"}}], as the gateway's rewrite gives.
+        rapidjson::Value row(rapidjson::kArrayType);
+        row.PushBack(item, alloc);
+        body->PushBack(row, alloc);
+      } else {
+        // SELECT AVG(x) AS a: {"payload": {"a": {"item": {"sum", "count"}}}}.
+        rapidjson::Value payload(rapidjson::kObjectType);
+        payload.AddMember(rapidjson::Value(alias.c_str(), alloc), item, alloc);
+        rapidjson::Value row(rapidjson::kObjectType);
+        row.AddMember("payload", payload, alloc);
+        body->PushBack(row, alloc);
+      }
       StreamPage page;
       page.RequestCharge = s.RequestCharge() + c.RequestCharge();
       page.Items = body.get();
@@ -242,6 +253,7 @@ private:
   FanOutOptions const& m_options;
   std::vector<std::string> m_orderByPath;
   std::optional<SqlQuery> m_sum, m_count;
+  std::string m_averageAlias;  // "" for SELECT VALUE AVG
   bool m_orderByRows = false;
 };
 

@@ -714,6 +714,22 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
     auto r = RunMerge(Spec(g, avg), {}, g);
     REQUIRE(r.Items.Size() == 1);
     CHECK(Text(r.Items[0]) == "{}");  // as Cosmos DB: the alias is undefined
+    // MIN across types in Cosmos order; a range whose MIN met an array is undefined.
+    QueryInfo min;
+    min.HasSelectValue = true;
+    min.Aggregates = {AggregateKind::Min};
+    std::vector<std::string> partials{R"([{"item":"b","item2":{"min":"b","count":3}}])",
+                                      R"([{"item":7,"item2":{"min":7,"count":2}}])", R"([{"item2":{"count":0}}])",
+                                      R"([{"item":false,"item2":{"min":false,"count":1}}])"};
+    std::size_t next = 0;
+    for (auto& c : g.Collections)
+      c.PerRange = [&](auto const&) { return std::vector<std::string>{partials[next++ % partials.size()]}; };
+    auto m = RunMerge(Spec(g, min), {}, g);
+    REQUIRE(m.Items.Size() == 1);
+    CHECK(Text(m.Items[0]) == "false");
+    partials[2] = R"([{"item2":{"count":4}}])";
+    next = 0;
+    CHECK(RunMerge(Spec(g, min), {}, g).Items.Size() == 0);
   }
 }
 
