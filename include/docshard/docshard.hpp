@@ -18,3 +18,4 @@
 #include "docshard/resolver_registry.hpp"
 #include "docshard/resolver_target.hpp"
 #include "docshard/transition_partition_resolver.hpp"
+#include "docshard/version.hpp"

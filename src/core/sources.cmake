@@ -14,4 +14,5 @@ target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/resolver_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_target.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ring_ownership.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/version.cpp
 )

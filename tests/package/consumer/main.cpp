@@ -42,6 +42,14 @@ int main() {
     Check(e.Place() == "docshard", "error place");
   }
 
+  // The header and the library agree, and both carry the package's version.
+  Check(std::string(Version()) == DOCSHARD_VERSION_STRING, "library version == header version");
+#ifdef EXPECTED_VERSION
+  Check(std::string(DOCSHARD_VERSION_STRING) == EXPECTED_VERSION, "header version == package version");
+#endif
+  Check(DOCSHARD_VERSION == DOCSHARD_VERSION_MAJOR * 10000 + DOCSHARD_VERSION_MINOR * 100 + DOCSHARD_VERSION_PATCH,
+        "DOCSHARD_VERSION encoding");
+
   if (failures == 0) std::printf("docshard consumer: OK\n");
   return failures == 0 ? 0 : 1;
 }
