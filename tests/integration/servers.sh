@@ -3,17 +3,19 @@
 #   servers.sh start|stop PREFIX
 # PREFIX keeps concurrent builds (several engineers share .run/) apart.
 # Roles: main (CRUD, paging), faults (fault injection, restarts), stock
-# (connection: close), and one per TLS negative case.
+# (connection: close), gateway (the real gateway's rules, 4 partition key
+# ranges, replicas lagging up to 500 ms), and one per TLS negative case.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 server=$root/scripts/cosmos-server.sh
 action=${1:?start|stop}
 prefix=${2:?prefix}
 
-roles=(main faults stock untrusted wronghost expired selfsigned tls11)
+roles=(main faults stock gateway untrusted wronghost expired selfsigned tls11)
 args_for() {
   case $1 in
     stock) echo "--stock" ;;
+    gateway) echo "--gateway strict --partitions 4 --replica-lag-ms 500" ;;
     untrusted|wronghost|expired|selfsigned) echo "--cert-set $1" ;;
     tls11) echo "--tls-max v1.1" ;;
     *) echo "" ;;
