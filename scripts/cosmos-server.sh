@@ -5,13 +5,16 @@
 #                                  [--fault-json JSON] [--cert-set SET]
 #                                  [--tls-max VER] [--tls-min VER]
 #                                  [--gateway strict|lenient] [--partitions N]
-#                                  [--replica-lag-ms MS] [--split-after-docs N] [-- LAUNCHER-ARGS...]
+#                                  [--replica-lag-ms MS] [--split-after-docs N]
+#                                  [--regions N|"A,B,..."] [--region-lag-ms MS] [-- LAUNCHER-ARGS...]
 #       Starts a detached instance on 127.0.0.1 and prints its URL
 #       (https://127.0.0.1:PORT). Port 0/default = ephemeral, so instances never collide.
 #       SET: default|expired|wronghost|selfsigned|untrusted (certificates from gen-certs.sh)
 #       VER: v1|v1.1|v1.2|v1.3 (--tls-max below v1.2 also lowers the minimum to v1)
 #       --gateway/--partitions/--replica-lag-ms/--split-after-docs: the launcher's gateway mode
 #       (tools/cosmos-server/README.md); the defaults (lenient, 1, 0, 0) are the plain server.
+#       --regions/--region-lag-ms: a multi-region account (README.md, "Multi-region mode"); the
+#       URL printed is its global endpoint, /_docshard/regions lists the regional ones.
 #   scripts/cosmos-server.sh stop --name NAME     SIGTERM, then SIGKILL after 5 s
 #   scripts/cosmos-server.sh stop-all             stop every instance under the run dir
 #   scripts/cosmos-server.sh url --name NAME      print the URL of a running instance
@@ -83,7 +86,7 @@ cmd_start() {
       --cert-set) cert_set=${2-}; shift 2 ;;
       --tls-max) tls_max=${2-}; shift 2 ;;
       --tls-min) tls_min=${2-}; shift 2 ;;
-      --gateway|--partitions|--replica-lag-ms|--split-after-docs)
+      --gateway|--partitions|--replica-lag-ms|--split-after-docs|--regions|--region-lag-ms)
         [ $# -ge 2 ] || die "start: $1 needs a value"
         gateway_args+=("$1" "$2"); shift 2 ;;
       --) shift; extra=("$@"); break ;;

@@ -9,17 +9,23 @@
 //   - gateway mode (gateway/, --gateway strict, --partitions N, --replica-lag-ms MS,
 //     --split-after-docs N): partition key ranges, the real gateway's rules, session
 //     tokens with lagging replicas, splits; /_docshard/state and /_docshard/split
+//   - multi-region mode (regions/, --regions, --region-lag-ms MS): a global endpoint and
+//     one endpoint per region, replication with lag, outages and failover by
+//     /_docshard/regions
 // Prints exactly one line "ready https://127.0.0.1:<port>" on stdout once listening;
 // everything else goes to stderr. Stops cleanly on SIGTERM/SIGINT.
 "use strict";
 
 const crypto = require("crypto");
 const fs = require("fs");
+const https = require("https");
 const path = require("path");
 
 const HOST = "127.0.0.1";
 const CONTROL_PATH = "/_docshard/faults";
 const { Gateway } = require("./gateway/index.js");
+const { Regions } = require("./regions/index.js");
+const { parseRegions } = require("./regions/topology.js");
 
 // ---------------------------------------------------------------------------
 // Logging (stderr only; never the key or a signature)
@@ -340,6 +346,9 @@ const USAGE = `usage: node launcher.js [options]
   --partitions N           partition key ranges per new partitioned collection (default 1)
   --replica-lag-ms MS      reads without a covering session token may see a replica up to MS behind
   --split-after-docs N     split a range automatically when it holds more than N documents
+  --regions N|"A,B,..."    multi-region account: N regions region-1..N, or these names; the first
+                           is the write region; one endpoint per region besides the global one
+  --region-lag-ms MS       read regions have the writes made more than MS ago (default 0)
   ${Object.keys(FAULT_FLAGS).join(" N, ")} N
 Master key: base64 in env DOCSHARD_SERVER_KEY (required unless --no-auth).`;
 
@@ -355,8 +364,10 @@ function parseArgs(argv) {
     queryFix: true,
     keepAliveTimeoutMs: 120000,
     faults: {},
-    gateway: { mode: "lenient", partitions: 1, replicaLagMs: 0, splitAfterDocs: 0 }
+    gateway: { mode: "lenient", partitions: 1, replicaLagMs: 0, splitAfterDocs: 0 },
+    regions: null // { names, lagMs } in multi-region mode
   };
+  let regionLagMs = null;
   const args = argv.slice();
   const need = (flag, v) => {
     if (v === undefined) throw new Error(`${flag} needs a value`);
@@ -406,6 +417,11 @@ function parseArgs(argv) {
         if (opts.gateway.replicaLagMs > 600000) throw new Error("--replica-lag-ms must be <= 600000");
         break;
       case "--split-after-docs": opts.gateway.splitAfterDocs = int(a, val()); break;
+      case "--regions": opts.regions = { names: parseRegions(val()), lagMs: 0 }; break;
+      case "--region-lag-ms":
+        regionLagMs = int(a, val());
+        if (regionLagMs > 600000) throw new Error("--region-lag-ms must be <= 600000");
+        break;
       case "-h": case "--help": opts.help = true; break;
       default:
         if (FAULT_FLAGS[a]) {
@@ -425,6 +441,10 @@ function parseArgs(argv) {
     if (base && base.faults) base = base.faults;
   }
   opts.faults = normalizeFaults({ ...base, ...flagFaults });
+  if (regionLagMs !== null) {
+    if (!opts.regions) throw new Error("--region-lag-ms needs --regions");
+    opts.regions.lagMs = regionLagMs;
+  }
   return opts;
 }
 
@@ -486,10 +506,18 @@ function startServer(opts) {
   const timers = new Set();
   let unauthorizedLogged = 0;
 
-  const server = createHttpsServer(httpsOptions);
-  server.keepAliveTimeout = opts.keepAliveTimeoutMs;
-  server.headersTimeout = opts.keepAliveTimeoutMs + 5000;
-  server.requestTimeout = Math.max(300000, opts.keepAliveTimeoutMs + 10000);
+  const configureServer = srv => {
+    srv.keepAliveTimeout = opts.keepAliveTimeoutMs;
+    srv.headersTimeout = opts.keepAliveTimeoutMs + 5000;
+    srv.requestTimeout = Math.max(300000, opts.keepAliveTimeoutMs + 10000);
+    return srv;
+  };
+  const server = configureServer(createHttpsServer(httpsOptions));
+  // The library creates its account when the server listens; in multi-region mode the
+  // global endpoint may close and listen again, which must not make a new, empty account.
+  // (Node's own 'listening' listener, which every server has, stays.)
+  const nodeOnListening = new Set(https.createServer().listeners("listening"));
+  const libraryOnListening = server.listeners("listening").filter(l => !nodeOnListening.has(l));
 
   const libraryListeners = server.listeners("request");
   server.removeAllListeners("request");
@@ -508,7 +536,15 @@ function startServer(opts) {
     res.end(text);
   };
 
-  const gateway = new Gateway(opts.gateway, { log, baseHeaders });
+  // Multi-region mode: regional listeners that hand their requests to onRequest below.
+  const regions = opts.regions
+    ? new Regions(opts.regions.names, {
+      lagMs: opts.regions.lagMs, log, baseHeaders,
+      createServer: () => configureServer(https.createServer({ rejectUnauthorized: false, requestCert: false, ...httpsOptions })),
+      onRequest: (req, res) => onRequest(req, res)
+    })
+    : null;
+  const gateway = new Gateway(regions ? { ...opts.gateway, regions: regions.gatewayHooks() } : opts.gateway, { log, baseHeaders });
 
   const controlState = () => ({
     server: { auth: opts.auth, queryFix: opts.queryFix, keepAlive: !opts.stock, tls: [minVersion, maxVersion] },
@@ -690,23 +726,27 @@ function startServer(opts) {
       inj[post] += 1;
       afterFaults(req, res, post);
     }
+    if (regions && regions.forbidWrite(req, res)) return;
     if (gateway.handle(req, res)) return;
     dispatch(req, res);
   };
 
-  server.on("request", (req, res) => {
+  const onRequest = (req, res) => {
     state.counters.requests += 1;
     const pathname = req.url.split("?")[0].replace(/^\/{2,}/, "/");
     if (pathname === CONTROL_PATH) {
       handleControl(req, res);
       return;
     }
+    if (regions && pathname.startsWith("/_docshard/") && regions.control(req, res, pathname, sendJson, gateway)) return;
     if (pathname.startsWith("/_docshard/") && gateway.control(req, res, pathname, sendJson)) return;
     if (pathname.startsWith("/_docshard/")) {
       req.resume();
       sendJson(res, 404, { code: "NotFound", message: "unknown control endpoint" });
       return;
     }
+    // Multi-region mode: count the request on its endpoint; a region that is down answers here.
+    if (regions && regions.front(req, res)) return;
     if (pathname !== "/dbs" && !pathname.startsWith("/dbs/")) {
       // Not subject to faults (e.g. GET / = database account), but still signed.
       if (opts.auth) {
@@ -719,6 +759,7 @@ function startServer(opts) {
           return;
         }
       }
+      if (regions && regions.account(req, res, Gateway.account())) return;
       dispatch(req, res);
       return;
     }
@@ -733,7 +774,8 @@ function startServer(opts) {
       return;
     }
     handleData(req, res);
-  });
+  };
+  server.on("request", onRequest);
 
   server.on("tlsClientError", () => {}); // negative TLS tests cause these; not worth a log line
 
@@ -746,6 +788,7 @@ function startServer(opts) {
       clearTimeout(t);
       clearInterval(t);
     }
+    if (regions) regions.stop();
     server.close(() => process.exit(0));
     server.closeAllConnections();
     setTimeout(() => process.exit(0), 2000).unref();
@@ -757,12 +800,26 @@ function startServer(opts) {
     log(`server error: ${err.message}`);
     process.exit(1);
   });
-  server.listen({ host: HOST, port: opts.port }, () => {
+  const ready = () => {
     const { port } = server.address();
     process.stdout.write(`ready https://${HOST}:${port}\n`);
     log(`listening on https://${HOST}:${port} tls=${minVersion}..${maxVersion}` +
       ` keepAlive=${!opts.stock} auth=${opts.auth} queryFix=${opts.queryFix}` +
-      ` faults=${JSON.stringify(state.faults)} gateway=${JSON.stringify(gateway.settings())}`);
+      ` faults=${JSON.stringify(state.faults)} gateway=${JSON.stringify(gateway.settings())}` +
+      (regions ? ` regions=${regions.endpoints.map(ep => `${ep.name}=${regions.url(ep)}`).join(",")}` +
+        ` write=${regions.topology.write.name} regionLagMs=${regions.topology.lagMs}` : ""));
+  };
+  server.listen({ host: HOST, port: opts.port }, () => {
+    if (!regions) {
+      ready();
+      return;
+    }
+    for (const l of libraryOnListening) server.removeListener("listening", l);
+    regions.attachGlobal(server);
+    regions.start().then(ready, err => {
+      log(`regions: ${err.message}`);
+      process.exit(1);
+    });
   });
   return server;
 }

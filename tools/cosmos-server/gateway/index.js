@@ -4,9 +4,13 @@
 // session tokens with lagging replicas, splits). Databases, collections and the
 // account stay with the library.
 //
-//   const gw = new Gateway({ mode, partitions, replicaLagMs, splitAfterDocs }, { log, baseHeaders })
-//   Gateway.captureAccount() before the library server listens (it creates its account then)
+//   const gw = new Gateway({ mode, partitions, replicaLagMs, splitAfterDocs, regions? }, { log, baseHeaders })
+//   Gateway.captureAccount() before the library server listens (it creates its account then);
+//   Gateway.account() the library's account (databases, collections, its GET / resource)
 //   gw.enabled                  false = every option at its default: the launcher behaves as before
+//   regions (multi-region mode, regions/): { lagMs() -> ms a read region lags at most,
+//     cutoff(req) -> the time up to which the region serving req has the writes, undefined
+//     for the write region }; turns the gateway on (it holds the write history)
 //   gw.handle(req, res) -> bool true when it took the request (after auth and faults)
 //   gw.control(req, res, pathname, sendJson) -> bool   /_docshard/split and /_docshard/state
 //   gw.settings(), gw.state()
@@ -30,7 +34,8 @@ class Gateway {
     this.partitions = options.partitions || 1;
     this.replicaLagMs = options.replicaLagMs || 0;
     this.splitAfterDocs = options.splitAfterDocs || 0;
-    this.enabled = this.strict || this.partitions > 1 || this.replicaLagMs > 0 || this.splitAfterDocs > 0;
+    this.regions = options.regions || null;
+    this.enabled = this.strict || this.partitions > 1 || this.replicaLagMs > 0 || this.splitAfterDocs > 0 || this.regions !== null;
     this.log = log || (() => {});
     this.baseHeaders = baseHeaders;
     this.stores = new Map(); // "dbs/<db id>/colls/<coll id>" -> CollectionStore
@@ -53,6 +58,10 @@ class Gateway {
     mod.default = CapturedAccount;
   }
 
+  static account() {
+    return capturedAccount;
+  }
+
   settings() {
     return { mode: this.mode, partitions: this.partitions, replicaLagMs: this.replicaLagMs, splitAfterDocs: this.splitAfterDocs,
       enabled: this.enabled };
@@ -73,6 +82,7 @@ class Gateway {
       store = new CollectionStore({
         link, resource: collRes, partitions: this.partitions, lagMs: this.replicaLagMs,
         splitAfterDocs: this.splitAfterDocs, log: this.log,
+        regionLagMs: this.regions ? () => this.regions.lagMs() : undefined,
         // Read live: a replaced collection may change its indexing policy or UDFs.
         library: {
           compositeIndexes: () => ((collObj.read() || {}).indexingPolicy || {}).compositeIndexes,
@@ -156,7 +166,8 @@ class Gateway {
 
   serve(req, store, kind, docId, raw) {
     const h = req.headers;
-    const ctx = { strict: this.strict, store, engine, headers: h, method: req.method, docId, rand: this.rand };
+    const ctx = { strict: this.strict, store, engine, headers: h, method: req.method, docId, rand: this.rand,
+      regionCutoff: this.regions ? this.regions.cutoff(req) : undefined };
     if (kind === "pkranges") {
       if (req.method !== "GET") throw new HttpError(405, TEXT.methodNotAllowed);
       return routing.pkranges(ctx);

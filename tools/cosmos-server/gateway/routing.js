@@ -3,7 +3,9 @@
 // request and returns { status, body, headers } (or throws HttpError); index.js does
 // the I/O.
 //
-//   ctx: { strict, store, engine, headers, method, docId, body, rand }
+//   ctx: { strict, store, engine, headers, method, docId, body, rand, regionCutoff }
+// regionCutoff (regions/, multi-region mode): the region serving the request has no
+// write made after this time (undefined: the write region, every write).
 // Which documents a query or read feed sees: the range named by
 // x-ms-documentdb-partitionkeyrangeid (cut by x-ms-start-epk/x-ms-end-epk), else the
 // partition key's documents, else (a query) what rules.queryScope decides; each range
@@ -48,7 +50,7 @@ function pageSize(headers) {
 }
 
 /** The request's read context: consistency and the LSN floor its tokens give a range. */
-function readContext(headers) {
+function readContext(headers, ctx) {
   const consistency = session.requestConsistency(header(headers, "x-ms-consistency-level"));
   const tokens = session.parseTokens(header(headers, "x-ms-session-token"));
   const honoursTokens = consistency === "Session";
@@ -58,8 +60,8 @@ function readContext(headers) {
       if (!honoursTokens) return -Infinity;
       const lsn = session.tokenLsnFor(tokens, range);
       if (lsn === undefined) return -Infinity;
-      // A token ahead of every replica: the service's ReadSessionNotAvailable.
-      if (lsn > range.lsn) {
+      // A token ahead of every replica (of this region): the service's ReadSessionNotAvailable.
+      if (lsn > (ctx && ctx.regionCutoff !== undefined ? ctx.store.lsnAt(range, ctx.regionCutoff) : range.lsn)) {
         throw new HttpError(404, TEXT.readSessionNotAvailable, { substatus: SUBSTATUS.ReadSessionNotAvailable });
       }
       return lsn;
@@ -135,12 +137,12 @@ function remove(ctx) {
 function read(ctx) {
   rules.targetRange(ctx.store, ctx.headers); // a gone range is 410 for every request naming it
   const { store } = ctx;
-  const rc = readContext(ctx.headers);
+  const rc = readContext(ctx.headers, ctx);
   let values = rules.pointKey({ strict: ctx.strict, store, headers: ctx.headers });
   if (values === null) values = lenientValues(store, ctx.docId);
   if (values === null) throw new HttpError(404, TEXT.notFound);
   const range = store.map.rangeFor(store.epkOf(values));
-  const { entry, visibleLsn } = store.visibleOne(values, ctx.docId, range, rc.floorFor(range), ctx.rand);
+  const { entry, visibleLsn } = store.visibleOne(values, ctx.docId, range, rc.floorFor(range), ctx.rand, ctx.regionCutoff);
   const headers = { ...collectionHeaders(store), "x-ms-session-token": session.formatToken(range.id, visibleLsn), lsn: String(visibleLsn) };
   if (!entry) throw new HttpError(404, TEXT.notFound, { headers });
   const inm = header(ctx.headers, "if-none-match");
@@ -180,7 +182,7 @@ function gather(ctx, rc, targets, values) {
   const docs = [];
   const tokens = [];
   for (const { range, interval } of targets) {
-    const v = ctx.store.visible(range, interval, rc.floorFor(range), ctx.rand);
+    const v = ctx.store.visible(range, interval, rc.floorFor(range), ctx.rand, ctx.regionCutoff);
     for (const e of v.entries) if (!values || pk.hasPrefix(e.values, values)) docs.push(e);
     tokens.push([range.id, v.visibleLsn]);
   }
@@ -198,7 +200,7 @@ function readFeed(ctx) {
   if (header(ctx.headers, "a-im") !== undefined) {
     throw new HttpError(400, "The change feed (A-IM: Incremental feed on docs) is not supported by the docshard test server's gateway mode.");
   }
-  const rc = readContext(ctx.headers);
+  const rc = readContext(ctx.headers, ctx);
   const scoped = scopedTargets(ctx);
   const targets = scoped ? scoped.targets : allTargets(ctx.store);
   const { docs, token } = gather(ctx, rc, targets, scoped && scoped.values);
@@ -313,7 +315,7 @@ function serialQuery(ctx, rc, spec) {
 function query(ctx) {
   if (rules.isTrue(header(ctx.headers, "x-ms-cosmos-is-query-plan-request"))) return queryPlan(ctx);
   const spec = parseSpec(ctx.body);
-  const rc = readContext(ctx.headers);
+  const rc = readContext(ctx.headers, ctx);
   const scoped = scopedTargets(ctx);
   let targets;
   let values = null;

@@ -14,6 +14,11 @@
 // secondary that lags a random 0..lagMs behind, i.e. the latest state with the writes
 // of the last `lag` ms undone — writes at or below the request's token are never
 // undone, so a session always sees its own writes.
+//
+// Regions (regions/, --regions): a read region has only the writes made up to its
+// cutoff time (regionCutoff; +Infinity for the write region), whatever the token: the
+// history is kept long enough for that (extraRetentionMs), lsnAt() is the LSN a region
+// has, and a token above it is the service's ReadSessionNotAvailable (routing.js).
 "use strict";
 
 const { HttpError, TEXT } = require("./errors");
@@ -73,20 +78,26 @@ function tokenLsnFor(tokens, range) {
 }
 
 class WriteHistory {
-  constructor(lagMs, now = () => Date.now()) {
+  /** extraRetentionMs: () -> ms to keep writes beyond lagMs (the regions' replication lag). */
+  constructor(lagMs, now = () => Date.now(), extraRetentionMs = () => 0) {
     this.lagMs = lagMs;
     this.now = now;
+    this.extraRetentionMs = extraRetentionMs;
     this.entries = []; // { t, epk, key, lsn, before }
   }
 
+  retentionMs() {
+    return this.lagMs + this.extraRetentionMs();
+  }
+
   record(entry) {
-    if (this.lagMs <= 0) return;
+    if (this.retentionMs() <= 0) return;
     this.prune();
     this.entries.push({ t: this.now(), ...entry });
   }
 
   prune() {
-    const cutoff = this.now() - this.lagMs;
+    const cutoff = this.now() - this.retentionMs();
     let i = 0;
     while (i < this.entries.length && this.entries[i].t < cutoff) i += 1;
     if (i > 0) this.entries.splice(0, i);
@@ -95,17 +106,21 @@ class WriteHistory {
   /**
    * The replica view of a range for one request: which recent writes it has not seen.
    * lsnFloor: writes at or below this LSN are seen (the request's token), -Infinity if none.
+   * regionCutoff: the region has no write made after this time (+Infinity: every write), and
+   * its secondaries lag behind that; the caller has checked that lsnFloor is within what
+   * the region has (lsnAt).
    * Returns { lag, undone: Map key -> the document before the first unseen write (or null),
    * visibleLsn }.
    */
-  view(range, lsnFloor, rand = Math.random) {
+  view(range, lsnFloor, rand = Math.random, regionCutoff = Infinity) {
     const replica = Math.floor(rand() * REPLICAS);
     const lag = replica === 0 || this.lagMs <= 0 ? 0 : rand() * this.lagMs;
     const undone = new Map();
     let minUndoneLsn = Infinity;
-    if (lag > 0) {
+    if (lag > 0 || regionCutoff !== Infinity) {
       this.prune();
-      const cutoff = this.now() - lag;
+      // A secondary lags behind its region's primary, which lags behind the write region.
+      const cutoff = (regionCutoff === Infinity ? this.now() : regionCutoff) - lag;
       for (const e of this.entries) {
         if (e.t <= cutoff || e.lsn <= lsnFloor) continue;
         if (!epk.inRange(e.epk, range.minInclusive, range.maxExclusive)) continue;
@@ -114,6 +129,18 @@ class WriteHistory {
       }
     }
     return { lag, undone, visibleLsn: minUndoneLsn === Infinity ? range.lsn : minUndoneLsn - 1 };
+  }
+
+  /** The LSN of a range in a region that has every write made up to regionCutoff. */
+  lsnAt(range, regionCutoff = Infinity) {
+    if (regionCutoff === Infinity) return range.lsn;
+    this.prune();
+    let first = Infinity;
+    for (const e of this.entries) {
+      if (e.t <= regionCutoff || e.lsn >= first) continue;
+      if (epk.inRange(e.epk, range.minInclusive, range.maxExclusive)) first = e.lsn;
+    }
+    return first === Infinity ? range.lsn : Math.min(range.lsn, first - 1);
   }
 }
 

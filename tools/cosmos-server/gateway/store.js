@@ -5,8 +5,9 @@
 //   new CollectionStore({ link, resource, partitions, lagMs, splitAfterDocs, log })
 //   create/upsert/replace/remove -> { status, entry, range }   (throws HttpError)
 //   latest(values, id) -> entry | undefined; byId(id) -> entries with that id
-//   visible(range, interval, lsnFloor, rand) -> { entries, visibleLsn }: one replica's view
-//   visibleOne(values, id, range, lsnFloor, rand) -> { entry | null, visibleLsn }
+//   visible(range, interval, lsnFloor, rand, regionCutoff?) -> { entries, visibleLsn }: one replica's view
+//   visibleOne(values, id, range, lsnFloor, rand, regionCutoff?) -> { entry | null, visibleLsn }
+//   lsnAt(range, regionCutoff?) -> the range's LSN in a region that lags (regions/)
 //   split(rangeId) -> [left, right]
 // An entry is immutable: { key, id, values, epk, doc } (doc carries the system
 // properties). Documents are unique per (partition key value, id), as in the service.
@@ -38,7 +39,7 @@ function checkId(body) {
 }
 
 class CollectionStore {
-  constructor({ link, resource, partitions, lagMs, splitAfterDocs, log, now, library }) {
+  constructor({ link, resource, partitions, lagMs, splitAfterDocs, log, now, library, regionLagMs }) {
     this.link = link;
     this.rid = resource._rid;
     // The service's _self links have no leading slash ("dbs/.../colls/.../"); the library's do.
@@ -49,7 +50,9 @@ class CollectionStore {
       def: this.def, count: this.partitioned ? partitions : 1, collectionRid: this.rid, collectionSelf: this.self
     });
     this.docs = new Map();
-    this.history = new WriteHistory(lagMs, now);
+    // regionLagMs (a function: the lag can change at run time): how long a read region
+    // may lag behind, so how much longer than lagMs the history must be kept.
+    this.history = new WriteHistory(lagMs, now, regionLagMs);
     this.splitAfterDocs = splitAfterDocs;
     this.documentsReturned = 0;
     this.ridCounter = 0;
@@ -169,10 +172,10 @@ class CollectionStore {
   }
 
   /** One replica's view of [interval.min, interval.max) within range. */
-  visible(range, interval, lsnFloor, rand) {
+  visible(range, interval, lsnFloor, rand, regionCutoff) {
     const min = interval ? interval.min : range.minInclusive;
     const max = interval ? interval.max : range.maxExclusive;
-    const view = this.history.view(range, lsnFloor, rand);
+    const view = this.history.view(range, lsnFloor, rand, regionCutoff);
     let entries = this.sorted().filter(e => e.epk >= min && e.epk < max);
     if (view.undone.size > 0) {
       entries = entries.filter(e => !view.undone.has(e.key));
@@ -184,11 +187,15 @@ class CollectionStore {
     return { entries, visibleLsn: view.visibleLsn, lag: view.lag };
   }
 
-  visibleOne(values, id, range, lsnFloor, rand) {
+  visibleOne(values, id, range, lsnFloor, rand, regionCutoff) {
     const key = CollectionStore.keyOf(values, id);
-    const view = this.history.view(range, lsnFloor, rand);
+    const view = this.history.view(range, lsnFloor, rand, regionCutoff);
     const entry = view.undone.has(key) ? view.undone.get(key) : this.docs.get(key) || null;
     return { entry, visibleLsn: view.visibleLsn, lag: view.lag };
+  }
+
+  lsnAt(range, regionCutoff) {
+    return this.history.lsnAt(range, regionCutoff);
   }
 
   split(rangeId) {
