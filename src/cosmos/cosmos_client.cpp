@@ -111,14 +111,14 @@ public:
       : m_endpointText(options.Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)),
         m_key(options.Key), m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
         m_userAgent("docshard/0.1" + (options.UserAgentSuffix.empty() ? "" : " " + options.UserAgentSuffix)),
-        m_consistency(options.Consistency), m_transport(TransportOptions(options)),
-        m_ranges(PartitionKeyRangeCacheTransport{
-            m_transport.GetExecutor(),
-            [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
-              asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
-            },
-            [this] { return m_transport.RunningInIoThread(); }})
+        m_consistency(options.Consistency), m_transport(TransportOptions(options))
   {
+    m_ranges = std::make_unique<PartitionKeyRangeCache>(PartitionKeyRangeCacheTransport{
+        m_transport.GetExecutor(),
+        [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
+          asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
+        },
+        [this] { return m_transport.RunningInIoThread(); }});
     // The options object stays with the caller; do not leave a copy of the
     // key text behind in it.
     std::fill(options.Key.begin(), options.Key.end(), '\0');
@@ -129,7 +129,9 @@ public:
   {
     auto const deadline = Clock::now() + req.Timeout.value_or(m_operationTimeout);
     ApplySessionToken(req);
-    auto const rangeId = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid");
+    std::optional<std::string> rangeId;
+    if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid"))
+      rangeId = std::string(*r);
     RetryPolicy policy(m_retry, req.Idempotent);
     asio::steady_timer timer(co_await asio::this_coro::executor);
     for (;;) {
@@ -180,7 +182,7 @@ public:
         ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
                            activity ? std::string(*activity) : std::string(), std::move(response->Body),
                            outcome.RetryAfter.value_or(milliseconds(0)),
-                           rangeId ? std::string(*rangeId) : std::string());
+                           rangeId.value_or(std::string()));
       }
       timer.expires_after(*delay);
       co_await timer.async_wait(asio::use_awaitable);
@@ -205,7 +207,7 @@ public:
     std::string token;
     if (auto range = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) {
       std::vector<std::string> parents;
-      if (auto map = m_ranges.TryGetCached(link))
+      if (auto map = m_ranges->TryGetCached(link))
         if (auto const* r = map->TryGetRangeById(*range))
           parents = r->Parents;
       token = m_sessions.RangeToken(link, *range, parents);
@@ -241,7 +243,7 @@ public:
     if (link.empty())
       return;
     m_sessions.Clear(link);
-    m_ranges.Invalidate(link);
+    m_ranges->Invalidate(link);
   }
 
   // Asio reports a cancelled wait or a cancelled coroutine as a
@@ -295,11 +297,12 @@ public:
   milliseconds m_operationTimeout;
   std::string m_userAgent;
   std::optional<ConsistencyLevel> m_consistency;
-  http::HttpTransport m_transport;
+  // Declared before the transport so that they outlive it: the transport's
+  // destructor stops the I/O thread, and until then a request in flight may
+  // still record a session token or a range read.
   SessionContainer m_sessions;
-  // Declared last: destroyed first, before the transport whose executor its
-  // reads run on.
-  PartitionKeyRangeCache m_ranges;
+  std::unique_ptr<PartitionKeyRangeCache> m_ranges;  // set in the constructor (needs the transport)
+  http::HttpTransport m_transport;
 };
 
 CosmosClient::CosmosClient(CosmosClientOptions options) : m_impl(std::make_unique<Impl>(options)) {}
@@ -388,7 +391,7 @@ CosmosResponse CosmosClient::DeleteDatabase(std::string_view databaseId)
 {
   auto response = Send(CosmosRequests::DeleteDatabase(databaseId));
   m_impl->m_sessions.ClearDatabase(databaseId);
-  m_impl->m_ranges.InvalidateDatabase(databaseId);
+  m_impl->m_ranges->InvalidateDatabase(databaseId);
   return response;
 }
 
@@ -499,7 +502,7 @@ CosmosResponse CosmosClient::GetQueryPlan(std::string_view collectionLink, SqlQu
 
 PartitionKeyRangeCache& CosmosClient::PartitionKeyRanges() noexcept
 {
-  return m_impl->m_ranges;
+  return *m_impl->m_ranges;
 }
 
 SessionContainer& CosmosClient::Sessions() noexcept

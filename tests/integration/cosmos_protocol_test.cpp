@@ -6,7 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace docshard;
@@ -110,4 +112,36 @@ TEST_CASE("every Unicode partition key round-trips through create, read, replace
     CHECK(client.DeleteDocument(s.Link, id, key).Status() == 204);
     CHECK_THROWS_AS(client.ReadDocument(s.Link, id, key), NotFoundError);
   }
+}
+
+// The session container and the range cache outlive the I/O thread: a client
+// destroyed while its responses still arrive must not touch freed state
+// (ASan/TSan runs of this test would see it).
+TEST_CASE("destroying a client with reads and range lookups in flight is safe", "[protocol]")
+{
+  std::string db;
+  std::string link;
+  {
+    CosmosClient setup(ClientOptions("gateway"));
+    db = UniqueId("proto-dtor");
+    link = "dbs/" + db + "/colls/items";
+    setup.CreateDatabaseIfNotExists(db);
+    setup.CreateCollectionIfNotExists(db, "items", "/pk");
+    for (int i = 0; i < 20; ++i)
+      setup.CreateDocument(link, R"({"id":"d)" + std::to_string(i) + R"(","pk":"k)" + std::to_string(i) + R"("})",
+                           "k" + std::to_string(i));
+  }
+  for (int round = 0; round < 10; ++round) {
+    CosmosClient client(ClientOptions("gateway"));
+    for (int i = 0; i < 20; ++i) {
+      client.AsyncReadDocument(link, "d" + std::to_string(i), "k" + std::to_string(i), {},
+                               [](std::exception_ptr, CosmosResponse) {});
+      client.PartitionKeyRanges().AsyncGetOverlappingRanges(link, "", "FF", i % 2 == 0,
+                                                            [](std::exception_ptr, std::vector<PartitionKeyRange>) {});
+    }
+    // Let some answers arrive while the client is being destroyed.
+    std::this_thread::sleep_for(std::chrono::milliseconds(round));
+  }
+  CosmosClient cleanup(ClientOptions("gateway"));
+  CHECK(cleanup.DeleteDatabase(db).Status() == 204);
 }
