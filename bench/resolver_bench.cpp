@@ -8,10 +8,12 @@
 // The "hash alone" baselines walk the very same PartitionKey objects and hash
 // HashBytes(), so the ratio resolve/hash isolates what the ring adds.
 #include "bench_keys.hpp"
+#include "core/md5_chain.hpp"
 
 #include <benchmark/benchmark.h>
 #include <docshard/docshard.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -169,6 +171,42 @@ void BM_BuildResolver(benchmark::State& state, char const* hash) {
 }
 BENCHMARK_CAPTURE(BM_BuildResolver, murmur3, "murmur3")->Arg(8)->Arg(64)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BuildResolver, md5, "md5")->Arg(8)->Arg(64)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+// The baseline the md5 build is measured against: the naive loop, one
+// Md5Digest call per point of a 1024 x 128 ring (each point hashes the
+// previous point's 16 digest bytes).
+void BM_Md5NaiveChain_131072(benchmark::State& state) {
+  for (auto _ : state) {
+    for (std::size_t c = 0; c < 1024; ++c) {
+      auto d = Md5Digest("dbs/bench/colls/c" + std::to_string(c));
+      for (std::size_t v = 1; v < kVirtualNodes; ++v)
+        d = Md5Digest(std::string_view(reinterpret_cast<char const*>(d.data()), d.size()));
+      benchmark::DoNotOptimize(d);
+    }
+  }
+  state.counters["points"] = 1024.0 * kVirtualNodes;
+}
+BENCHMARK(BM_Md5NaiveChain_131072)->Unit(benchmark::kMillisecond);
+
+// The md5 chains alone, per implementation this CPU can run (the build uses
+// the first of detail::AvailableMd5ChainIsas()). Arg: collections (V = 128).
+void BM_Md5Chain(benchmark::State& state, detail::Md5ChainIsa isa) {
+  auto const isas = detail::AvailableMd5ChainIsas();
+  if (std::find(isas.begin(), isas.end(), isa) == isas.end()) {
+    state.SkipWithError("not available on this CPU");
+    return;
+  }
+  std::vector<std::array<std::uint8_t, 16>> first;
+  for (std::int64_t c = 0; c < state.range(0); ++c) first.push_back(Md5Digest("dbs/bench/colls/c" + std::to_string(c)));
+  std::vector<RingPosition> positions(first.size() * kVirtualNodes);
+  for (auto _ : state) {
+    detail::Md5ChainPositions(first, kVirtualNodes, positions.data(), isa);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK_CAPTURE(BM_Md5Chain, portable, detail::Md5ChainIsa::Portable)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Md5Chain, avx2, detail::Md5ChainIsa::Avx2)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Md5Chain, avx512, detail::Md5ChainIsa::Avx512)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -1,5 +1,6 @@
 #include "docshard/consistent_hash_ring.hpp"
 
+#include "core/md5_chain.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/md5_hash_generator.hpp"
 #include "docshard/murmur3.hpp"
@@ -55,133 +56,6 @@ void Murmur3Keys(std::vector<std::uint32_t> const& first, std::uint32_t pointsPe
   }
 }
 
-// MD5 of a 16-byte message, for kLanes messages at once (one per lane). The
-// message is a digest: its 4 little-endian words are the previous digest's
-// A, B, C, D state words, so a chain step never leaves word form. The
-// padding of a 16-byte message is fixed: M[4] = 0x80, M[14] = 128 (bits).
-// GCC/Clang vector extensions: plain SIMD on every target; on x86-64 with GCC
-// the function is also compiled for AVX2 and AVX-512 and picked at load time.
-constexpr std::size_t kLanes = 16;
-typedef std::uint32_t U32xL __attribute__((vector_size(4 * kLanes)));
-
-constexpr std::array<std::uint32_t, 64> kMd5K = {
-    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-    0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-    0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-    0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-    0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-    0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-    0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391};
-constexpr std::array<int, 64> kMd5S = {7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-                                       5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20,
-                                       4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-                                       6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21};
-
-template <int I>
-inline __attribute__((always_inline)) void Md5Round(U32xL& a, U32xL& b, U32xL& c, U32xL& d, U32xL const (&m)[4]) {
-  U32xL f;
-  int g;
-  if constexpr (I < 16) {
-    f = d ^ (b & (c ^ d));
-    g = I;
-  } else if constexpr (I < 32) {
-    f = c ^ (d & (b ^ c));
-    g = (5 * I + 1) % 16;
-  } else if constexpr (I < 48) {
-    f = b ^ c ^ d;
-    g = (3 * I + 5) % 16;
-  } else {
-    f = c ^ (b | ~d);
-    g = (7 * I) % 16;
-  }
-  // Message words 4..15 are constants: fold them into the round constant.
-  std::uint32_t k = kMd5K[I];
-  if (g == 4) k += 0x80U;
-  if (g == 14) k += 128U;
-  f = f + a + k;
-  if (g < 4) f = f + m[g];
-  constexpr int s = kMd5S[I];
-  a = d;
-  d = c;
-  c = b;
-  b = b + ((f << s) | (f >> (32 - s)));
-}
-
-template <int... I>
-inline __attribute__((always_inline)) void Md5Rounds(U32xL& a, U32xL& b, U32xL& c, U32xL& d, U32xL const (&m)[4],
-                                                     std::integer_sequence<int, I...>) {
-  (Md5Round<I>(a, b, c, d, m), ...);
-}
-
-// state: 4 words x kLanes (word-major). Replaces each lane's digest words by
-// the MD5 digest words of the 16 bytes they spell; writes `steps` successive
-// digests, step-major, to out[step][word][lane].
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-void Md5ChainLanes(std::uint32_t* state, std::uint32_t steps, std::uint32_t* out) {
-  U32xL m[4];
-  std::memcpy(m, state, sizeof m);
-  for (std::uint32_t step = 0; step < steps; ++step) {
-    U32xL a = U32xL{} + 0x67452301U, b = U32xL{} + 0xefcdab89U, c = U32xL{} + 0x98badcfeU,
-          d = U32xL{} + 0x10325476U;
-    Md5Rounds(a, b, c, d, m, std::make_integer_sequence<int, 64>{});
-    m[0] = a + 0x67452301U;
-    m[1] = b + 0xefcdab89U;
-    m[2] = c + 0x98badcfeU;
-    m[3] = d + 0x10325476U;
-    std::memcpy(out + static_cast<std::size_t>(step) * 4 * kLanes, m, sizeof m);
-  }
-  std::memcpy(state, m, sizeof m);
-}
-
-// The md5 ring position of a digest held as 4 little-endian words: the 16
-// digest bytes read as a big-endian 128-bit integer.
-inline RingPosition Md5PositionOfWords(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d) noexcept {
-  std::uint64_t const hi = (static_cast<std::uint64_t>(__builtin_bswap32(a)) << 32) | __builtin_bswap32(b);
-  std::uint64_t const lo = (static_cast<std::uint64_t>(__builtin_bswap32(c)) << 32) | __builtin_bswap32(d);
-  return (static_cast<RingPosition>(hi) << 64) | lo;
-}
-
-void Md5Points(std::vector<std::array<std::uint8_t, 16>> const& first, std::uint32_t pointsPerNode,
-               RingPosition* positions) {
-  std::size_t const nodes = first.size();
-  std::uint32_t const steps = pointsPerNode - 1;
-  // Chains in groups of kLanes; each group advances a block of steps at a time.
-  constexpr std::uint32_t kBlock = 32;
-  std::vector<std::uint32_t> out(static_cast<std::size_t>(kBlock) * 4 * kLanes);
-  for (std::size_t base = 0; base < nodes; base += kLanes) {
-    std::size_t const lanes = std::min(kLanes, nodes - base);
-    alignas(64) std::uint32_t state[4 * kLanes] = {};
-    for (std::size_t l = 0; l < lanes; ++l) {
-      auto const& digest = first[base + l];
-      for (std::size_t w = 0; w < 4; ++w) {
-        std::uint32_t word;
-        std::memcpy(&word, digest.data() + 4 * w, 4);
-        if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap32(word);
-        state[w * kLanes + l] = word;
-      }
-      positions[(base + l) * pointsPerNode] =
-          Md5PositionOfWords(state[l], state[kLanes + l], state[2 * kLanes + l], state[3 * kLanes + l]);
-    }
-    for (std::uint32_t done = 0; done < steps;) {
-      std::uint32_t const n = std::min(kBlock, steps - done);
-      Md5ChainLanes(state, n, out.data());
-      for (std::uint32_t s = 0; s < n; ++s) {
-        std::uint32_t const* o = out.data() + static_cast<std::size_t>(s) * 4 * kLanes;
-        for (std::size_t l = 0; l < lanes; ++l)
-          positions[(base + l) * pointsPerNode + 1 + done + s] =
-              Md5PositionOfWords(o[l], o[kLanes + l], o[2 * kLanes + l], o[3 * kLanes + l]);
-      }
-      done += n;
-    }
-  }
-}
-
-
 // floor(n / d) for 32-bit n by one multiply: c = ceil(2^64 / d) makes
 // (c * n) >> 64 exact for every 32-bit n (Lemire, Kaser, Kurz 2019). A
 // division per point would be a tenth of the build.
@@ -233,7 +107,7 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
     if (dynamic_cast<Md5HashGenerator const*>(m_hash.get()) != nullptr) {
       std::vector<std::array<std::uint8_t, 16>> first(nodes.size());
       for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = Md5Digest(firstBytes[i]);
-      Md5Points(first, pointsPerNode, full.data());
+      detail::Md5ChainPositions(first, pointsPerNode, full.data());
     } else {
       for (std::size_t i = 0; i < nodes.size(); ++i) {
         RingPosition p = m_hash->Hash(firstBytes[i]);

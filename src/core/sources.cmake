@@ -4,6 +4,7 @@ target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/consistent_hash_ring.cpp
   ${CMAKE_CURRENT_LIST_DIR}/full_precision_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hash_generator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/md5_chain.cpp
   ${CMAKE_CURRENT_LIST_DIR}/md5_hash_generator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/murmur3.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key.cpp
@@ -16,3 +17,6 @@ target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ring_ownership.cpp
   ${CMAKE_CURRENT_LIST_DIR}/version.cpp
 )
+if(DOCSHARD_RING_SIMD)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/md5_chain.cpp PROPERTIES COMPILE_DEFINITIONS DOCSHARD_RING_SIMD)
+endif()
