@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a sample against two fresh local servers (accounts "default" and
-# "west"), stopping them whatever happens.
+# "west"), stopping them whatever happens. Their settings (gateway mode,
+# partitions, ...) are fixture "samples" of tests/servers.conf.
 #   scripts/run-sample.sh NAME [BUILD_DIR]
 # samples/NAME/scheme.json, if present, is rendered with the servers'
 # endpoints (${ENDPOINT_A}, ${ENDPOINT_B}) and CA (${CA_FILE}) and passed to
@@ -10,21 +11,19 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 name=${1:?usage: run-sample.sh NAME [BUILD_DIR]}
 build=${2:-$root/build}
 run=${DOCSHARD_RUN_DIR:-$root/.run}
-server=$root/scripts/cosmos-server.sh
+servers=$root/tests/support/servers.sh
 prefix=sample-$name-$$
 # A throwaway key for loopback servers, only in this process's environment.
 DOCSHARD_SERVER_KEY=$(openssl rand -base64 64 | tr -d '\n')
 export DOCSHARD_SERVER_KEY
 
-cleanup() {
-  "$server" stop --name "$prefix-a" >/dev/null 2>&1 || true
-  "$server" stop --name "$prefix-b" >/dev/null 2>&1 || true
-}
+cleanup() { "$servers" stop --prefix "$prefix" -- a b; }
 trap cleanup EXIT
 
-url_a=$("$server" start --name "$prefix-a")
-url_b=$("$server" start --name "$prefix-b")
-echo "local servers: default=$url_a  west=$url_b"
+"$servers" start --prefix "$prefix" --settings samples -- a b
+url_a=$(cat "$run/servers/$prefix-a.url")
+url_b=$(cat "$run/servers/$prefix-b.url")
+echo "local servers: default=$url_a  west=$url_b ($("$servers" settings samples))"
 
 args=()
 if [ -f "$root/samples/$name/scheme.json" ]; then

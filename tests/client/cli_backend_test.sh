@@ -4,7 +4,7 @@
 set -uo pipefail
 cli=${DOCSHARD_CLI:?DOCSHARD_CLI is not set}
 run=${DOCSHARD_RUN_DIR:-$DOCSHARD_SOURCE_DIR/.run}
-prefix=${DOCSHARD_IT_PREFIX:?}
+prefix=${DOCSHARD_TEST_PREFIX:?}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0; passes=0
 check() { if [ "$1" = "$2" ]; then passes=$((passes+1)); else echo "FAIL: $3: expected [$2] got [$1]"; fails=$((fails+1)); fi; }

@@ -24,8 +24,7 @@ struct ClientFixture {
     std::string accounts;
     for (std::size_t i = 0; i < roles.size(); ++i) {
       std::string name = i == 0 ? "default" : roles[i];
-      accounts += (i ? ",\n" : "") + std::string("    \"") + name + "\": {\"endpoint\": \"" + ServerUrl(roles[i]) +
-                  "\", \"keyEnv\": \"DOCSHARD_SERVER_KEY\", \"caFile\": \"" + CaFile() + "\"}";
+      accounts += (i ? ",\n" : "") + std::string("    \"") + name + "\": " + AccountJson(roles[i]);
     }
     ConfigText = "{\n  \"docshard\": 1,\n  \"epoch\": 1,\n  \"accounts\": {\n" + accounts + "\n  },\n  \"resolver\": " +
                  resolverJson + "\n}\n";

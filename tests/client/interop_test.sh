@@ -6,7 +6,7 @@ set -uo pipefail
 cli=${DOCSHARD_CLI:?DOCSHARD_CLI is not set}
 here=$(cd "$(dirname "$0")" && pwd)
 run=${DOCSHARD_RUN_DIR:-$DOCSHARD_SOURCE_DIR/.run}
-prefix=${DOCSHARD_IT_PREFIX:?}
+prefix=${DOCSHARD_TEST_PREFIX:?}
 url=$(cat "$run/servers/$prefix-a.url")
 ca=$run/certs/ca.pem
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

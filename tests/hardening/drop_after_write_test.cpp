@@ -2,7 +2,7 @@
 // not be repeated blindly: it surfaces a typed TransportError (request sent,
 // not retryable), and the document exists exactly once. An upsert is
 // idempotent: repeated on a fresh connection, it succeeds, still one copy.
-#include "hardening_env.hpp"
+#include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
 
@@ -12,7 +12,7 @@
 #include <string>
 
 using namespace docshard;
-using namespace docshard::hardening;
+using namespace docshard::test;
 
 TEST_CASE("a reset after a write was processed never duplicates or loses a document", "[drop]")
 {

@@ -1,7 +1,7 @@
 // A fan-out over 8 collections on two accounts while one account answers 503
 // to everything for 2 s: the query must finish after retries, within its
 // deadline, with every document exactly once.
-#include "hardening_env.hpp"
+#include "test_server.hpp"
 
 #include <docshard/docshard.hpp>
 #include <docshard/partitioned_client.hpp>
@@ -13,7 +13,7 @@
 #include <string>
 
 using namespace docshard;
-using namespace docshard::hardening;
+using namespace docshard::test;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
@@ -40,11 +40,7 @@ std::string SchemeText(std::string const& db)
   for (int i = 0; i < 8; ++i)
     colls += std::string(i ? "," : "") + "\"" + (i >= 4 ? "b:" : "") + "dbs/" + db + "/colls/c" + std::to_string(i)
            + "\"";
-  auto account = [](std::string const& role) {
-    return "{\"endpoint\":\"" + ServerUrl(role) + "\",\"keyEnv\":\"DOCSHARD_SERVER_KEY\",\"caFile\":\"" + CaFile()
-         + "\"}";
-  };
-  return "{\"docshard\":1,\"accounts\":{\"default\":" + account("fan-a") + ",\"b\":" + account("fan-b")
+  return "{\"docshard\":1,\"accounts\":{\"default\":" + AccountJson("fan-a") + ",\"b\":" + AccountJson("fan-b")
        + "},\"resolver\":{\"type\":\"hash\",\"partitionKey\":\"/userId\",\"collections\":[" + colls + "]}}";
 }
 

@@ -1,7 +1,7 @@
 // A server that never answers: every operation fails with TimeoutError at its
 // deadline (not later, never hanging), including those queued behind the
 // connection cap, and the pool serves normally afterwards.
-#include "hardening_env.hpp"
+#include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 using namespace docshard;
-using namespace docshard::hardening;
+using namespace docshard::test;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 

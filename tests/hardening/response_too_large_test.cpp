@@ -1,7 +1,8 @@
 // Oversized responses: a Content-Length of 1e12 and bodies past the limit
 // give ResponseTooLargeError without buffering them; repeated, the process
 // grows by less than 16 MiB (RSS from /proc/self/statm).
-#include "hardening_env.hpp"
+#include "resident_bytes.hpp"
+#include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
 
@@ -11,7 +12,7 @@
 #include <string>
 
 using namespace docshard;
-using namespace docshard::hardening;
+using namespace docshard::test;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 

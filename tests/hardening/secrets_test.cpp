@@ -2,7 +2,7 @@
 // generated, and the 401 path with another key. The script scans everything
 // printed here (run with -s, so Catch prints every checked expression) and
 // every file the run wrote for either key or any signature.
-#include "hardening_env.hpp"
+#include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
 
@@ -13,7 +13,7 @@
 #include <string>
 
 using namespace docshard;
-using namespace docshard::hardening;
+using namespace docshard::test;
 
 namespace {
 // The run is printed with -s and scanned, so no checked expression may
@@ -38,7 +38,7 @@ TEST_CASE("credentials never reach messages or output", "[secrets]")
   bool const haveWrongKey = wrongEnv != nullptr && *wrongEnv != '\0';
   REQUIRE(haveWrongKey);
   std::string const wrong = wrongEnv;
-  auto const key = ServerKey();
+  auto const key = ServerKey("secrets");
 
   CosmosClient client(ClientOptions("secrets"));
   auto const db = UniqueId("sec");

@@ -17,7 +17,7 @@ test_bin=${1:?hardening test binary}
 build=${2:?build dir}
 quickstart=${3:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-server=$root/scripts/cosmos-server.sh
+servers=$root/tests/support/servers.sh
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/docshard-secrets.XXXXXX")
 export DOCSHARD_RUN_DIR=$tmp/run
@@ -28,16 +28,15 @@ touch "$marker"
 prefix=sec-$$
 DOCSHARD_SERVER_KEY=$(openssl rand -base64 64 | tr -d '\n')
 DOCSHARD_HD_WRONG_KEY=$(openssl rand -base64 64 | tr -d '\n')
-export DOCSHARD_SERVER_KEY DOCSHARD_HD_WRONG_KEY DOCSHARD_HD_PREFIX=$prefix
+export DOCSHARD_SERVER_KEY DOCSHARD_HD_WRONG_KEY DOCSHARD_TEST_PREFIX=$prefix
 
-stop_all() { for r in secrets a b; do "$server" stop --name "$prefix-$r" >/dev/null 2>&1 || true; done; }
+# The hardening fixture's settings (tests/servers.conf).
+stop_all() { "$servers" stop --prefix "$prefix" -- secrets a b; }
 trap stop_all EXIT
 
 rc=0
-for r in secrets a b; do
-  "$server" start --name "$prefix-$r" >>"$out/servers.out" 2>>"$out/servers.err" || { echo "cannot start $prefix-$r"; rc=1; }
-done
-((rc == 0)) || { cat "$out/servers.err"; exit 1; }
+"$servers" start --prefix "$prefix" --settings hardening -- secrets a b >>"$out/servers.out" 2>>"$out/servers.err" ||
+  { echo "cannot start the servers:"; cat "$out/servers.err"; exit 1; }
 
 "$test_bin" "[secrets]" -s >"$out/secrets-test.out" 2>"$out/secrets-test.err" || {
   echo "secrets: the [secrets] test case failed:"; tail -n 40 "$out/secrets-test.out"; rc=1; }

@@ -1,7 +1,7 @@
 // Every request type under 429 on every 3rd request (retry-after 20 ms):
 // each operation succeeds inside the default throttling budget (9 retries,
 // 30 s), and the server really throttled.
-#include "hardening_env.hpp"
+#include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 using namespace docshard;
-using namespace docshard::hardening;
+using namespace docshard::test;
 
 TEST_CASE("every request type succeeds under 429 on every 3rd request", "[throttle]")
 {

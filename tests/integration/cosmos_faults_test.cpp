@@ -141,8 +141,7 @@ TEST_CASE("a stale pool survives a server restart on the same port", "[faults]")
 
   auto url = ServerUrl("faults");
   auto port = url.substr(url.rfind(':') + 1);
-  REQUIRE(RunServerScript("stop --name " + ServerName("faults")) == 0);
-  REQUIRE(RunServerScript("start --name " + ServerName("faults") + " --port " + port) == 0);
+  REQUIRE(RestartServer("faults", "--port " + port) == 0);
   REQUIRE(ServerUrl("faults") == url);
 
   // The in-memory server lost everything; any answer from it proves the

@@ -28,10 +28,7 @@ struct SeededDocument {
 };
 
 inline std::string AccountsJson() {
-  return "{\n    \"default\": {\"endpoint\": \"" + ServerUrl("a") +
-         "\", \"keyEnv\": \"DOCSHARD_SERVER_KEY\", \"caFile\": \"" + CaFile() +
-         "\"},\n    \"b\": {\"endpoint\": \"" + ServerUrl("b") +
-         "\", \"keyEnv\": \"DOCSHARD_SERVER_KEY\", \"caFile\": \"" + CaFile() + "\"}\n  }";
+  return "{\n    \"default\": " + AccountJson("a") + ",\n    \"b\": " + AccountJson("b") + "\n  }";
 }
 
 inline std::string Substitute(std::string text, std::string const& database) {

@@ -11,7 +11,7 @@
 #include <map>
 
 using namespace docshard;
-using namespace docshard::storetest;
+using namespace docshard::test;
 
 TEST_CASE("managedHash: create from the template, place, grow by one", "[managedHash]") {
   auto db = UniqueId("mh");

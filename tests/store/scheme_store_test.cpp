@@ -18,7 +18,7 @@
 #include <thread>
 
 using namespace docshard;
-using namespace docshard::storetest;
+using namespace docshard::test;
 
 namespace {
 std::string HashJson(std::string const& db, int collections) {

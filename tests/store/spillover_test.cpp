@@ -24,7 +24,7 @@
 extern char** environ;
 
 using namespace docshard;
-using namespace docshard::storetest;
+using namespace docshard::test;
 
 namespace {
 std::string SpilloverJson(std::string const& db, std::string const& prefix, long quota, double intervalSeconds,

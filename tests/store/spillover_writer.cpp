@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
                     R"(0"], "fillFactor": 0.9, "maxDocumentsPerCollection": )" + std::to_string(quota) +
                     R"(, "checkIntervalSeconds": )" + std::to_string(intervalMs / 1000.0) +
                     R"(, "template": {"partitionKey": "/userId"}})";
-    auto client = storetest::MakeClient(resolver, 1);
+    auto client = test::MakeClient(resolver, 1);
     std::atomic<long> started{0};
     SpilloverManagerOptions options;
     options.OnCheck = [&](SpilloverCheck const& c) {

@@ -1,8 +1,7 @@
 #pragma once
 // The fault-injection control endpoint of the local server's launcher
-// (tools/cosmos-server/launcher.js, POST/GET /_docshard/faults), shared by
-// the test areas that inject faults. Each area wraps it with its own way of
-// finding a server by role.
+// (tools/cosmos-server/launcher.js, POST/GET /_docshard/faults) at a URL;
+// test::FaultControl (test_server.hpp) finds a fixture's server by role.
 #include <docshard/http/http_transport.hpp>
 
 #include <rapidjson/document.h>

@@ -1,11 +1,12 @@
 #include "test_server.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 
 namespace docshard::test {
@@ -18,9 +19,29 @@ std::string Env(char const* name, std::string fallback = {})
   return v && *v ? std::string(v) : fallback;
 }
 
+std::string ReadFirstLine(std::string const& path)
+{
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line))
+    throw std::runtime_error("cannot read " + path + " (is the test's server fixture running? tests/README.md)");
+  return line;
+}
+
+std::string Prefix()
+{
+  auto prefix = Env("DOCSHARD_TEST_PREFIX");
+  if (prefix.empty())
+    throw std::runtime_error("DOCSHARD_TEST_PREFIX is not set: run the test through ctest, which starts its "
+                             "servers (tests/README.md)");
+  return prefix;
+}
+
+} // namespace
+
 std::string SourceDir()
 {
-  return Env("DOCSHARD_SOURCE_DIR", DOCSHARD_IT_SOURCE_DIR);
+  return Env("DOCSHARD_SOURCE_DIR", DOCSHARD_TEST_SOURCE_DIR);
 }
 
 std::string RunDir()
@@ -28,20 +49,9 @@ std::string RunDir()
   return Env("DOCSHARD_RUN_DIR", SourceDir() + "/.run");
 }
 
-std::string ReadFirstLine(std::string const& path)
-{
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line))
-    throw std::runtime_error("cannot read " + path + " (is the integration_server_start fixture running?)");
-  return line;
-}
-
-} // namespace
-
 std::string ServerName(std::string const& role)
 {
-  return Env("DOCSHARD_IT_PREFIX", "it-local") + "-" + role;
+  return Prefix() + "-" + role;
 }
 
 std::string ServerUrl(std::string const& role)
@@ -74,16 +84,29 @@ CosmosClientOptions ClientOptions(std::string const& role)
   return o;
 }
 
+std::string AccountJson(std::string const& role)
+{
+  return "{\"endpoint\": \"" + ServerUrl(role) + "\", \"keyEnv\": \"DOCSHARD_SERVER_KEY\", \"caFile\": \"" + CaFile() +
+         "\"}";
+}
+
 std::string UniqueId(std::string const& prefix)
 {
   static std::atomic<int> counter{0};
   static auto const run = std::random_device{}() % 1000000;
-  return prefix + "-" + std::to_string(run) + "-" + std::to_string(++counter);
+  return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(run) + "-" + std::to_string(++counter);
 }
 
 int RunServerScript(std::string const& arguments)
 {
   auto cmd = SourceDir() + "/scripts/cosmos-server.sh " + arguments + " >/dev/null 2>&1";
+  return std::system(cmd.c_str());
+}
+
+int RestartServer(std::string const& role, std::string const& options)
+{
+  auto cmd = SourceDir() + "/tests/support/servers.sh restart --prefix " + Prefix() + " " + options + " -- " + role +
+             " >/dev/null";
   return std::system(cmd.c_str());
 }
 
