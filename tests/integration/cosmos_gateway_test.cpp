@@ -26,60 +26,6 @@ namespace {
 
 constexpr char const* Role = "gateway";
 
-// /_docshard/split and /_docshard/state of the gateway server.
-class GatewayControl {
-public:
-  GatewayControl() : m_url(ServerUrl(Role)), m_transport(Options()) {}
-
-  // Splits `range` of `link`; returns the children's ids.
-  std::vector<std::string> Split(std::string const& link, std::string const& range)
-  {
-    auto doc = Call("POST", "/_docshard/split", R"({"collection":")" + link + R"(","range":")" + range + R"("})");
-    std::vector<std::string> ids;
-    for (auto const& c : doc["children"].GetArray())
-      ids.emplace_back(c["id"].GetString());
-    return ids;
-  }
-
-  // Documents per range id of a collection, as the server counts them.
-  std::map<std::string, int> RangeDocuments(std::string const& link)
-  {
-    auto doc = Call("GET", "/_docshard/state", "");
-    std::map<std::string, int> out;
-    for (auto const& r : doc["collections"][link.c_str()]["ranges"].GetArray())
-      out[r["id"].GetString()] = r["documents"].GetInt();
-    return out;
-  }
-
-private:
-  static http::HttpTransportOptions Options()
-  {
-    http::HttpTransportOptions o;
-    o.CaFile = CaFile();
-    return o;
-  }
-
-  rapidjson::Document Call(char const* method, char const* path, std::string body)
-  {
-    http::HttpRequest req;
-    req.Target = http::Endpoint::Parse(m_url);
-    req.Method = method;
-    req.Path = path;
-    req.Body = std::move(body);
-    if (!req.Body.empty())
-      req.Headers.Set("Content-Type", "application/json");
-    auto res = m_transport.Send(std::move(req), std::chrono::steady_clock::now() + std::chrono::seconds(10));
-    if (res.Status != 200)
-      throw std::runtime_error(std::string(path) + " answered " + std::to_string(res.Status) + ": " + res.Body);
-    rapidjson::Document doc;
-    doc.Parse(res.Body.c_str());
-    return doc;
-  }
-
-  std::string m_url;
-  http::HttpTransport m_transport;
-};
-
 struct GatewayScratch {
   explicit GatewayScratch(CosmosClient& c) : Client(c), Db(UniqueId("gw")), Link("dbs/" + Db + "/colls/items")
   {
@@ -230,7 +176,7 @@ TEST_CASE("gateway: range-scoped and EPK-narrowed pages cover every document onc
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   auto const all = Fill(client, s.Link, 300);
-  auto const counts = GatewayControl().RangeDocuments(s.Link);
+  auto const counts = ServerControl(Role).RangeDocuments(s.Link);
   auto ranges = client.PartitionKeyRanges().GetOverlappingRanges(s.Link, "", "FF");
   REQUIRE(ranges.size() == 4);
   for (bool feed : {false, true}) {
@@ -319,7 +265,7 @@ TEST_CASE("gateway: a split between pages is a PartitionKeyRangeGoneError; the c
       got.emplace_back(d["id"].GetString());
     REQUIRE(first.HasMoreResults());
 
-    auto children = GatewayControl().Split(s.Link, range.Id);
+    auto children = ServerControl(Role).Split(s.Link, range.Id);
     REQUIRE(children.size() == 2);
     try {
       if (feed)
@@ -434,7 +380,7 @@ TEST_CASE("gateway: queries see the client's writes: single-key, range-scoped, a
       written.insert(id);
   }
   REQUIRE(written.size() == 40);
-  GatewayControl().Split(s.Link, target.Id);
+  ServerControl(Role).Split(s.Link, target.Id);
   auto children = client.PartitionKeyRanges().GetRangesReplacing(s.Link, target.Id, target.MinInclusive,
                                                                  target.MaxExclusive);
   REQUIRE(children.size() == 2);

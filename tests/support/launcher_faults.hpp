@@ -1,8 +1,8 @@
 #pragma once
-// The fault-injection control endpoint of the local server's launcher
-// (tools/cosmos-server/launcher.js, POST/GET /_docshard/faults) at a URL;
+// The launcher's fault injection (POST/GET /_docshard/faults) at a URL, cleared when
+// constructed and again when destroyed, so a test never leaves faults behind.
 // test::FaultControl (test_server.hpp) finds a fixture's server by role.
-#include <docshard/http/http_transport.hpp>
+#include "launcher_control.hpp"
 
 #include <rapidjson/document.h>
 
@@ -26,10 +26,7 @@ public:
   int Injected(char const* kind);
 
 private:
-  rapidjson::Document Call(char const* method, std::string body);
-
-  std::string m_url;
-  http::HttpTransport m_transport;
+  LauncherControl m_control;
 };
 
 } // namespace docshard::test

@@ -4,6 +4,7 @@
 // dir, the test CA, the fixture's key, and client options for tests; plus the launcher's
 // fault-injection control of a role. Errors (a fixture that is not running, an unset
 // prefix) are std::runtime_error naming what is missing.
+#include "launcher_control.hpp"
 #include "launcher_faults.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
@@ -36,10 +37,17 @@ std::string AccountJson(std::string const& role);
 // A fresh id for databases/collections/documents, unique across runs and processes.
 std::string UniqueId(std::string const& prefix);
 
-// The launcher's fault-injection control endpoint of the server with this role.
+// The launcher's fault injection of the server with this role (cleared on construction
+// and destruction).
 class FaultControl : public LauncherFaults {
 public:
   explicit FaultControl(std::string const& role) : LauncherFaults(ServerUrl(role), CaFile()) {}
+};
+
+// The launcher's control endpoints of the server with this role: splits, range counts.
+class ServerControl : public LauncherControl {
+public:
+  explicit ServerControl(std::string const& role) : LauncherControl(ServerUrl(role), CaFile()) {}
 };
 
 // scripts/cosmos-server.sh with arguments (output discarded); returns the exit status.
