@@ -166,27 +166,55 @@ test("a manual failover loses nothing; the old write region keeps what it had", 
 });
 
 test("--replica-lag-ms lags each region's replicas on top of the region lag; tokens still hold", async () => {
+  // Each sample: a write at West; a read at East sent only once the region lag has
+  // passed since the write's answer (so East has the write whatever the load), once with
+  // the write's token (must be 200) and once without. A token-less read that misses the
+  // document can then only be a lagging replica of East. It is a fair chance only when
+  // the read came back within half the replica lag of East having the write (a replica
+  // lags uniform(0, replicaLag) behind 3 times in 4, so 3/8 per such sample or more);
+  // slower samples are inconclusive. 24 conclusive fresh reads in a row have a chance
+  // of (5/8)^24 ~ 1e-5 with working replicas. Once the replica lag has passed too, every
+  // token-less read has the document.
   const lag = 400;
-  const s = await S.startRegions(["--regions", "West US,East US", "--region-lag-ms", String(lag), "--replica-lag-ms", "300"]);
+  const replicaLag = 1000;
+  const s = await S.startRegions(["--regions", "West US,East US", "--region-lag-ms", String(lag),
+    "--replica-lag-ms", String(replicaLag)]);
   try {
     const west = s.at("West US");
     const east = s.at("East US");
     const coll = await S.collection(s);
     const h = S.pkHeader("k");
-    const tokens = [];
-    for (let i = 0; i < 40; i += 1) {
-      const w = await S.raw(west, "POST", `${coll}/docs`, { body: { id: `d${i}`, pk: "k" }, headers: h });
-      assert.strictEqual(w.status, 201);
-      tokens.push(w.headers["x-ms-session-token"]);
-    }
-    await S.sleep(lag + 20);
+    const written = [];
     let stale = 0;
-    for (let i = 0; i < 40; i += 1) {
-      const withToken = await S.raw(east, "GET", `${coll}/docs/d${i}`, { headers: { ...h, "x-ms-session-token": tokens[i] } });
-      assert.strictEqual(withToken.status, 200, `d${i} with its token: ${JSON.stringify(withToken.body)}`);
-      if ((await S.raw(east, "GET", `${coll}/docs/d${i}`, { headers: h })).status === 404) stale += 1;
+    let conclusive = 0;
+    for (let batch = 0; stale === 0 && conclusive < 24; batch += 1) {
+      assert.ok(batch < 40, `no stale read in ${conclusive} conclusive samples (${batch} batches of 8)`);
+      const docs = await Promise.all(Array.from({ length: 8 }, async (_, j) => {
+        const id = `d${batch}-${j}`;
+        const sent = Date.now();
+        const w = await S.raw(west, "POST", `${coll}/docs`, { body: { id, pk: "k" }, headers: h });
+        assert.strictEqual(w.status, 201);
+        return { id, sent, answered: Date.now(), token: w.headers["x-ms-session-token"] };
+      }));
+      written.push(...docs);
+      await S.sleep(Math.max(0, Math.max(...docs.map(d => d.answered)) + lag + 5 - Date.now()));
+      await Promise.all(docs.map(async d => {
+        const plain = await S.raw(east, "GET", `${coll}/docs/${d.id}`, { headers: h });
+        const fair = Date.now() - d.sent - lag <= replicaLag / 2;
+        assert.ok(plain.status === 200 || plain.status === 404, `${d.id}: ${plain.status}`);
+        if (plain.status === 404) stale += 1;
+        else if (fair) conclusive += 1;
+        const withToken = await S.raw(east, "GET", `${coll}/docs/${d.id}`, { headers: { ...h, "x-ms-session-token": d.token } });
+        assert.strictEqual(withToken.status, 200, `${d.id} with its token: ${JSON.stringify(withToken.body)}`);
+      }));
     }
-    assert.ok(stale >= 1, `a replica of East lagged ${stale} times past the region lag`);
+    assert.ok(stale >= 1, `no replica of East lagged in ${conclusive} conclusive samples`);
+    // Past the region lag and the replica lag, no replica of East misses a write.
+    await S.sleep(Math.max(0, Math.max(...written.map(d => d.answered)) + lag + replicaLag + 5 - Date.now()));
+    for (const d of written) {
+      assert.strictEqual((await S.raw(east, "GET", `${coll}/docs/${d.id}`, { headers: h })).status, 200,
+        `${d.id} once every replica has caught up`);
+    }
   } finally {
     await s.stop();
   }
