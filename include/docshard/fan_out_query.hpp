@@ -1,6 +1,7 @@
 #pragma once
 // Options and results of a query fanned out over the collections a resolver names.
 #include "docshard/collection_ref.hpp"
+#include "docshard/cosmos/consistency_level.hpp"
 #include "docshard/read_selector.hpp"
 
 #include <rapidjson/document.h>
@@ -27,6 +28,9 @@ struct FanOutOptions {
   std::string Continuation;              // from a previous FanOutResult
   PartialResultsPolicy PartialResults = PartialResultsPolicy::Fail;
   std::optional<std::chrono::milliseconds> Timeout;  // per request
+  // x-ms-consistency-level of every request (default: the client's). Any
+  // level but Session reads without this client's session tokens.
+  std::optional<ConsistencyLevel> Consistency;
 };
 
 struct CollectionDiagnostics {

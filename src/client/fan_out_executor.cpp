@@ -1,6 +1,7 @@
 #include "fan_out_executor.hpp"
 
 #include "cosmos_value.hpp"
+#include "exclusion_filter.hpp"
 #include "fan_out_token.hpp"
 #include "core/json_string.hpp"
 #include "keyword_plan.hpp"
@@ -8,9 +9,12 @@
 
 #include "docshard/cosmos/cosmos_requests.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/query_plan.hpp"
 
 #include <boost/asio/use_future.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <future>
 #include <map>
 #include <set>
@@ -41,18 +45,11 @@ public:
 
   std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation, int maxItemCount) override {
     if (m_sum) return AverageWithoutPlan(target);
-    auto page = FetchPage(target, continuation, maxItemCount);
-    auto const& t = m_request.Targets.at(target.Collection);
-    if (!t.Stale || !m_request.Transition) return page;
-    // Checked on the caller's thread when it waits for the page.
-    return std::async(std::launch::deferred, [this, &t, page = std::move(page)]() mutable {
-      auto p = page.get();
-      MarkStaleCopies(t, p);
-      return p;
-    });
+    return FetchPage(target, continuation, maxItemCount);
   }
 
-  void RowsAreOrderBy(bool orderBy) { m_orderByRows = orderBy; }
+  // A collection-specific text (a stale collection's, with its exclusions).
+  void SetQueryFor(std::size_t target, SqlQuery query) { m_perTarget.insert_or_assign(target, std::move(query)); }
 
 private:
   std::future<StreamPage> FetchPage(StreamTarget const& target, std::string const& continuation, int maxItemCount) {
@@ -60,16 +57,19 @@ private:
     QueryOptions o;
     o.MaxItemCount = maxItemCount;
     o.Timeout = m_options.Timeout;
+    o.Consistency = m_options.Consistency;
     if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
-    auto request = CosmosRequests::QueryDocuments(t.Collection.Link(), m_query, continuation, o);
     if (!target.RangeId.empty()) {
-      request.Headers.Set("x-ms-documentdb-partitionkeyrangeid", target.RangeId);
+      o.PartitionKeyRangeId = target.RangeId;
       // Only part of the range (after ranges merged): say which part.
       if (target.Min != target.RangeMin || target.Max != target.RangeMax) {
-        request.Headers.Set("x-ms-start-epk", target.Min);
-        request.Headers.Set("x-ms-end-epk", target.Max);
+        o.StartEpk = target.Min;
+        o.EndEpk = target.Max;
       }
     }
+    auto own = m_perTarget.find(target.Collection);
+    auto request = CosmosRequests::QueryDocuments(t.Collection.Link(), own == m_perTarget.end() ? m_query : own->second,
+                                                  continuation, o);
     auto promise = std::make_shared<std::promise<StreamPage>>();
     auto future = promise->get_future();
     t.Client->AsyncSendForPage(std::move(request),
@@ -88,95 +88,20 @@ private:
   }
 
 public:
-  std::vector<RangeSpan> RangesAfterSplit(std::size_t collection, std::string const& min,
+  std::vector<RangeSpan> RangesAfterSplit(std::size_t collection, std::string const& goneId, std::string const& min,
                                           std::string const& max) override {
     auto const& t = m_request.Targets.at(collection);
-    return m_request.Plans->Ranges(*t.Client, t.Collection, min, max, false, true);
+    return QueryPlanCache::RangesReplacing(*t.Client, t.Collection, goneId, min, max);
   }
 
 private:
-  // Marks the rows of a stale collection's page whose document (same id and
-  // partition key) next also holds: one query per next collection per page.
-  void MarkStaleCopies(FanOutTarget const& t, StreamPage& page) {
-    auto const& next = *m_request.Transition->Next;
-    auto const& path = *next.KeyPath();
-    std::vector<std::string> serverPath;
-    for (std::size_t start = 1; start <= path.ServerPath().size();) {
-      auto slash = path.ServerPath().find('/', start);
-      serverPath.push_back(path.ServerPath().substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-      if (slash == std::string::npos) break;
-      start = slash + 1;
-    }
-    auto serverKey = [&](rapidjson::Value const& doc) -> std::string {
-      rapidjson::Value const* v = &doc;
-      for (auto const& p : serverPath) {
-        if (!v->IsObject()) return "undefined";
-        auto it = v->FindMember(rapidjson::StringRef(p.c_str(), static_cast<rapidjson::SizeType>(p.size())));
-        if (it == v->MemberEnd()) return "undefined";
-        v = &it->value;
-      }
-      return CanonicalJson(*v);
-    };
-    struct Candidate {
-      std::size_t Index;
-      std::string Id, Key;
-    };
-    std::map<std::string, std::pair<CollectionRef, std::vector<Candidate>>> byNext;
-    auto const& items = *page.Items;
-    for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
-      rapidjson::Value const* doc = &items[i];
-      if (m_orderByRows) {
-        auto payload = doc->IsObject() ? doc->FindMember("payload") : doc->MemberEnd();
-        if (!doc->IsObject() || payload == doc->MemberEnd()) continue;
-        doc = &payload->value;
-      }
-      if (!doc->IsObject()) continue;
-      auto id = doc->FindMember("id");
-      if (id == doc->MemberEnd() || !id->value.IsString()) continue;
-      auto key = path.TryExtract(*doc);
-      if (!key) continue;
-      CollectionRef const& target = next.ResolveForCreate(*key);
-      if (target == t.Collection) continue;  // one physical copy
-      auto& group = byNext[target.Text()];
-      group.first = target;
-      group.second.push_back({i, std::string(id->value.GetString(), id->value.GetStringLength()), serverKey(*doc)});
-    }
-    if (byNext.empty()) return;
-    std::string keyExpr = "c";
-    for (auto const& p : serverPath) {
-      keyExpr += '[';
-      AppendJsonString(keyExpr, p);
-      keyExpr += ']';
-    }
-    page.Suppressed.assign(items.Size(), false);
-    for (auto const& [name, group] : byNext) {
-      std::string ids = "[";
-      for (auto const& c : group.second) {
-        if (ids.size() > 1) ids += ',';
-        AppendJsonString(ids, c.Id);
-      }
-      ids += ']';
-      SqlQuery probe("SELECT c.id, " + keyExpr + " AS k FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
-      probe.WithJsonParameter("@ids", ids);
-      auto found = m_request.Transition->ClientFor(group.first).QueryDocuments(group.first.Link(), probe);
-      std::set<std::string> present;
-      for (auto const& row : found.Documents.GetArray()) {
-        if (!row.IsObject() || !row.HasMember("id") || !row["id"].IsString()) continue;
-        auto k = row.FindMember("k");
-        present.insert(std::string(row["id"].GetString()) + '\n' +
-                       (k == row.MemberEnd() ? std::string("undefined") : CanonicalJson(k->value)));
-      }
-      for (auto const& c : group.second)
-        if (present.count(c.Id + '\n' + c.Key)) page.Suppressed[c.Index] = true;
-    }
-  }
-
   // A server without query plans: AVG's partial {"sum", "count"} of one
   // collection from a SUM and a COUNT query (whole collections, one row each).
   std::future<StreamPage> AverageWithoutPlan(StreamTarget const& target) {
     auto const& t = m_request.Targets.at(target.Collection);
     QueryOptions o;
     o.Timeout = m_options.Timeout;
+    o.Consistency = m_options.Consistency;
     if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
     auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_sum, "", o, boost::asio::use_future);
     auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_count, "", o, boost::asio::use_future);
@@ -254,7 +179,7 @@ private:
   std::vector<std::string> m_orderByPath;
   std::optional<SqlQuery> m_sum, m_count;
   std::string m_averageAlias;  // "" for SELECT VALUE AVG
-  bool m_orderByRows = false;
+  std::map<std::size_t, SqlQuery> m_perTarget;
 };
 
 std::uint64_t Binding(FanOutRequest const& request, SqlQuery const& query) {
@@ -266,13 +191,218 @@ std::uint64_t Binding(FanOutRequest const& request, SqlQuery const& query) {
   return Fnv1a64(identity);
 }
 
+// The property names of a partition key path such as /a/b (~1 = '/', ~0 = '~').
+std::vector<std::string> Segments(std::string const& path) {
+  std::vector<std::string> out;
+  std::size_t start = 1;
+  while (start <= path.size()) {
+    auto slash = path.find('/', start);
+    std::string seg = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    for (std::size_t p; (p = seg.find("~1")) != std::string::npos;) seg.replace(p, 2, "/");
+    for (std::size_t p; (p = seg.find("~0")) != std::string::npos;) seg.replace(p, 2, "~");
+    out.push_back(std::move(seg));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return out;
+}
+
+std::string PathExpression(std::string const& alias, std::vector<std::string> const& segments) {
+  std::string e = alias;
+  for (auto const& s : segments) {
+    e += '[';
+    AppendJsonString(e, s);
+    e += ']';
+  }
+  return e;
+}
+
+// A scheme in transition: finds the documents of the stale collections that
+// next also holds, and gives each such collection a query text that leaves
+// them out.
+void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std::string const& streamText,
+                        bool withoutPlan, CosmosPageSource& source) {
+  static std::string const Parameter = "@docshardNewerCopies";
+  for (auto const& [name, value] : query.Parameters())
+    if (name == Parameter) throw InvalidArgumentError("the parameter name " + Parameter + " is docshard's own");
+  auto const& next = *request.Transition->Next;
+  auto const& keyPath = *next.KeyPath();
+  auto const serverPath = Segments(keyPath.ServerPath());
+  // The top-level properties the key is made of, so that a row rebuilds it.
+  std::set<std::string> roots;
+  for (auto const& p : keyPath.Paths()) roots.insert(Segments(p).front());
+  if (keyPath.IsSynthetic()) roots.insert(serverPath.front());
+  std::string projection = "SELECT VALUE {\"id\": c.id";
+  for (auto const& r : roots) {
+    projection += ", ";
+    AppendJsonString(projection, r);
+    projection += ": " + PathExpression("c", {r});
+  }
+  projection += "} FROM c";
+
+  auto const nextCollections = next.Collections();
+  for (std::size_t i = 0; i < request.Targets.size(); ++i) {
+    auto const& t = request.Targets[i];
+    if (std::find(nextCollections.begin(), nextCollections.end(), t.Collection) != nextCollections.end()) continue;
+    // Every document of the stale collection, by the next collection its key goes to.
+    auto rows = t.Client->QueryDocuments(t.Collection.Link(), SqlQuery(projection));
+    std::map<std::string, std::pair<CollectionRef, std::vector<std::pair<std::string, std::string>>>> byNext;
+    for (auto const& row : rows.Documents.GetArray()) {
+      if (!row.IsObject() || !row.HasMember("id") || !row["id"].IsString()) continue;
+      std::optional<PartitionKey> key;
+      try {
+        key = keyPath.TryExtract(row);
+      } catch (Error const&) {
+        continue;  // not a key any resolver routes: no copy can be in next
+      }
+      if (!key) continue;
+      CollectionRef const& target = next.ResolveForCreate(*key);
+      rapidjson::Value const* serverKey = &row;
+      for (auto const& seg : serverPath) {
+        auto it = serverKey->IsObject() ? serverKey->FindMember(seg.c_str()) : serverKey->MemberEnd();
+        serverKey = it == serverKey->MemberEnd() ? nullptr : &it->value;
+        if (!serverKey) break;
+      }
+      if (!serverKey) continue;
+      auto& group = byNext[target.Text()];
+      group.first = target;
+      group.second.emplace_back(row["id"].GetString(), CanonicalJson(*serverKey));
+    }
+    // Which of them next holds (same id and partition key).
+    std::string excluded = "[";
+    std::size_t count = 0;
+    for (auto const& [name, group] : byNext) {
+      auto& client = request.Transition->ClientFor(group.first);
+      auto const& ids = group.second;
+      for (std::size_t b = 0; b < ids.size(); b += 1000) {
+        std::string list = "[";
+        for (std::size_t j = b; j < std::min(ids.size(), b + 1000); ++j) {
+          if (list.size() > 1) list += ',';
+          AppendJsonString(list, ids[j].first);
+        }
+        list += ']';
+        SqlQuery probe("SELECT VALUE [c.id, " + PathExpression("c", serverPath) + "] FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
+        probe.WithJsonParameter("@ids", list);
+        std::set<std::string> present;
+        auto const result = client.QueryDocuments(group.first.Link(), probe);
+        for (auto const& found : result.Documents.GetArray())
+          if (found.IsArray() && found.Size() == 2 && found[0].IsString())
+            present.insert(std::string(found[0].GetString()) + '\n' + CanonicalJson(found[1]));
+        for (std::size_t j = b; j < std::min(ids.size(), b + 1000); ++j) {
+          if (!present.count(ids[j].first + '\n' + ids[j].second)) continue;
+          if (++count > MaxExcludedCopies)
+            throw MigrationInProgressError("more than " + std::to_string(MaxExcludedCopies) + " documents of " +
+                                           t.Collection.Text() +
+                                           " are also in the next scheme; retry the query when the migrator has "
+                                           "caught up");
+          if (excluded.size() > 1) excluded += ',';
+          excluded += '[';
+          AppendJsonString(excluded, ids[j].first);
+          excluded += ',' + ids[j].second + ']';
+        }
+      }
+    }
+    excluded += ']';
+    if (count == 0) continue;
+    if (withoutPlan && streamText.find("AVG") != std::string::npos)
+      throw UnsupportedQueryError("AVG through a scheme in transition (this server answers no query plans)", query.Text());
+    SqlQuery own(ExcludeIdentities(streamText, Parameter, serverPath));
+    for (auto const& [name, value] : query.Parameters()) own.WithJsonParameter(name, value);
+    own.WithJsonParameter(Parameter, excluded);
+    source.SetQueryFor(i, std::move(own));
+  }
+}
+
+// Values the query mentions that could be a partition key: its scalar
+// parameters, then its string, number and boolean literals (JSON texts).
+std::vector<std::string> KeyCandidates(SqlQuery const& query) {
+  std::vector<std::string> out;
+  auto add = [&](std::string json) {
+    if (std::find(out.begin(), out.end(), json) == out.end()) out.push_back(std::move(json));
+  };
+  for (auto const& [name, value] : query.Parameters())
+    if (!value.empty() && value.front() != '[' && value.front() != '{') add(value);
+  auto const& sql = query.Text();
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '@' || c == '$' || c == '.'; };
+  for (std::size_t i = 0; i < sql.size();) {
+    char c = sql[i];
+    if (c == '\'' || c == '"') {
+      // A SQL string literal as JSON: its escapes are JSON's, a ' stays as is.
+      std::string json = "\"";
+      for (++i; i < sql.size() && sql[i] != c; ++i) {
+        if (sql[i] == '\\' && i + 1 < sql.size()) {
+          if (sql[i + 1] == '\'') json += '\'';
+          else json += sql.substr(i, 2);
+          ++i;
+          continue;
+        }
+        if (sql[i] == '"') json += "\\\"";
+        else json += sql[i];
+      }
+      ++i;
+      add(json + "\"");
+      continue;
+    }
+    if ((std::isdigit(static_cast<unsigned char>(c)) || (c == '-' && i + 1 < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i + 1])))) &&
+        (i == 0 || !word(sql[i - 1]))) {
+      std::size_t b = i++;
+      while (i < sql.size() && (std::isdigit(static_cast<unsigned char>(sql[i])) || sql[i] == '.' || sql[i] == 'e' || sql[i] == 'E' ||
+                                ((sql[i] == '-' || sql[i] == '+') && (sql[i - 1] == 'e' || sql[i - 1] == 'E'))))
+        ++i;
+      add(sql.substr(b, i - b));
+      continue;
+    }
+    if (word(c)) {
+      std::size_t b = i;
+      while (i < sql.size() && word(sql[i])) ++i;
+      std::string w = sql.substr(b, i - b);
+      for (auto& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (w == "true" || w == "false") add(w);
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+// The keys a query pins by equality, when every point of its plan's query
+// ranges is the EPK of one of its candidates; nothing otherwise.
+std::optional<std::vector<std::string>> PinnedKeys(FanOutRequest const& request, SqlQuery const& query,
+                                                   std::vector<std::optional<PartitionedQueryPlan>> const& plans) {
+  if (!request.Pinning || request.Targets.empty()) return std::nullopt;
+  std::set<std::string> points;
+  for (auto const& p : plans) {
+    if (!p || p->Ranges.empty()) return std::nullopt;
+    std::set<std::string> mine;
+    for (auto const& r : p->Ranges) {
+      if (!r.IsPoint()) return std::nullopt;
+      mine.insert(r.Min);
+    }
+    if (!points.empty() && mine != points) return std::nullopt;  // collections planned differently
+    points = std::move(mine);
+  }
+  auto candidates = KeyCandidates(query);
+  if (candidates.size() > 16) return std::nullopt;
+  auto const& first = request.Targets.front();
+  std::string probeText = "SELECT * FROM c WHERE " + PathExpression("c", request.Pinning->ServerPath) + " = @k";
+  std::vector<std::string> keys;
+  for (auto const& candidate : candidates) {
+    auto probe = SqlQuery(probeText).WithJsonParameter("@k", candidate);
+    auto plan = request.Plans->Plan(*first.Client, first.Collection, probe);
+    if (!plan || plan->Ranges.size() != 1 || !plan->Ranges[0].IsPoint()) continue;
+    if (points.erase(plan->Ranges[0].Min)) keys.push_back(candidate);
+  }
+  if (!points.empty()) return std::nullopt;  // a point no candidate explains
+  return keys;
+}
+
 } // namespace
 
-FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, FanOutOptions const& options) {
+FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query, FanOutOptions const& options) {
+  FanOutRequest request = requested;
   MergeSpec spec;
   spec.Sql = query.Text();
   spec.Epoch = request.Epoch;
-  spec.Binding = Binding(request, query);
 
   // The plan decides what the merge does; every collection must agree on it.
   // A collection that cannot be planned or ranged fails like a stream:
@@ -299,6 +429,22 @@ FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, 
       ++planned;
       if (plans[i]) ++withPlan;
     });
+  if (planned == request.Targets.size()) {
+    if (auto keys = PinnedKeys(request, query, plans)) {
+      // Only the collections owning the pinned keys, each read by key.
+      auto targets = request.Pinning->TargetsFor(*keys);
+      std::vector<std::optional<PartitionedQueryPlan>> kept;
+      for (auto const& t : targets)
+        for (std::size_t i = 0; i < request.Targets.size(); ++i)
+          if (request.Targets[i].Collection == t.Collection) kept.push_back(plans[i]);
+      if (kept.size() == targets.size()) {
+        request.Targets = std::move(targets);
+        plans = std::move(kept);
+        failed.assign(request.Targets.size(), false);
+      }
+    }
+  }
+  spec.Binding = Binding(request, query);
   std::optional<KeywordPlan> fallback;
   std::string streamText = query.Text();
   if (withPlan == 0) {
@@ -337,7 +483,8 @@ FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, 
     std::vector<StreamTarget> streams;
     guard(i, [&] {
       for (auto const& q : wanted)
-        for (auto const& r : request.Plans->Ranges(*t.Client, t.Collection, q.Min, q.Max, q.MaxInclusive, false)) {
+        // A point [x, x] asks for the range holding x (the cache's min == max).
+        for (auto const& r : QueryPlanCache::Ranges(*t.Client, t.Collection, q.Min, q.IsPoint() ? q.Min : q.Max)) {
           if (!seen.insert(r.Id).second) continue;
           StreamTarget s;
           s.Collection = i;
@@ -353,7 +500,7 @@ FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, 
   SqlQuery streamQuery(streamText);
   for (auto const& [name, value] : query.Parameters()) streamQuery.WithJsonParameter(name, value);
   CosmosPageSource source(request, std::move(streamQuery), options, fallback ? &*fallback : nullptr);
-  source.RowsAreOrderBy(spec.Info.HasOrderBy());
+  if (request.Transition) ExcludeNewerCopies(request, query, streamText, fallback.has_value(), source);
   return RunMerge(spec, options, source);
 }
 

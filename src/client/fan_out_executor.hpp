@@ -28,18 +28,33 @@ struct FanOutTarget {
   // Header values (x-ms-documentdb-partitionkey) of a single-key query: one
   // stream per key, no fan-out inside the collection. Empty: every range.
   std::vector<std::string> PartitionKeys;
-  // A transition's current-only collection: a document it holds may also
-  // be in next, whose copy is the newest; its rows are checked.
-  bool Stale = false;
 };
 
-// Reading a scheme in transition: rows are documents identified by (id,
-// partition key); a stale collection's row whose document next also holds
-// is left out, so each document comes once, next's copy (as point reads
-// with ReadNextThenCurrent find it).
+// Reading a scheme in transition: documents are identified by (id,
+// partition key). Before the query runs, the documents of the stale
+// collections (current's, that next does not have) that next also holds
+// are found, and the stale collections' streams leave them out (exclusion_filter.hpp), so every query shape --
+// rows, aggregates, GROUP BY, DISTINCT -- sees each document once, next's
+// copy (as point reads with ReadNextThenCurrent find it).
 struct TransitionReads {
   ResolverPtr Next;
   std::function<CosmosClient&(CollectionRef const&)> ClientFor;
+};
+
+// At most this many documents held by both schemes are left out of one
+// query; more is a MigrationInProgressError (retry when the migrator has
+// caught up).
+inline constexpr std::size_t MaxExcludedCopies = 20000;
+
+// A query whose WHERE pins the resolver's key path by equality (the plan's
+// query ranges are single effective partition keys) reads only the
+// collections owning those keys, with the partition-key header. The keys
+// are found among the query's parameters and literals: a candidate counts
+// when the gateway plans `<path> = candidate` to the same EPK.
+struct KeyPinning {
+  std::vector<std::string> ServerPath;  // property names of the (single, plain) key path
+  // The targets reading these keys (JSON values), each with its header values.
+  std::function<std::vector<FanOutTarget>(std::vector<std::string> const& keysJson)> TargetsFor;
 };
 
 struct FanOutRequest {
@@ -48,6 +63,7 @@ struct FanOutRequest {
   std::int64_t Epoch = 0;     // bound into continuations
   QueryPlanCache* Plans = nullptr;
   std::optional<TransitionReads> Transition;
+  std::optional<KeyPinning> Pinning;
 };
 
 FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, FanOutOptions const& options);

@@ -263,7 +263,7 @@ private:
     if (++s.Splits > MaxSplitsPerStream)
       throw Error(ErrorCode::Internal, "partition key ranges of " + Describe(s) + " keep changing: gave up after " +
                                            std::to_string(MaxSplitsPerStream) + " refreshes");
-    auto children = m_source.RangesAfterSplit(s.Target.Collection, s.Target.Min, s.Target.Max);
+    auto children = m_source.RangesAfterSplit(s.Target.Collection, s.Target.RangeId, s.Target.Min, s.Target.Max);
     if (children.empty())
       throw Error(ErrorCode::Internal, "partition key range " + s.Target.RangeId + " of " +
                                            m_spec.CollectionNames[s.Target.Collection] +

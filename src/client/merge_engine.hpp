@@ -68,10 +68,10 @@ public:
   // those codes. `maxItemCount` 0 = the service's default page size.
   virtual std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation,
                                         int maxItemCount) = 0;
-  // After a 410/1002: the ranges of collection `collection` that now cover
-  // [min, max), read fresh from the service, in EPK order.
-  virtual std::vector<RangeSpan> RangesAfterSplit(std::size_t collection, std::string const& min,
-                                                  std::string const& max) = 0;
+  // After a 410/1002 on range `goneId`: the ranges of collection
+  // `collection` that now cover [min, max), read fresh, in EPK order.
+  virtual std::vector<RangeSpan> RangesAfterSplit(std::size_t collection, std::string const& goneId,
+                                                  std::string const& min, std::string const& max) = 0;
 };
 
 // True for a RequestFailedError 410 with sub-status 1002.

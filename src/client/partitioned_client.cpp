@@ -313,15 +313,52 @@ FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const
   } else {
     for (auto const& c : snapshot.Resolver->ResolveForRead(selector)) targetFor(c);
   }
+  auto const& keyPath = *snapshot.Resolver->KeyPath();
+  if (selector.GetKind() == ReadSelector::Kind::All && keyPath.GetKind() == PartitionKeyPath::Kind::Path &&
+      request.Targets.size() > 1) {
+    // WHERE may pin the key: then only its collections are read (by key).
+    detail::KeyPinning pinning;
+    std::string const& path = keyPath.ServerPath();
+    for (std::size_t start = 1; start <= path.size();) {
+      auto slash = path.find('/', start);
+      std::string seg = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+      for (std::size_t p; (p = seg.find("~1")) != std::string::npos;) seg.replace(p, 2, "/");
+      for (std::size_t p; (p = seg.find("~0")) != std::string::npos;) seg.replace(p, 2, "~");
+      pinning.ServerPath.push_back(std::move(seg));
+      if (slash == std::string::npos) break;
+      start = slash + 1;
+    }
+    auto resolver = snapshot.Resolver;
+    pinning.TargetsFor = [this, resolver](std::vector<std::string> const& keys) {
+      std::vector<detail::FanOutTarget> targets;
+      for (auto const& json : keys) {
+        std::vector<std::pair<CollectionRef, PartitionKey>> owners;
+        try {
+          owners = Candidates(*resolver, PartitionKey::ParseJson(json));
+        } catch (Error const&) {
+          return std::vector<detail::FanOutTarget>{};  // not a key this resolver routes: read everything
+        }
+        for (auto const& [c, k] : owners) {
+          auto it = std::find_if(targets.begin(), targets.end(), [&](auto const& t) { return t.Collection == c; });
+          if (it == targets.end()) {
+            targets.push_back({c, &Account(c.Account()), {}});
+            it = targets.end() - 1;
+          }
+          auto header = HeaderValue(k).HeaderValue();
+          if (std::find(it->PartitionKeys.begin(), it->PartitionKeys.end(), header) == it->PartitionKeys.end())
+            it->PartitionKeys.push_back(std::move(header));
+        }
+      }
+      return targets;
+    };
+    request.Pinning = std::move(pinning);
+  }
   if (snapshot.Resolver->Type() == "transition") {
     // Both schemes are read: a document can sit in both while it moves, or
     // when the application rewrote it (into next) before the migrator came.
     auto const& transition = static_cast<TransitionPartitionResolver const&>(*snapshot.Resolver);
     auto mode = transition.ReadMode();
     if (mode == TransitionReadMode::ReadBoth || mode == TransitionReadMode::ReadNextThenCurrent) {
-      auto nextCollections = transition.Next()->Collections();
-      for (auto& t : request.Targets)
-        t.Stale = std::find(nextCollections.begin(), nextCollections.end(), t.Collection) == nextCollections.end();
       request.Transition = detail::TransitionReads{
           transition.Next(), [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }};
     }

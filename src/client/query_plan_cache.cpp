@@ -8,29 +8,11 @@
 
 #include <algorithm>
 
+#include "docshard/cosmos/partition_key_range.hpp"
+
 namespace docshard::detail {
 
 namespace {
-CosmosRequest PlanRequest(CollectionRef const& collection, SqlQuery const& query) {
-  auto r = CosmosRequests::QueryDocuments(collection.Link(), query);
-  r.Operation = "GetQueryPlan";
-  r.Headers.Set("x-ms-cosmos-is-query-plan-request", "True");
-  r.Headers.Set("x-ms-cosmos-supported-query-features", std::string(SupportedQueryFeatures()));
-  r.Headers.Set("x-ms-cosmos-query-version", "1.4");
-  return r;
-}
-
-CosmosRequest RangesRequest(CollectionRef const& collection) {
-  CosmosRequest r;
-  r.Operation = "ReadPartitionKeyRanges";
-  r.Method = "GET";
-  r.ResourceType = "pkranges";
-  r.ResourceLink = collection.Link();
-  r.Path = collection.Link() + "/pkranges";
-  r.Idempotent = true;
-  return r;
-}
-
 // "... the calling client does not support: NonStreamingOrderBy" -> the features.
 std::optional<std::string> UnsupportedFeatures(std::string const& body) {
   for (char const* marker : {"does not support", "not supported by the client"}) {
@@ -77,7 +59,7 @@ std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, C
   }
   std::optional<PartitionedQueryPlan> plan;
   try {
-    auto response = client.Send(PlanRequest(collection, query));
+    auto response = client.GetQueryPlan(collection.Link(), query, SupportedQueryFeatures());
     auto const& body = response.Body();
     // A server that does not know plan requests runs the query instead.
     bool const isPlan = body.find("\"queryInfo\"") != std::string::npos ||
@@ -96,64 +78,34 @@ std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, C
   return plan;
 }
 
-std::vector<RangeSpan> QueryPlanCache::Ranges(CosmosClient& client, CollectionRef const& collection,
-                                              std::string const& min, std::string const& max, bool maxInclusive,
-                                              bool refresh) {
-  auto const key = Key(client, collection);
-  std::vector<RangeSpan> all;
-  bool cached = false;
-  if (!refresh) {
-    std::lock_guard lock(m_mutex);
-    if (auto it = m_ranges.find(key); it != m_ranges.end()) {
-      all = it->second;
-      cached = true;
-    }
-  }
-  if (!cached) {
-    std::string continuation;
-    do {
-      auto request = RangesRequest(collection);
-      if (!continuation.empty()) request.Headers.Set("x-ms-continuation", continuation);
-      CosmosResponse response;
-      try {
-        response = client.Send(std::move(request));
-      } catch (NotFoundError const&) {
-        // A server without partition key ranges: the collection is one stream.
-        if (!all.empty()) throw;
-        all.push_back({"", "", "FF"});
-        break;
-      }
-      auto body = response.Json();
-      auto ranges = body.IsObject() ? body.FindMember("PartitionKeyRanges") : body.MemberEnd();
-      if (!body.IsObject() || ranges == body.MemberEnd() || !ranges->value.IsArray())
-        throw Error(ErrorCode::Internal, "the partition key ranges of " + collection.Text() + " are not understood");
-      for (auto const& r : ranges->value.GetArray()) {
-        auto field = [&](char const* name) -> std::string {
-          auto it = r.FindMember(name);
-          // Some emulators write the id as a number.
-          if (it != r.MemberEnd() && it->value.IsUint64()) return std::to_string(it->value.GetUint64());
-          if (it == r.MemberEnd() || !it->value.IsString())
-            throw Error(ErrorCode::Internal, "a partition key range of " + collection.Text() + " has no " + name);
-          return std::string(it->value.GetString(), it->value.GetStringLength());
-        };
-        all.push_back({field("id"), field("minInclusive"), field("maxExclusive")});
-      }
-      continuation = response.Continuation();
-    } while (!continuation.empty());
-    std::sort(all.begin(), all.end(), [](RangeSpan const& a, RangeSpan const& b) { return a.Min < b.Min; });
-    std::lock_guard lock(m_mutex);
-    if (m_ranges.size() >= MaxEntries) m_ranges.clear();
-    m_ranges[key] = all;
-  }
-  // "FF" (or "") as a maximum is the end of the EPK space.
-  auto beyond = [](std::string const& a, std::string const& bound) { return !bound.empty() && bound != "FF" && a > bound; };
+namespace {
+std::vector<RangeSpan> Spans(std::vector<PartitionKeyRange> const& ranges) {
   std::vector<RangeSpan> out;
-  for (auto const& r : all) {
-    bool const endsBefore = r.Max != "FF" && !r.Max.empty() && r.Max <= min;
-    bool const startsAfter = maxInclusive ? beyond(r.Min, max) : (!max.empty() && max != "FF" && r.Min >= max);
-    if (!endsBefore && !startsAfter) out.push_back(r);
-  }
+  for (auto const& r : ranges) out.push_back({r.Id, r.MinInclusive, r.MaxExclusive});
   return out;
+}
+} // namespace
+
+std::vector<RangeSpan> QueryPlanCache::Ranges(CosmosClient& client, CollectionRef const& collection,
+                                              std::string const& min, std::string const& max) {
+  try {
+    return Spans(client.PartitionKeyRanges().GetOverlappingRanges(collection.Link(), min, max));
+  } catch (NotFoundError const&) {
+    throw;  // the collection does not exist
+  } catch (RequestFailedError const&) {
+    throw;
+  } catch (Error const& e) {
+    // A server whose pkranges are no complete cover (or none): the whole
+    // collection is one stream, read without a range id.
+    if (e.Code() != ErrorCode::Internal) throw;
+    return {RangeSpan{"", std::string(MinimumEpk), std::string(MaximumEpk)}};
+  }
+}
+
+std::vector<RangeSpan> QueryPlanCache::RangesReplacing(CosmosClient& client, CollectionRef const& collection,
+                                                       std::string const& goneId, std::string const& min,
+                                                       std::string const& max) {
+  return Spans(client.PartitionKeyRanges().GetRangesReplacing(collection.Link(), goneId, min, max));
 }
 
 } // namespace docshard::detail

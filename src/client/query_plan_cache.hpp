@@ -4,10 +4,11 @@
 //   - the collection's partition key definition (read once per collection);
 //   - query plans, per (partition key definition, query text, parameters):
 //     the plan does not depend on anything else, so one plan request serves
-//     every collection with that definition;
-//   - the collection's partition key ranges, refreshed after a split.
-// Thread-safe. Each cache holds at most MaxEntries entries and starts over
-// when full (plans are cheap to ask again).
+//     every collection with that definition.
+// Partition key ranges are the CosmosClient's own cache
+// (CosmosClient::PartitionKeyRanges()); Ranges() adds the case of a server
+// without ranges. Thread-safe. Each cache holds at most MaxEntries entries
+// and starts over when full (plans are cheap to ask again).
 #include "merge_engine.hpp"
 #include "query_info.hpp"
 
@@ -32,11 +33,15 @@ public:
   // feature docshard does not declare, BadRequestError for bad SQL.
   std::optional<PartitionedQueryPlan> Plan(CosmosClient& client, CollectionRef const& collection, SqlQuery const& query);
 
-  // The partition key ranges of `collection` overlapping [min, max] (max ""
-  // = the end), in EPK order; `refresh` reads them again from the service.
-  // A server without partition key ranges gives one range with id "".
-  std::vector<RangeSpan> Ranges(CosmosClient& client, CollectionRef const& collection, std::string const& min,
-                                std::string const& max, bool maxInclusive, bool refresh);
+  // The partition key ranges of `collection` overlapping [min, max) (min ==
+  // max: the range holding that EPK), in EPK order. A server that lists no
+  // usable ranges gives one range with id "" (the whole collection).
+  static std::vector<RangeSpan> Ranges(CosmosClient& client, CollectionRef const& collection, std::string const& min,
+                                       std::string const& max);
+  // After a 410/1002 on range `goneId`: the ranges now covering [min, max).
+  static std::vector<RangeSpan> RangesReplacing(CosmosClient& client, CollectionRef const& collection,
+                                                std::string const& goneId, std::string const& min,
+                                                std::string const& max);
 
 private:
   std::string PartitionKeyDefinition(CosmosClient& client, CollectionRef const& collection);
@@ -45,7 +50,6 @@ private:
   std::mutex m_mutex;
   std::map<std::string, std::string> m_definitions;                             // collection -> pk definition
   std::map<std::string, std::optional<PartitionedQueryPlan>> m_plans;           // definition + query -> plan
-  std::map<std::string, std::vector<RangeSpan>> m_ranges;                       // collection -> ranges
 };
 
 } // namespace docshard::detail

@@ -2,6 +2,7 @@
 target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/aggregator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_value.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/exclusion_filter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fan_out_executor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fan_out_token.cpp
   ${CMAKE_CURRENT_LIST_DIR}/merge_engine.cpp

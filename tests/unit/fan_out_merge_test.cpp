@@ -4,6 +4,7 @@
 // answer is computed here from the documents, with this file's own ordering
 // and aggregation, never with the engine's.
 #include "client/cosmos_value.hpp"
+#include "client/exclusion_filter.hpp"
 #include "client/fan_out_token.hpp"
 #include "client/merge_engine.hpp"
 #include "client/query_info.hpp"
@@ -147,7 +148,7 @@ public:
     return promise.get_future();
   }
 
-  std::vector<RangeSpan> RangesAfterSplit(std::size_t collection, std::string const& min,
+  std::vector<RangeSpan> RangesAfterSplit(std::size_t collection, std::string const&, std::string const& min,
                                           std::string const& max) override {
     std::vector<RangeSpan> out;
     for (auto const& r : Collections.at(collection).Ranges) {
@@ -783,4 +784,21 @@ TEST_CASE("a failing stream follows the partial-results policy", "[fanout-engine
   CHECK(r.Items.Size() == static_cast<rapidjson::SizeType>(g.Collections[0].Docs.size() + g.Collections[2].Docs.size()));
   CHECK_FALSE(r.Diagnostics[1].Error.empty());
   CHECK(r.Diagnostics[0].Error.empty());
+}
+
+TEST_CASE("a transition's exclusion joins the query's top-level WHERE", "[fanout-engine]") {
+  auto x = [](std::string const& sql) { return ExcludeIdentities(sql, "@p", {"userId"}); };
+  std::string const cond = "NOT ARRAY_CONTAINS(@p, [c[\"id\"], c[\"userId\"]])";
+  CHECK(x("SELECT * FROM c") == "SELECT * FROM c\nWHERE " + cond);
+  CHECK(x("SELECT * FROM c WHERE c.n > 1 ORDER BY c.n") == "SELECT * FROM c WHERE (c.n > 1) AND " + cond + "\nORDER BY c.n");
+  CHECK(x("SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g") == "SELECT c.g, COUNT(1) AS n FROM c\nWHERE " + cond + "\nGROUP BY c.g");
+  // Literals, subqueries and comments do not mislead the scan.
+  CHECK(x("SELECT VALUE 'FROM x WHERE' FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = ')') -- ORDER BY\n") ==
+        "SELECT VALUE 'FROM x WHERE' FROM c WHERE (EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = ')') -- ORDER BY\n) AND " + cond);
+  CHECK(ExcludeIdentities("SELECT r.id FROM root r JOIN t IN r.tags WHERE t = 1 OFFSET 0 LIMIT 5", "@p", {"a", "b"}) ==
+        "SELECT r.id FROM root r JOIN t IN r.tags WHERE (t = 1) AND NOT ARRAY_CONTAINS(@p, [r[\"id\"], r[\"a\"][\"b\"]])\nOFFSET 0 LIMIT 5");
+  CHECK(ExcludeIdentities("SELECT x FROM Families AS f", "@p", {"k"}) ==
+        "SELECT x FROM Families AS f\nWHERE NOT ARRAY_CONTAINS(@p, [f[\"id\"], f[\"k\"]])");
+  CHECK_THROWS_AS(x("SELECT VALUE i FROM i IN c.items"), UnsupportedQueryError);
+  CHECK_THROWS_AS(x("SELECT 1"), UnsupportedQueryError);
 }

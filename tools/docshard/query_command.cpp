@@ -49,8 +49,8 @@ Command const QueryCommand{
     "run a SQL query over the scheme's collections",
     "Runs the query on every collection (or on those a key selects), in\n"
     "parallel, and prints one JSON value per result line in the merged order:\n"
-    "ORDER BY on one field is honoured across collections, TOP stops early,\n"
-    "COUNT/SUM/MIN/MAX/AVG are combined. With --partial, collections that fail\n"
+    "ORDER BY, TOP, OFFSET/LIMIT, DISTINCT, GROUP BY and aggregates are merged\n"
+    "across partitions and collections. With --partial, collections that fail\n"
     "are reported on stderr and the exit status is 1; without it the query fails.\n",
     &Run};
 
