@@ -42,6 +42,10 @@ using Value = rapidjson::Value;
 
 // A split (or a stale range cache) that never settles must not loop.
 constexpr int MaxSplitsPerStream = 16;
+// Identical consecutive pages beyond this are runaway paging. Real pages
+// hold distinct documents; only rows repeated by a JOIN over identical array
+// elements could ever look alike, never this many pages running.
+constexpr int MaxSamePages = 3;
 
 Value const* Find(Value const& object, char const* name) {
   if (!object.IsObject()) return nullptr;
@@ -84,6 +88,10 @@ struct Stream {
   std::string PendingToken;
   Clock::time_point Started;
   std::unordered_set<std::string> Seen;  // continuations fetched this call: a repeat is runaway paging
+  // The last page's fingerprint and how many pages in a row had it: a server
+  // whose continuation changes text but not position returns the same page.
+  std::string LastPage;
+  int SamePages = 0;
   int Splits = 0;
 };
 
@@ -223,6 +231,22 @@ private:
         throw Error(ErrorCode::Internal,
                     "runaway paging on " + Describe(s) + ": the server returned a continuation that does not advance "
                     "(one it had already returned in this query); stopping instead of reading the same pages forever");
+      if (!page.Continuation.empty() && !page.Items->Empty()) {
+        // Same rows (system properties included, so distinct documents
+        // differ) three pages running: the continuation does not move.
+        auto fingerprint = std::to_string(page.Items->Size()) + '\n' + Compact((*page.Items)[0]) + '\n' +
+                           Compact((*page.Items)[page.Items->Size() - 1]);
+        s.SamePages = fingerprint == s.LastPage ? s.SamePages + 1 : 0;
+        s.LastPage = std::move(fingerprint);
+        if (s.SamePages >= MaxSamePages)
+          throw Error(ErrorCode::Internal,
+                      "runaway paging on " + Describe(s) + ": the server returned the same page " +
+                          std::to_string(MaxSamePages + 1) +
+                          " times in a row with a new continuation each time; stopping instead of reading it forever");
+      } else {
+        s.SamePages = 0;
+        s.LastPage.clear();
+      }
       s.PageToken = s.PendingToken;
       s.PageSize = s.PendingSize;
       s.Count = page.Items->Size();

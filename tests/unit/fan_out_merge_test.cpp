@@ -135,6 +135,7 @@ public:
   int Requests = 0;
   std::function<void(StreamTarget const&, std::string const&)> BeforeFetch;  // may split or fail
   bool RepeatContinuation = false;
+  bool StuckPage = false;  // the same page again, with a new continuation each time
 
   std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation, int maxItemCount) override {
     ++Requests;
@@ -210,6 +211,12 @@ private:
         body->PushBack(rapidjson::Value(r, alloc), alloc);
       }
     } else {
+      if (StuckPage && !continuation.empty()) {
+        // The first page again, whatever the continuation says, and a new continuation.
+        auto again = Page(target, "", maxItemCount);
+        again.Continuation = continuation + "x";
+        return again;
+      }
       // The continuation is a resume point in the collection-wide order, so
       // a split range's children accept their parent's.
       std::size_t from = continuation.empty() ? 0 : std::stoul(continuation);
@@ -227,6 +234,7 @@ private:
       for (std::size_t j = i; j < c.Rows.size() && !more; ++j) more = InRange(c.Rows[j].first, span);
       page.Continuation = more ? std::to_string(i) : "";
       if (RepeatContinuation && more) page.Continuation = continuation.empty() ? "0" : continuation;
+      if (StuckPage && more) page.Continuation = continuation + "x";
     }
     page.Items = body.get();
     page.Body = std::move(body);
@@ -758,6 +766,12 @@ TEST_CASE("continuations are bound, guarded against runaway paging, and bounded"
   g.RepeatContinuation = true;
   FanOutOptions plain;
   CHECK_THROWS_WITH(RunMerge(spec, plain, g), Catch::Contains("runaway paging"));
+  // Nor does one whose text changes while the page stays the same.
+  g.RepeatContinuation = false;
+  g.StuckPage = true;
+  int before = g.Requests;
+  CHECK_THROWS_WITH(RunMerge(spec, plain, g), Catch::Contains("the same page 4 times"));
+  CHECK(g.Requests - before < 20);
 
   // The token's size bound: a clear error, not a token nobody can send back.
   FanOutToken big;
