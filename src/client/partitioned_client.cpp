@@ -338,7 +338,9 @@ FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const
         } catch (Error const&) {
           return std::vector<detail::FanOutTarget>{};  // not a key this resolver routes: read everything
         }
-        for (auto const& [c, k] : owners) {
+        for (auto const& owner : owners) {
+          auto const& c = owner.first;  // not a structured binding: clang 14 cannot capture one
+          auto const& k = owner.second;
           auto it = std::find_if(targets.begin(), targets.end(), [&](auto const& t) { return t.Collection == c; });
           if (it == targets.end()) {
             targets.push_back({c, &Account(c.Account()), {}});

@@ -72,7 +72,11 @@ bool SessionToken::operator==(SessionToken const& other) const noexcept
   if (m_vector != other.m_vector || m_version != other.m_version || m_globalLsn != other.m_globalLsn
       || m_regions.size() != other.m_regions.size())
     return false;
-  for (auto const& [region, lsn] : m_regions) {
+  // Plain pair loops, not structured bindings: clang 14 cannot capture a
+  // binding in a lambda.
+  for (auto const& entry : m_regions) {
+    auto const& region = entry.first;
+    auto const& lsn = entry.second;
     auto it = std::find_if(other.m_regions.begin(), other.m_regions.end(),
                            [&](auto const& e) { return e.first == region; });
     if (it == other.m_regions.end() || it->second != lsn)
@@ -102,7 +106,9 @@ SessionToken SessionToken::Merge(SessionToken const& other) const
   merged.m_vector = true;
   merged.m_version = higher.m_version;
   merged.m_globalLsn = std::max(m_globalLsn, other.m_globalLsn);
-  for (auto const& [region, lsn] : higher.m_regions) {
+  for (auto const& entry : higher.m_regions) {
+    auto const& region = entry.first;
+    auto const& lsn = entry.second;
     auto it = std::find_if(lower.m_regions.begin(), lower.m_regions.end(),
                            [&](auto const& e) { return e.first == region; });
     merged.m_regions.emplace_back(region, it == lower.m_regions.end() ? lsn : std::max(lsn, it->second));
@@ -110,7 +116,9 @@ SessionToken SessionToken::Merge(SessionToken const& other) const
   if (m_version == other.m_version) {
     // Same version, regions the higher one lacks: the SDKs call this an
     // inconsistency and throw; keep them rather than fail a response.
-    for (auto const& [region, lsn] : lower.m_regions) {
+    for (auto const& entry : lower.m_regions) {
+      auto const& region = entry.first;
+      auto const& lsn = entry.second;
       auto it = std::find_if(merged.m_regions.begin(), merged.m_regions.end(),
                              [&](auto const& e) { return e.first == region; });
       if (it == merged.m_regions.end())
