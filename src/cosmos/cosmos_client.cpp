@@ -111,14 +111,14 @@ public:
       : m_endpointText(options.Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)),
         m_key(options.Key), m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
         m_userAgent("docshard/0.1" + (options.UserAgentSuffix.empty() ? "" : " " + options.UserAgentSuffix)),
-        m_consistency(options.Consistency), m_transport(TransportOptions(options))
+        m_consistency(options.Consistency), m_transport(TransportOptions(options)),
+        m_ranges(PartitionKeyRangeCacheTransport{
+            m_transport.GetExecutor(),
+            [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
+              asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
+            },
+            [this] { return m_transport.RunningInIoThread(); }})
   {
-    m_ranges = std::make_unique<PartitionKeyRangeCache>(PartitionKeyRangeCacheTransport{
-        m_transport.GetExecutor(),
-        [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
-          asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
-        },
-        [this] { return m_transport.RunningInIoThread(); }});
     // The options object stays with the caller; do not leave a copy of the
     // key text behind in it.
     std::fill(options.Key.begin(), options.Key.end(), '\0');
@@ -207,7 +207,7 @@ public:
     std::string token;
     if (auto range = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) {
       std::vector<std::string> parents;
-      if (auto map = m_ranges->TryGetCached(link))
+      if (auto map = m_ranges.TryGetCached(link))
         if (auto const* r = map->TryGetRangeById(*range))
           parents = r->Parents;
       token = m_sessions.RangeToken(link, *range, parents);
@@ -243,7 +243,7 @@ public:
     if (link.empty())
       return;
     m_sessions.Clear(link);
-    m_ranges->Invalidate(link);
+    m_ranges.Invalidate(link);
   }
 
   // Asio reports a cancelled wait or a cancelled coroutine as a
@@ -297,12 +297,18 @@ public:
   milliseconds m_operationTimeout;
   std::string m_userAgent;
   std::optional<ConsistencyLevel> m_consistency;
-  // Declared before the transport so that they outlive it: the transport's
-  // destructor stops the I/O thread, and until then a request in flight may
-  // still record a session token or a range read.
+  // Destruction order matters. The session container is declared before the
+  // transport so that it outlives it: the transport's destructor stops the
+  // I/O thread, and until then a response in flight still records its token.
+  // The range cache is declared after the transport so that it goes first,
+  // while the I/O thread still runs: reads under way keep the cache's state
+  // (and the timers it holds) alive through a shared_ptr until the
+  // transport's shutdown destroys them with the rest of its pending work,
+  // never after its timer service is gone. Members above the transport are
+  // all used by requests in flight and outlive it too.
   SessionContainer m_sessions;
-  std::unique_ptr<PartitionKeyRangeCache> m_ranges;  // set in the constructor (needs the transport)
   http::HttpTransport m_transport;
+  PartitionKeyRangeCache m_ranges;
 };
 
 CosmosClient::CosmosClient(CosmosClientOptions options) : m_impl(std::make_unique<Impl>(options)) {}
@@ -391,7 +397,7 @@ CosmosResponse CosmosClient::DeleteDatabase(std::string_view databaseId)
 {
   auto response = Send(CosmosRequests::DeleteDatabase(databaseId));
   m_impl->m_sessions.ClearDatabase(databaseId);
-  m_impl->m_ranges->InvalidateDatabase(databaseId);
+  m_impl->m_ranges.InvalidateDatabase(databaseId);
   return response;
 }
 
@@ -502,7 +508,7 @@ CosmosResponse CosmosClient::GetQueryPlan(std::string_view collectionLink, SqlQu
 
 PartitionKeyRangeCache& CosmosClient::PartitionKeyRanges() noexcept
 {
-  return *m_impl->m_ranges;
+  return m_impl->m_ranges;
 }
 
 SessionContainer& CosmosClient::Sessions() noexcept
