@@ -13,17 +13,9 @@
 // grow, so a collection one client measured full is full for every client,
 // and each of them moves past it at its next check.
 //
-// The fill bound. Let T = ceil(fillFactor * quota). A writer keeps writing to
-// a collection until its own check sees it full and publishes the switch, so
-// a collection can pass T by the writes that every writer starts between the
-// start of its last check that saw it below T and the end of its next check,
-// plus one write in flight per writer: for each writer w,
-//   K_w = max over consecutive checks n of writes_w(end of check n-1, end of check n+1]
-//   documents(c) <= T - 1 + sum_w (K_w + 1)
-// i.e. about two check intervals (plus one check's duration) of writes per
-// writer. Choose fillFactor so that quota - T covers that at your write rate.
-// After a writer's switch is published, none of its writes go to the old
-// collection (the resolve path reads the snapshot once per operation).
+// How far past the threshold a collection can fill (about two check
+// intervals of writes per writer, plus one in flight each) and why:
+// docs/spillover.md. Choose fillFactor from it.
 #include "docshard/partition_scheme.hpp"
 #include "docshard/partitioned_client.hpp"
 #include "docshard/scheme_store.hpp"
