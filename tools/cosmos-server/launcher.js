@@ -640,8 +640,12 @@ function startServer(opts) {
         const buf = chunk === undefined || chunk === null || typeof chunk === "function"
           ? Buffer.alloc(0)
           : Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), typeof encoding === "string" ? encoding : "utf8");
-        res.setHeader("content-length", buf.length);
-        res.removeHeader("transfer-encoding");
+        // The library sets its headers in end(); the gateway has sent them (writeHead with
+        // the whole body's content-length) before: either way half the body arrives.
+        if (!res.headersSent) {
+          res.setHeader("content-length", buf.length);
+          res.removeHeader("transfer-encoding");
+        }
         const half = buf.subarray(0, Math.floor(buf.length / 2));
         write(half, () => {
           socket.end();
