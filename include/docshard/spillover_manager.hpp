@@ -121,7 +121,7 @@ public:
   SpilloverCheck Converge();
 
   // Measures one collection of `resolver` (one collection read; plus a COUNT
-  // query when the backend reports no usage).
+  // query per partition key range when the backend reports no usage).
   CollectionFill MeasureFill(SpilloverPartitionResolver const& resolver, CollectionRef const& collection) const;
 
   // The published state as a scheme (for saving it anywhere).
