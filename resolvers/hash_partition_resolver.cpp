@@ -11,7 +11,6 @@ namespace docshard {
 
 namespace {
 constexpr std::int64_t MaxVirtualNodes = 65536;
-constexpr std::size_t MaxRingPoints = std::size_t{1} << 24;
 std::string const LegacyName = "dotnet-legacy";
 
 // Which collection a reference names: "dbs/a/colls/b", "dbs/a/colls/b/" and
@@ -74,6 +73,12 @@ std::shared_ptr<HashPartitionResolver> HashPartitionResolver::DotNetLegacy(std::
                                std::to_string(collections.size()) + " collections");
   return std::shared_ptr<HashPartitionResolver>(new HashPartitionResolver(
       LegacyTag{}, std::move(collections), std::move(seeds), virtualNodesPerCollection, std::move(keyPath)));
+}
+
+std::string HashPartitionResolver::RingSizeProblem(std::size_t collections, std::size_t virtualNodes) {
+  if (collections * virtualNodes <= MaxRingPoints) return {};
+  return "collections x virtual nodes = " + std::to_string(collections * virtualNodes) + " exceeds " +
+         std::to_string(MaxRingPoints) + " ring points";
 }
 
 CollectionRef const& HashPartitionResolver::ResolveAt(RingPosition position) const noexcept {
@@ -156,9 +161,7 @@ ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
   std::uint32_t vnodes = DefaultVirtualNodes;
   if (auto v = node.OptionalChild("virtualNodesPerCollection")) {
     vnodes = static_cast<std::uint32_t>(v->GetInteger(1, MaxVirtualNodes));
-    if (collections.size() * vnodes > MaxRingPoints)
-      v->Fail("collections x virtual nodes = " + std::to_string(collections.size() * vnodes) + " exceeds " +
-              std::to_string(MaxRingPoints) + " ring points");
+    if (auto problem = RingSizeProblem(collections.size(), vnodes); !problem.empty()) v->Fail(problem);
   }
 
   auto seedsNode = node.OptionalChild("seeds");

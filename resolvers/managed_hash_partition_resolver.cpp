@@ -33,6 +33,9 @@ std::shared_ptr<HashPartitionResolver const> BuildRing(ManagedHashSettings const
     throw InvalidArgumentError("managedHash resolver: count must be between 1 and " + std::to_string(MaxCount));
   if (s.Hash == "dotnet-legacy")
     throw InvalidArgumentError("managedHash resolver: \"dotnet-legacy\" needs per-collection seeds; use \"hash\"");
+  // Before anything is allocated: a ring of count x virtual nodes points.
+  if (auto problem = HashPartitionResolver::RingSizeProblem(s.Count, s.VirtualNodesPerCollection); !problem.empty())
+    throw InvalidArgumentError("managedHash resolver: " + problem);
   auto const& tk = s.Template.PartitionKeyPath();
   if (tk && keyPath && *tk != keyPath->Paths().front())
     throw InvalidArgumentError("managedHash resolver: the template's partitionKey " + *tk +
@@ -146,8 +149,11 @@ ResolverPtr ManagedHashPartitionResolver::FromConfig(ConfigNode const& node) {
       h->Fail(e.what());
     }
   }
-  if (auto v = node.OptionalChild("virtualNodesPerCollection"))
-    s.VirtualNodesPerCollection = static_cast<std::uint32_t>(v->GetInteger(1, MaxVirtualNodes));
+  auto const vnodes = node.OptionalChild("virtualNodesPerCollection");
+  if (vnodes) s.VirtualNodesPerCollection = static_cast<std::uint32_t>(vnodes->GetInteger(1, MaxVirtualNodes));
+  // The same limit and message as "hash", at the field that makes the ring too big.
+  if (auto problem = HashPartitionResolver::RingSizeProblem(s.Count, s.VirtualNodesPerCollection); !problem.empty())
+    (vnodes ? *vnodes : node.Child("count")).Fail(problem);
   if (auto t = node.OptionalChild("template")) {
     s.Template = CollectionTemplate::FromConfig(*t);
     auto const& tk = s.Template.PartitionKeyPath();

@@ -12,6 +12,12 @@ class ConfigNode;
 class HashPartitionResolver final : public IPartitionResolver {
 public:
   static constexpr std::uint32_t DefaultVirtualNodes = 128;
+  // Collections x virtual nodes a ring may hold (configs; managedHash too):
+  // 2^24 points take about 0.8 GB to build.
+  static constexpr std::size_t MaxRingPoints = std::size_t{1} << 24;
+  // "collections x virtual nodes = N exceeds 16777216 ring points" when
+  // `collections` x `virtualNodes` is over MaxRingPoints, else empty.
+  static std::string RingSizeProblem(std::size_t collections, std::size_t virtualNodes);
 
   // `hash` null = md5 (the default, as in the .NET SDK).
   // Throws InvalidArgumentError for an empty list, duplicates, or virtualNodes < 1.

@@ -124,3 +124,23 @@ TEST_CASE("managedHash placed config errors", "[managedHash][config]") {
     CHECK_THAT(detail, Catch::Contains(c.Contains));
   }
 }
+
+TEST_CASE("managedHash refuses a ring over 2^24 points, with hash's message, before building it", "[managedHash]") {
+  // 300 x 65,536 = 19,660,800 points, over 2^24 = 16,777,216.
+  std::string const expected = "collections x virtual nodes = 19660800 exceeds 16777216 ring points";
+  auto const big = Replace(Replace(Base, "\"count\": 3", "\"count\": 300"), "\"virtualNodesPerCollection\": 64",
+                           "\"virtualNodesPerCollection\": 65536");
+  CHECK(LoadError(big) == std::make_pair(std::string("resolver.virtualNodesPerCollection"), expected));
+  // hash says the same of the same ring.
+  std::string hashRing = R"({"type": "hash", "partitionKey": "/userId", "virtualNodesPerCollection": 65536, "collections": [)";
+  for (int i = 0; i < 300; ++i) hashRing += (i ? ",\"dbs/app/colls/users" : "\"dbs/app/colls/users") + std::to_string(i) + "\"";
+  CHECK(LoadError(hashRing + "]}") == std::make_pair(std::string("resolver.virtualNodesPerCollection"), expected));
+  // The constructor (and so Grow/WithCount) checks it too.
+  ManagedHashSettings s;
+  s.Database = "app";
+  s.CollectionPrefix = "users";
+  s.Count = 257;
+  s.VirtualNodesPerCollection = 65536;
+  CHECK_THROWS_WITH(ManagedHashPartitionResolver(s),
+                    "managedHash resolver: collections x virtual nodes = 16842752 exceeds 16777216 ring points");
+}
