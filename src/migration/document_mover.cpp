@@ -3,7 +3,6 @@
 #include "docshard/errors.hpp"
 #include "docshard/migration/document_content.hpp"
 
-#include <set>
 #include <thread>
 
 namespace docshard {
@@ -18,6 +17,11 @@ std::string ETagOf(rapidjson::Value const& document) {
   auto const it = document.FindMember("_etag");
   if (it == document.MemberEnd() || !it->value.IsString()) return {};
   return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+std::string ETagOfResponse(CosmosResponse const& response) {
+  auto etag = response.ETag();
+  return etag.empty() ? ETagOf(response.Json()) : etag;
 }
 } // namespace
 
@@ -56,20 +60,43 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
   rapidjson::Document current;
   current.CopyFrom(document, current.GetAllocator());
   std::string sourceETag = ETagOf(current);
-  std::set<std::string> ourETags;  // target versions this call wrote
+  // The target version this call wrote last, and whether the target has held
+  // nothing but this call's writes since a Create of ours answered 201. Only
+  // then may a vanished source license deleting the target (docs/migration.md).
+  std::string ownETag;
+  bool createdChain = false;
   MoveResult result;
 
+  // Replaces the target version `etag` with `content`; the new version is ours.
+  // False when the target changed or vanished meanwhile (look again).
+  auto takeOver = [&](std::string const& etag, std::string content) {
+    try {
+      auto r = Call([&] {
+        RequestOptions o;
+        o.IfMatchETag = etag;
+        return m_target.ReplaceDocument(m_targetRef.Link(), id, std::move(content), partitionKey, o);
+      });
+      ownETag = ETagOfResponse(r);
+      return true;
+    } catch (PreconditionFailedError const&) {
+      return false;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  };
+
   for (int round = 0; round < MaxRounds; ++round) {
-    // 1. Copy.
-    std::string targetETag;
+    // 1. Make the target hold the source's content (or keep a newer
+    //    application write), in a version this call wrote.
     bool targetHasSource = false;
     try {
       auto r = Call([&] { return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current), partitionKey); });
-      targetETag = r.ETag();
-      ourETags.insert(targetETag);
+      ownETag = ETagOfResponse(r);
+      createdChain = !ownETag.empty();
       targetHasSource = true;
     } catch (ConflictError const&) {
       rapidjson::Document existing;
+      std::string targetETag;
       try {
         auto r = Call([&] { return m_target.ReadDocument(m_targetRef.Link(), id, partitionKey); });
         existing = r.Json();
@@ -77,27 +104,22 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
       } catch (NotFoundError const&) {
         continue;  // deleted between our create and read: copy again
       }
-      if (SameUserContent(existing, current)) {
-        targetHasSource = true;  // our copy (an earlier round or run) or an identical write
-      } else if (ourETags.count(targetETag)) {
-        // Our own copy, made stale by a source change (412 below): refresh it,
-        // unless the app writes a newer version first (412 here).
-        try {
-          auto r = Call([&] {
-            RequestOptions o;
-            o.IfMatchETag = targetETag;
-            return m_target.ReplaceDocument(m_targetRef.Link(), id, UserContentJson(current), partitionKey, o);
-          });
-          targetETag = r.ETag();
-          ourETags.insert(targetETag);
-          targetHasSource = true;
-        } catch (PreconditionFailedError const&) {
-          continue;  // the app wrote it meanwhile: look again
-        } catch (NotFoundError const&) {
-          continue;
-        }
+      bool const same = SameUserContent(existing, current);
+      if (!ownETag.empty() && targetETag == ownETag) {
+        // Still our own version. Made stale by a source change (412 below):
+        // refresh it, unless the app writes a newer version first.
+        if (!same && !takeOver(targetETag, UserContentJson(current))) continue;
+        targetHasSource = true;
+      } else {
+        // Another writer's version: another migrator's copy, a crashed run's,
+        // or an application write (different content: newer, it wins). We
+        // rewrite it unchanged before deleting the source, so that the
+        // migrator whose copy it was can no longer take a 404 of the source
+        // for an application delete and remove it (its If-Match fails).
+        if (!takeOver(targetETag, UserContentJson(same ? current : existing))) continue;
+        createdChain = false;
+        targetHasSource = same;
       }
-      // else: a newer application write; it wins.
     }
 
     // 2. Remove the source, only if it is still the version we copied.
@@ -126,22 +148,25 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
     }
 
     if (sourceGone) {
-      // The app deleted it (its delete may have missed a copy we made after
-      // it looked), or moved it with a replace. Remove only a target version
-      // we wrote ourselves; anything else is an application write.
-      if (!ourETags.count(targetETag)) {
+      // Someone removed the source. If the target has held only our writes
+      // since our Create found it empty, no migrator can have completed a
+      // move relying on it (each rewrites the target first) and no app write
+      // reached it: the source went by an application delete, which either
+      // ran before our copy (the copy would resurrect the document) or will
+      // delete the target after us. Anything else is kept.
+      if (!createdChain) {
         result.Outcome = MoveOutcome::SourceGone;
         return result;
       }
       try {
         Call([&] {
           RequestOptions o;
-          o.IfMatchETag = targetETag;
+          o.IfMatchETag = ownETag;
           return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
         });
         result.Outcome = MoveOutcome::Unresurrected;
       } catch (PreconditionFailedError const&) {
-        result.Outcome = MoveOutcome::KeptNewer;  // the app wrote it after our copy
+        result.Outcome = MoveOutcome::KeptNewer;  // written after our copy: kept
       } catch (NotFoundError const&) {
         result.Outcome = MoveOutcome::Unresurrected;  // already gone
       }

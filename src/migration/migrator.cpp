@@ -3,6 +3,7 @@
 #include "worker_pool.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/migration/checkpoint_lock.hpp"
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/token_bucket.hpp"
 #include "docshard/http/transport_errors.hpp"
@@ -244,9 +245,12 @@ MigrationProgress Migrator::Run() {
   // Checkpoint: resume only the very same (A, B).
   state.Checkpoint.FromHash = SchemeHash(*m_from);
   state.Checkpoint.ToHash = SchemeHash(*m_to);
+  std::optional<CheckpointLock> checkpointLock;
   if (!m_options.Checkpoint.empty()) {
+    checkpointLock.emplace(m_options.Checkpoint);  // one migrator per checkpoint file
     // Temp files of killed runs (each writes <checkpoint>.tmp.<pid>) are never
-    // read; remove them so that repeated crashes do not pile them up.
+    // read; remove them so that repeated crashes do not pile them up. Under
+    // the lock, so that no live migrator's temp file goes.
     auto dir = m_options.Checkpoint.parent_path();
     std::error_code ec;
     auto const prefix = m_options.Checkpoint.filename().string() + ".tmp.";

@@ -6,6 +6,7 @@
 // there with its last acknowledged value.
 //
 // CI: 10,000 documents, 20 kills (DOCSHARD_LONG_TESTS=1: 200 kills).
+#include "child_process.hpp"
 #include "migration_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -15,54 +16,11 @@
 #include <filesystem>
 #include <random>
 #include <set>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;
 
 using namespace docshard;
 using namespace docshard::test;
 
 namespace {
-
-bool LongTests() {
-  char const* v = std::getenv("DOCSHARD_LONG_TESTS");
-  return v && std::string(v) == "1";
-}
-
-std::string Cli() {
-  char const* v = std::getenv("DOCSHARD_CLI");
-  return v && *v ? v : "";
-}
-
-pid_t Spawn(std::vector<std::string> const& args, std::string const& log) {
-  std::vector<char*> argv;
-  for (auto const& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  int const rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
-  return pid;
-}
-
-int Wait(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
-std::string Tail(std::string const& path, std::size_t bytes = 3000) {
-  std::ifstream in(path);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return s.size() > bytes ? s.substr(s.size() - bytes) : s;
-}
 
 // What a writer knows about one document.
 struct Tracked {

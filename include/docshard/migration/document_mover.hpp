@@ -1,16 +1,21 @@
 #pragma once
 // Moves ONE document from its source collection (under scheme A) to its
 // owner under scheme B, safely against concurrent application writes that
-// the transition resolver routes to B (docs/migration.md has the argument):
+// the transition resolver routes to B, and against any number of other
+// migrators, stalled or not, moving the same document (docs/migration.md
+// has the argument):
 //   1. Create the copy in the target (never upsert: that could overwrite a
-//      newer app write). 409: read the target; the same user content is our
-//      copy (or an identical write): go on; different content is a newer app
-//      write: keep it.
+//      newer app write). 409: read the target. A version this call wrote is
+//      refreshed if the source changed; any other version (another
+//      migrator's copy, a crashed run's, or a newer app write, which wins) is
+//      rewritten unchanged If-Match its etag, so that it becomes ours.
 //   2. Delete the source If-Match the etag we copied. 412: the source changed
-//      after the copy: read it again and re-copy (replacing our own stale
-//      copy If-Match its etag). 404: the app deleted (or moved) the document
-//      meanwhile: remove the copy If-Match its etag, but only a copy this call
-//      provably wrote (its etag), never a write we cannot prove ours.
+//      after the copy: read it again and re-copy. 404: someone removed the
+//      source. Only when the target has held nothing but this call's writes
+//      since a Create of ours found it empty is that an application delete
+//      (our copy would resurrect it): remove the copy If-Match its etag.
+//      Otherwise another migrator completed the move on a version it rewrote
+//      itself, or an app write is there: keep it.
 // Never deletes before a copy is confirmed, so no step can lose a document,
 // and every step is idempotent, so a crash at any point is repaired by
 // running the same steps again.
@@ -26,7 +31,7 @@ enum class MoveOutcome {
   Moved,          // the target holds the source's content; the source is gone
   KeptNewer,      // the target already held another version (an app write): kept, source removed
   Unresurrected,  // the source was deleted by the app meanwhile; our copy was removed
-  SourceGone,     // the source vanished and the target holds a version we cannot prove ours: kept
+  SourceGone,     // the source vanished and the target holds a version not provably ours alone: kept
 };
 
 struct MoveResult {
