@@ -3,9 +3,9 @@
 # "west"), stopping them whatever happens. Their settings (gateway mode,
 # partitions, ...) are fixture "samples" of tests/servers.conf.
 #   scripts/run-sample.sh NAME [BUILD_DIR]
-# samples/NAME/scheme.json, if present, is rendered with the servers'
-# endpoints (${ENDPOINT_A}, ${ENDPOINT_B}) and CA (${CA_FILE}) and passed to
-# the sample as its only argument.
+# samples/NAME/scheme.json, if present, is pointed at the servers
+# (scripts/render-sample-scheme.sh: their endpoints and CA) and passed to the
+# sample as its only argument.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 name=${1:?usage: run-sample.sh NAME [BUILD_DIR]}
@@ -29,8 +29,8 @@ args=()
 if [ -f "$root/samples/$name/scheme.json" ]; then
   mkdir -p "$run/samples"
   scheme=$run/samples/$name-$$.json
-  sed -e "s|\${ENDPOINT_A}|$url_a|g" -e "s|\${ENDPOINT_B}|$url_b|g" -e "s|\${CA_FILE}|$run/certs/ca.pem|g" \
-    "$root/samples/$name/scheme.json" >"$scheme"
+  "$root/scripts/render-sample-scheme.sh" "$root/samples/$name/scheme.json" "$scheme" "$url_a" "$url_b" \
+    "$run/certs/ca.pem"
   args=("$scheme")
 fi
 "$build/samples/docshard_sample_$name" "${args[@]}"

@@ -22,9 +22,18 @@ enum class ErrorCode {
   Internal,
 };
 
+// `text` with each NUL byte written as \u0000. Messages quote user input
+// (ids, names, keys) and what() is a C string: a raw NUL would cut the
+// message there.
+inline std::string PrintableMessage(std::string text) {
+  for (std::size_t pos = 0; (pos = text.find('\0', pos)) != std::string::npos; pos += 6)
+    text.replace(pos, 1, "\\u0000");
+  return text;
+}
+
 class Error : public std::runtime_error {
 public:
-  Error(ErrorCode code, std::string const& message) : std::runtime_error(message), m_code(code) {}
+  Error(ErrorCode code, std::string const& message) : std::runtime_error(PrintableMessage(message)), m_code(code) {}
   ErrorCode Code() const noexcept { return m_code; }
   // True when the same call may succeed later without any change by the caller.
   virtual bool IsRetryable() const noexcept { return false; }
@@ -38,7 +47,7 @@ class ConfigError : public Error {
 public:
   ConfigError(std::string place, std::string const& detail)
       : Error(ErrorCode::Config, place.empty() ? detail : place + ": " + detail),
-        m_place(std::move(place)), m_detail(detail) {}
+        m_place(PrintableMessage(std::move(place))), m_detail(PrintableMessage(detail)) {}
   std::string const& Place() const noexcept { return m_place; }
   std::string const& Detail() const noexcept { return m_detail; }
 

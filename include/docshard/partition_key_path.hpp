@@ -58,6 +58,13 @@ public:
   // As TryExtract, but a missing key is an error: "document has no partition key at /userId".
   PartitionKey Extract(rapidjson::Value const& document) const;
 
+  // Whether `key` has the shape of this path's keys, for keys given by a
+  // caller (reads, deletes, queries, `route`): a composite path takes an
+  // array of exactly one value per path; a single path or a synthetic key
+  // takes one string, number or boolean. Throws PartitionKeyError naming the
+  // path and the key otherwise.
+  void CheckKeyShape(PartitionKey const& key) const;
+
   friend bool operator==(PartitionKeyPath const& a, PartitionKeyPath const& b) noexcept {
     return a.m_kind == b.m_kind && a.m_composite == b.m_composite && a.m_paths == b.m_paths &&
            a.m_separator == b.m_separator && a.m_buckets == b.m_buckets && a.m_store == b.m_store;

@@ -3,6 +3,8 @@
 #include "fan_out_executor.hpp"
 #include "query_plan_cache.hpp"
 #include "transition_replace.hpp"
+#include "core/document_id.hpp"
+#include "core/duplicate_member.hpp"
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
 
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -30,6 +33,9 @@ std::string ReadAccountKey(std::string const& name, AccountConfig const& account
       throw InvalidArgumentError("account \"" + name + "\": environment variable " + account.KeyEnv + " is not set");
     key = value;
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(account.KeyFile, ec))
+      throw InvalidArgumentError("account \"" + name + "\": key file " + account.KeyFile + " is a directory");
     std::ifstream in(account.KeyFile, std::ios::binary);
     if (!in) throw InvalidArgumentError("account \"" + name + "\": cannot read key file " + account.KeyFile);
     std::ostringstream text;
@@ -53,6 +59,12 @@ std::string Serialize(rapidjson::Document const& doc) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+// RapidJSON skips a UTF-8 byte order mark, the service answers 500 to one:
+// the text sent must not start with one either.
+void DropByteOrderMark(std::string& json) {
+  if (json.rfind("\xEF\xBB\xBF", 0) == 0) json.erase(0, 3);
+}
+
 rapidjson::Document ParseDocument(std::string const& json) {
   // The document is parsed, then serialised again (recursively): bound its depth.
   if (detail::JsonDepthExceeds(json))
@@ -67,9 +79,16 @@ rapidjson::Document ParseDocument(std::string const& json) {
     throw InvalidArgumentError(std::string("document is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) +
                                " at offset " + std::to_string(parsed.Offset()));
   if (!doc.IsObject()) throw InvalidArgumentError("document must be a JSON object");
+  // A repeated name would be routed on one value and stored with another.
+  if (auto d = detail::FindDuplicateMember(doc))
+    throw InvalidArgumentError("document has the member " + detail::QuotedId(d->Name) + " more than once" +
+                               (d->Place.empty() ? std::string() : " in " + detail::QuotedId(d->Place)) +
+                               "; JSON readers disagree on which one counts: keep one");
   auto id = doc.FindMember("id");
-  if (id == doc.MemberEnd() || !id->value.IsString() || id->value.GetStringLength() == 0)
-    throw InvalidArgumentError("document has no string \"id\"");
+  if (id == doc.MemberEnd() || !id->value.IsString()) throw InvalidArgumentError("document has no string \"id\"");
+  std::string_view const idText(id->value.GetString(), id->value.GetStringLength());
+  if (auto problem = detail::DocumentIdProblem(idText); !problem.empty())
+    throw InvalidArgumentError("document id " + detail::QuotedId(idText) + " " + problem);
   return doc;
 }
 } // namespace
@@ -84,7 +103,11 @@ std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme
     o.Endpoint = account.Endpoint;
     o.Key = ReadAccountKey(name, account);
     o.CaFile = account.CaFile;
-    accounts.emplace(name, std::make_shared<CosmosClient>(std::move(o)));
+    try {
+      accounts.emplace(name, std::make_shared<CosmosClient>(std::move(o)));
+    } catch (InvalidArgumentError const& e) {  // e.g. a key that is not base64 (never quoted)
+      throw InvalidArgumentError("account \"" + name + "\": " + e.what());
+    }
   }
   auto client = std::make_shared<PartitionedClient>(std::move(accounts));
   client->SetResolver("", scheme.Resolver(), scheme.Epoch().value_or(0));
@@ -155,6 +178,7 @@ void PartitionedClient::CreateCollectionsIfMissing(std::string const& resolverNa
 RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson, OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
   auto const& resolver = *snapshot.Resolver;
+  DropByteOrderMark(documentJson);
   auto doc = ParseDocument(documentJson);
   auto const& path = *resolver.KeyPath();
   auto key = path.Extract(doc);  // PartitionKeyError names the path
@@ -186,6 +210,7 @@ RoutedResponse PartitionedClient::UpsertDocument(std::string documentJson, Opera
 
 std::vector<std::pair<CollectionRef, PartitionKey>> PartitionedClient::Candidates(IPartitionResolver const& resolver,
                                                                                   PartitionKey const& key) {
+  resolver.KeyPath()->CheckKeyShape(key);  // "t1" for ["/a","/b"] is an error, not a miss
   std::vector<std::pair<CollectionRef, PartitionKey>> out;
   for (auto const& k : resolver.KeyPath()->ExpandForRead(key))
     for (auto const& c : resolver.ResolveForRead(ReadSelector::Key(k))) {
@@ -220,6 +245,7 @@ RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey
 RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, PartitionKey const& key,
                                                   std::string documentJson, OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
+  DropByteOrderMark(documentJson);
   auto doc = ParseDocument(documentJson);
   auto const& path = *snapshot.Resolver->KeyPath();
   auto docKey = path.Extract(doc);

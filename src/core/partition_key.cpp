@@ -154,6 +154,9 @@ PartitionKey PartitionKey::ParseJson(std::string_view text) {
   auto const parsed =
       detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(doc, text);
   if (parsed.IsError()) {
+    if (parsed.Code() == rapidjson::kParseErrorStringUnicodeSurrogateInvalid)  // "\ud800" alone: JSON, not Unicode
+      throw PartitionKeyError("partition key is not valid Unicode text (a lone surrogate escape at offset " +
+                              std::to_string(parsed.Offset()) + ")");
     throw PartitionKeyError(std::string("key is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) +
                             " at offset " + std::to_string(parsed.Offset()));
   }

@@ -225,6 +225,12 @@ std::optional<PartitionKey> PartitionKeyPath::TryExtract(rapidjson::Value const&
   if (!m_composite) {
     auto const* v = Walk(document, m_segments.front());
     if (!v || v->IsNull()) return std::nullopt;
+    // The service's partition key is one value; an array here would be routed
+    // on the whole array but sent (and stored) as something else.
+    if (v->IsArray())
+      throw PartitionKeyError("partition key at " + m_paths.front() +
+                              " is an array; a single-path partitionKey takes a string, number or boolean (several "
+                              "values need a composite partitionKey such as [\"/a\",\"/b\"])");
     try {
       return PartitionKey::FromJson(*v);
     } catch (PartitionKeyError const& e) {
@@ -244,6 +250,19 @@ std::optional<PartitionKey> PartitionKeyPath::TryExtract(rapidjson::Value const&
     }
   }
   return PartitionKey::Composite(std::move(parts));
+}
+
+void PartitionKeyPath::CheckKeyShape(PartitionKey const& key) const {
+  bool const composite = key.GetKind() == PartitionKey::Kind::Composite;
+  if (m_composite) {
+    if (!composite || key.AsComposite().size() != m_paths.size())
+      throw PartitionKeyError("partition key " + key.ToJson() + " does not fit the composite partitionKey " +
+                              ToString() + ": a key is an array of " + std::to_string(m_paths.size()) +
+                              " values, one per path");
+  } else if (composite) {
+    throw PartitionKeyError("partition key " + key.ToJson() + " is an array, but the partitionKey " + ToString() +
+                            " takes one string, number or boolean");
+  }
 }
 
 PartitionKey PartitionKeyPath::Extract(rapidjson::Value const& document) const {

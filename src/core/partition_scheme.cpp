@@ -22,9 +22,24 @@ AccountConfig LoadAccount(ConfigNode const& node) {
   // switched off from one: say so instead of a generic "unknown field".
   for (auto bad : {"key", "masterKey", "accountKey", "secret"})
     if (node.Has(bad)) node.Child(bad).Fail("secrets are not allowed in a config file; use keyEnv or keyFile");
-  for (auto bad : {"verifyTls", "insecure", "disableTlsVerification", "tlsVerify"})
-    if (node.Has(bad)) node.Child(bad).Fail("TLS verification cannot be disabled from a config file");
-  node.AllowOnly({"endpoint", "keyEnv", "keyFile", "caFile"});
+  // Saying that verification is on ("verifyTls": true) is accepted and
+  // changes nothing (it always is; the normalised config leaves it out);
+  // anything that would turn it off is refused.
+  struct TlsSwitch {
+    char const* Name;
+    bool VerifyingValue;  // the value that keeps verification on
+  };
+  static constexpr TlsSwitch Switches[] = {
+      {"verifyTls", true}, {"tlsVerify", true}, {"insecure", false}, {"disableTlsVerification", false}};
+  for (auto const& s : Switches) {
+    if (!node.Has(s.Name)) continue;
+    auto const child = node.Child(s.Name);
+    if (!child.Value().IsBool() || child.Value().GetBool() != s.VerifyingValue)
+      child.Fail(std::string("TLS verification cannot be disabled from a config file (only ") +
+                 (s.VerifyingValue ? "true" : "false") + " is accepted here: it is always on)");
+  }
+  node.AllowOnly({"endpoint", "keyEnv", "keyFile", "caFile", "verifyTls", "tlsVerify", "insecure",
+                  "disableTlsVerification"});
   AccountConfig account;
   auto endpoint = node.Child("endpoint");
   account.Endpoint = endpoint.GetNonEmptyString();
@@ -72,6 +87,10 @@ PartitionScheme::PartitionScheme(ResolverPtr resolver, std::optional<std::int64_
 }
 
 PartitionScheme PartitionScheme::Load(std::string_view json, ResolverRegistry const& registry) {
+  // RapidJSON takes a NUL byte for the end of the text, so a valid prefix
+  // would load; a NUL is never part of JSON text (strings escape it).
+  if (auto const nul = json.find('\0'); nul != std::string_view::npos)
+    throw ConfigError(LineColumn(json, nul), "invalid JSON: NUL byte");
   rapidjson::Document doc;
   // Full precision so that number bounds and keys load exactly as saved;
   // iterative so that deeply nested input is an error, not a stack overflow.

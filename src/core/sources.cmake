@@ -1,6 +1,7 @@
 target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collection_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/config_node.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/document_id.cpp
   ${CMAKE_CURRENT_LIST_DIR}/consistent_hash_ring.cpp
   ${CMAKE_CURRENT_LIST_DIR}/full_precision_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hash_generator.cpp

@@ -3,10 +3,21 @@
 #include "docshard/errors.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
 
+#include <limits>
+
 namespace docshard {
+
+std::int64_t NextEpoch(PartitionScheme const& from) {
+  auto const epoch = from.Epoch().value_or(0);
+  if (epoch == std::numeric_limits<std::int64_t>::max())
+    throw InvalidArgumentError("the old scheme's epoch is " + std::to_string(epoch) +
+                               ", the largest there is: the new scheme could not get a larger one");
+  return epoch + 1;
+}
 
 PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
                                 std::filesystem::path const& path) {
+  auto const epoch = NextEpoch(from);
   auto const kept = to.Resolver()->Collections();
   if (kept.empty()) throw InvalidArgumentError("the new scheme names no collection: that would remove every one");
   for (auto const& c : from.Resolver()->Collections()) {
@@ -25,7 +36,7 @@ PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const
       throw InvalidArgumentError("collection " + c.Text() +
                                  " is left out of the new scheme but still holds documents; migrate them first");
   }
-  PartitionScheme next(to.Resolver(), from.Epoch().value_or(0) + 1, to.Accounts());
+  PartitionScheme next(to.Resolver(), epoch, to.Accounts());
   WriteFileAtomically(path, next.Save());
   return next;
 }

@@ -129,6 +129,8 @@ std::string MigrationCheckpoint::ToJson() const {
     w.Uint64(c.Recopied);
     w.Key("unresurrected");
     w.Uint64(c.Unresurrected);
+    w.Key("leftInPlace");
+    w.Uint64(c.LeftInPlace);
     w.EndObject();
   }
   w.EndArray();
@@ -180,6 +182,7 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
     c.KeptNewer = GetCount(item, "keptNewer", at);
     c.Recopied = GetCount(item, "recopied", at);
     c.Unresurrected = GetCount(item, "unresurrected", at);
+    c.LeftInPlace = GetCount(item, "leftInPlace", at);
     cp.Collections[name] = std::move(c);
   }
   return cp;

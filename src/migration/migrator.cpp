@@ -2,6 +2,8 @@
 
 #include "worker_pool.hpp"
 
+#include "core/document_id.hpp"
+
 #include "docshard/errors.hpp"
 #include "docshard/migration/checkpoint_lock.hpp"
 #include "docshard/migration/document_mover.hpp"
@@ -125,22 +127,42 @@ void ScanSource(RunState& state, CollectionRef const& source) {
     std::mutex pageMutex;
     std::condition_variable pageDone;
     std::size_t pending = 0;
+    std::vector<LeftDocument> left;
     for (rapidjson::SizeType i = 0; i < documents.Size(); ++i) {
       auto const& document = documents[i];
       ++scanned;
+      auto const idMember = document.FindMember("id");
+      bool const hasId = idMember != document.MemberEnd() && idMember->value.IsString();
+      std::string const id = hasId ? std::string(idMember->value.GetString(), idMember->value.GetStringLength()) : "";
+      // A document another tool wrote that this one cannot move stays where
+      // it is, is reported, and the migration goes on (nothing is lost; the
+      // final verification names it as misplaced, so B is not switched to).
+      auto leave = [&](std::string key, std::string reason) {
+        left.push_back({source.Text(), id, std::move(key), std::move(reason)});
+      };
       CollectionRef owner;
       std::optional<PartitionKeyValue> header;
+      std::string keyJson;
       try {
+        auto key = state.To->KeyPath()->Extract(document);
+        keyJson = key.ToJson();
         owner = state.To->ResolveForCreate(document);
-        header.emplace(PartitionedClient::HeaderValue(state.To->KeyPath()->Extract(document)));
+        header.emplace(PartitionedClient::HeaderValue(key));
       } catch (Error const& e) {
-        auto const id = document.HasMember("id") && document["id"].IsString() ? document["id"].GetString() : "?";
-        state.Fail(std::make_exception_ptr(
-            Error(e.Code(), "document \"" + std::string(id) + "\" in " + source.Text() + ": " + e.what())));
+        leave(keyJson, std::string("the new scheme cannot place it: ") + e.what());
         continue;
       }
       if (SameCollection(owner, source)) {
         ++skipped;
+        continue;
+      }
+      if (!hasId) {
+        leave(keyJson, "it has no string id");
+        continue;
+      }
+      if (auto problem = detail::DocumentIdProblem(id); !problem.empty()) {
+        leave(keyJson, "its id " + problem + ", so it cannot be read or deleted by id (it belongs in " +
+                           owner.Text() + ")");
         continue;
       }
       {
@@ -185,6 +207,7 @@ void ScanSource(RunState& state, CollectionRef const& source) {
       entry.KeptNewer += tally->KeptNewer;
       entry.Recopied += tally->Recopied;
       entry.Unresurrected += tally->Unresurrected;
+      entry.LeftInPlace += left.size();
       if (!state.Options.Checkpoint.empty()) state.Checkpoint.Save(state.Options.Checkpoint);
       auto& p = state.Progress;
       p.Scanned += scanned;
@@ -194,6 +217,9 @@ void ScanSource(RunState& state, CollectionRef const& source) {
       p.KeptNewer += tally->KeptNewer;
       p.Recopied += tally->Recopied;
       p.Unresurrected += tally->Unresurrected;
+      p.LeftInPlace += left.size();
+      for (auto& l : left)
+        if (p.Left.size() < MigrationProgress::MaxLeftListed) p.Left.push_back(std::move(l));
       if (entry.Done) ++p.SourcesDone;
       state.Publish();
     }
@@ -260,9 +286,10 @@ MigrationProgress Migrator::Run() {
     if (existing && !m_options.Resume && !existing->Finished)
       throw InvalidArgumentError("checkpoint " + m_options.Checkpoint.string() +
                                  " exists: resume it (--resume) or remove it");
-    if (m_options.Resume) {
-      if (!existing)
-        throw InvalidArgumentError("cannot resume: no checkpoint at " + m_options.Checkpoint.string());
+    // Resume without a checkpoint starts from the beginning: a run saves its
+    // checkpoint before it writes anything, so none means nothing was moved
+    // with this one (and starting over is always safe: moves are idempotent).
+    if (m_options.Resume && existing) {
       if (existing->FromHash != state.Checkpoint.FromHash || existing->ToHash != state.Checkpoint.ToHash)
         throw InvalidArgumentError("checkpoint " + m_options.Checkpoint.string() +
                                    " was made for other schemes (their SHA-256 differ); refusing to resume");
@@ -272,6 +299,9 @@ MigrationProgress Migrator::Run() {
     throw InvalidArgumentError("cannot resume without a checkpoint file");
   }
   for (auto const& s : sources) state.Checkpoint.Collections[s.Text()];  // every source has an entry
+  // Saved before the first write to the backend: a run killed at any later
+  // point leaves a checkpoint to resume.
+  if (!m_options.Checkpoint.empty()) state.Checkpoint.Save(m_options.Checkpoint);
 
   // B's collections must exist before anything is copied there.
   auto const serverPath = m_to->KeyPath()->ServerPath();
@@ -295,6 +325,7 @@ MigrationProgress Migrator::Run() {
     p.KeptNewer += entry.KeptNewer;
     p.Recopied += entry.Recopied;
     p.Unresurrected += entry.Unresurrected;
+    p.LeftInPlace += entry.LeftInPlace;
     if (entry.Done) {
       ++p.SourcesDone;
       continue;

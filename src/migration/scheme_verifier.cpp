@@ -49,7 +49,9 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
       }
       for (auto const& d : page.Documents().GetArray()) {
         ++count;
-        std::string const id = d.HasMember("id") && d["id"].IsString() ? d["id"].GetString() : "";
+        std::string const id = d.HasMember("id") && d["id"].IsString()
+                                   ? std::string(d["id"].GetString(), d["id"].GetStringLength())
+                                   : "";
         if (ids) ids->insert(id);
         std::string keyJson, expected;
         bool misplaced = !inScheme;

@@ -90,7 +90,6 @@ TEST_CASE("route: keys are echoed as canonical JSON", "[cli][route]") {
       {"-0", "0"},
       {"1e21", "1e+21"},
       {"0.1", "0.1"},
-      {"[ \"t1\" , 42 ]", "[\"t1\",42]"},  // compact composite
       {"\"\xC3\xA9\"", "\"\xC3\xA9\""},  // non-ASCII passes through as UTF-8
       {"\"\\u00e9\"", "\"\xC3\xA9\""},
       {"true", "true"},
@@ -258,7 +257,8 @@ TEST_CASE("route: a million keys stream in bounded memory and agree with the lib
       std::string line;
       switch (rng() % 20) {
       case 0: line = std::to_string(static_cast<std::int64_t>(rng() % 2000000) - 1000000); break;
-      case 1: line = "[\"t" + std::to_string(rng() % 100) + "\",\"u" + std::to_string(rng() % 1000) + "\"]"; break;
+      // Keys off the fast path (murmur_abc.json has a single-path key: no arrays).
+      case 1: line = std::to_string(rng() % 1000) + ".5"; break;
       default: {
         std::string key(1 + rng() % 40, ' ');
         for (auto& c : key) c = alphabet[rng() % 64];

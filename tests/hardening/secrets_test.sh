@@ -47,8 +47,8 @@ if [ -n "$quickstart" ] && [ -x "$quickstart" ]; then
   ca=$DOCSHARD_RUN_DIR/certs/ca.pem
   if [ -f "$root/samples/quickstart/scheme.json" ]; then
     # Rendered as scripts/run-sample.sh does.
-    sed -e "s|\${ENDPOINT_A}|$url_a|g" -e "s|\${ENDPOINT_B}|$url_b|g" -e "s|\${CA_FILE}|$ca|g" \
-      "$root/samples/quickstart/scheme.json" >"$tmp/scheme.json"
+    "$root/scripts/render-sample-scheme.sh" "$root/samples/quickstart/scheme.json" "$tmp/scheme.json" \
+      "$url_a" "$url_b" "$ca"
   else
     cat >"$tmp/scheme.json" <<JSON
 {

@@ -1,6 +1,9 @@
 #include "arguments.hpp"
 
+#include "json_text.hpp"
+
 #include <algorithm>
+#include <charconv>
 
 namespace docshard::cli {
 
@@ -66,6 +69,21 @@ std::string Arguments::Required(std::string_view name) const {
   if (it == m_values.end()) throw UsageError("missing required option --" + std::string(name));
   if (it->second.empty()) throw UsageError("option --" + std::string(name) + " needs a non-empty value");
   return it->second;
+}
+
+} // namespace docshard::cli
+
+namespace docshard::cli {
+
+long Arguments::Integer(std::string_view name, long fallback, long min, long max) const {
+  auto const v = Value(name);
+  if (!v) return fallback;
+  long n = 0;
+  auto const [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (v->empty() || ec != std::errc{} || end != v->data() + v->size() || n < min || n > max)
+    throw UsageError("--" + std::string(name) + ": expected an integer from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", got " + JsonString(*v));
+  return n;
 }
 
 } // namespace docshard::cli

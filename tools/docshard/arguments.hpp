@@ -34,6 +34,10 @@ public:
   std::optional<std::string> Value(std::string_view name) const;
   // Throws UsageError naming the missing option.
   std::string Required(std::string_view name) const;
+  // The option as a whole decimal integer in [min, max], `fallback` when it
+  // is absent. Throws UsageError naming the option, the range and the value
+  // ("--max-parallel: expected an integer from 1 to 256, got \"1.5\"").
+  long Integer(std::string_view name, long fallback, long min, long max) const;
   std::vector<std::string> const& Positionals() const noexcept { return m_positionals; }
   bool WantsHelp() const noexcept { return m_help; }
 

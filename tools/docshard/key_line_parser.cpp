@@ -67,6 +67,13 @@ bool IsPlainInteger(std::string_view line) {
   return true;
 }
 
+// The line without the blanks around the value.
+std::string Trimmed(std::string_view line) {
+  auto const first = line.find_first_not_of(" \t\r");
+  auto const last = line.find_last_not_of(" \t\r");
+  return first == std::string_view::npos ? std::string() : std::string(line.substr(first, last - first + 1));
+}
+
 std::string ParseErrorText(rapidjson::ParseErrorCode code, std::size_t offset) {
   std::string message = rapidjson::GetParseError_En(code);
   if (!message.empty() && message.back() == '.') message.pop_back();
@@ -112,7 +119,11 @@ KeyLineParser::Kind KeyLineParser::ParseSlow(std::string_view line) {
       detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(doc, line);
   if (parsed.IsError()) {
     m_echo = JsonString(line);
-    m_error = ParseErrorText(parsed.Code(), parsed.Offset());
+    // "\ud800" alone is JSON grammar, but no Unicode text: say that.
+    m_error = parsed.Code() == rapidjson::kParseErrorStringUnicodeSurrogateInvalid
+                  ? "partition key is not valid Unicode text (a lone surrogate escape at column " +
+                        std::to_string(parsed.Offset() + 1) + ")"
+                  : ParseErrorText(parsed.Code(), parsed.Offset());
     return Kind::Invalid;
   }
   try {
@@ -130,6 +141,9 @@ KeyLineParser::Kind KeyLineParser::ParseSlow(std::string_view line) {
     rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
     doc.Accept(writer);
     m_echo.assign(buffer.GetString(), buffer.GetSize());
+    // A string that is not Unicode ("\udc00" escaped alone) cannot be echoed
+    // as UTF-8; the line itself is valid JSON and says what was given.
+    if (!IsValidUtf8(m_echo)) m_echo = Trimmed(line);
     return Kind::Invalid;
   }
 }

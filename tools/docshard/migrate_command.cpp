@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 
 namespace docshard::cli {
@@ -33,17 +34,6 @@ constexpr std::array<OptionSpec, 10> Options = {{{"from", true},
                                                  {"write-config", true},
                                                  {"no-finish", false},
                                                  {"quiet", false}}};
-
-long ParseCount(Arguments const& a, char const* name, long fallback, long min, long max) {
-  auto const v = a.Value(name);
-  if (!v) return fallback;
-  long n = 0;
-  auto const [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-  if (ec != std::errc{} || end != v->data() + v->size() || n < min || n > max)
-    throw UsageError(std::string("--") + name + ": expected an integer from " + std::to_string(min) + " to " +
-                     std::to_string(max) + ", got \"" + OneLine(*v) + "\"");
-  return n;
-}
 
 PartitionScheme LoadNamed(std::string const& path) {
   try {
@@ -115,14 +105,22 @@ int Run(std::span<char const* const> args) {
   MigratorOptions options;
   options.Checkpoint = arguments.Value("checkpoint").value_or(toPath + ".checkpoint");
   options.Resume = arguments.Flag("resume");
-  options.MaxParallel = static_cast<int>(ParseCount(arguments, "max-parallel", 16, 1, 256));
-  options.Rate = static_cast<double>(ParseCount(arguments, "rate", 0, 0, 100000000));
-  options.PageSize = static_cast<int>(ParseCount(arguments, "page-size", 500, 1, 100000));
+  options.MaxParallel = static_cast<int>(arguments.Integer("max-parallel", 16, 1, 256));
+  options.Rate = static_cast<double>(arguments.Integer("rate", 0, 0, 100000000));
+  options.PageSize = static_cast<int>(arguments.Integer("page-size", 500, 1, 100000));
   auto const writeConfig = arguments.Value("write-config").value_or(toPath);
   bool const quiet = arguments.Flag("quiet");
 
   auto const from = LoadNamed(fromPath);
   auto const to = LoadNamed(toPath);
+  bool const finish = !arguments.Flag("no-finish");
+  if (finish) {
+    try {
+      (void)NextEpoch(from);  // before anything moves, not at the switch
+    } catch (InvalidArgumentError const& e) {
+      throw ConfigError(fromPath + ": epoch", e.what());
+    }
+  }
   auto const scheme = Migrator::TransitionScheme(from, to);
   auto client = PartitionedClient::FromScheme(scheme);
 
@@ -134,7 +132,12 @@ int Run(std::span<char const* const> args) {
     if (plan.IsExact())
       std::fprintf(stderr, "migrate: %.2f%% of the key space changes owner (%zu arcs)\n",
                    100.0 * plan.MovingFraction(), plan.Arcs().size());
-    std::fprintf(stderr, "migrate: checkpoint %s%s\n", options.Checkpoint.c_str(), options.Resume ? " (resuming)" : "");
+    std::error_code ec;
+    bool const exists = std::filesystem::exists(options.Checkpoint, ec);
+    std::fprintf(stderr, "migrate: checkpoint %s%s\n", options.Checkpoint.c_str(),
+                 !options.Resume ? ""
+                 : exists        ? " (resuming)"
+                                 : " (none yet: nothing was moved with it; starting from the beginning)");
   }
 
   MigrationProgress done;
@@ -164,17 +167,32 @@ int Run(std::span<char const* const> args) {
               seconds > 0 ? static_cast<double>(done.MovedThisRun) / seconds : 0.0);
   std::printf("verify: %llu documents, %s\n", static_cast<unsigned long long>(report.Documents),
               report.Summary().c_str());
-  if (!report.Ok()) {
+  // Documents the migrator could not move stay where they were: each is
+  // named with its place, and B is not switched to while any is left.
+  for (auto const& l : done.Left)
+    std::printf("left in place: %s key %s in %s: %s\n", JsonString(l.Id).c_str(),
+                l.Key.empty() ? "(none)" : l.Key.c_str(), l.Collection.c_str(), OneLine(l.Reason).c_str());
+  if (done.LeftInPlace > done.Left.size())
+    std::printf("left in place: %llu more (found by earlier runs, or past the first %zu listed; the verification "
+                "names each as misplaced)\n",
+                static_cast<unsigned long long>(done.LeftInPlace - done.Left.size()), MigrationProgress::MaxLeftListed);
+  if (!report.Ok() || done.LeftInPlace > 0) {
     for (auto const& o : report.Duplicated)
       std::printf("duplicated %s key %s in %zu collections\n", JsonString(o.Id).c_str(), o.Key.c_str(), o.FoundIn.size());
     for (auto const& o : report.Misplaced)
       std::printf("misplaced %s key %s in %s, belongs in %s\n", JsonString(o.Id).c_str(), o.Key.c_str(),
                   o.FoundIn.front().c_str(), o.Expected.c_str());
     std::fflush(stdout);
-    std::fprintf(stderr, "error: verification failed; the scheme was not switched\n");
+    if (done.LeftInPlace > 0)
+      std::fprintf(stderr,
+                   "error: %llu documents could not be moved (listed above) and stay where they are; the scheme was "
+                   "not switched. Fix or remove them with the tool that wrote them, then run again with --resume.\n",
+                   static_cast<unsigned long long>(done.LeftInPlace));
+    else
+      std::fprintf(stderr, "error: verification failed; the scheme was not switched\n");
     return ExitFailed;
   }
-  if (!arguments.Flag("no-finish")) {
+  if (finish) {
     auto const next = FinishMigration(*client, from, to, writeConfig);
     std::printf("finished: %s is the scheme in force, epoch %lld\n", writeConfig.c_str(),
                 static_cast<long long>(next.Epoch().value_or(0)));
@@ -194,8 +212,12 @@ Command const MigrateCommand{
     "copied version. Applications keep working meanwhile if they route with a\n"
     "transition resolver (current = OLD, next = NEW); see docs/migration.md.\n"
     "Progress is checkpointed after every page; a killed run continues with\n"
-    "--resume. At the end every document is verified to be where NEW says,\n"
-    "once, and NEW is written with epoch = OLD's + 1.\n"
+    "--resume (without a checkpoint it starts from the beginning). Documents\n"
+    "it cannot move (an id Cosmos DB cannot address, no key under NEW) stay\n"
+    "where they are and are listed; NEW is then not switched to. At the end\n"
+    "every document is verified to be where NEW says, once, and NEW is written\n"
+    "with epoch = OLD's + 1. One migrate per checkpoint file at a time (a lock);\n"
+    "migrators on other checkpoints or machines are safe, only wasteful.\n"
     "\n"
     "  --checkpoint FILE  progress file (default NEW.json.checkpoint)\n"
     "  --resume           continue the checkpoint (it must be for OLD and NEW)\n"
@@ -207,8 +229,8 @@ Command const MigrateCommand{
     "  --quiet            no progress output\n"
     "\n"
     "Exit status: 0 when everything moved and verified, 1 when the migration\n"
-    "stopped or verification failed (resume or investigate), 2 on usage,\n"
-    "config or checkpoint mismatch errors.\n",
+    "stopped, left documents in place or verification failed (resume or\n"
+    "investigate), 2 on usage, config or checkpoint errors (mismatch, in use).\n",
     &Run,
 };
 

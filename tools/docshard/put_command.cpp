@@ -24,9 +24,9 @@ std::string Write(PartitionedClient& client, std::string const& line, bool upser
   // Only the id is read here; iterative, so that a deeply nested line is the
   // client's typed error below instead of a stack overflow here.
   doc.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
-  if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("id") && doc["id"].IsString())
-    id = doc["id"].GetString();
-  std::string out = "{\"id\":" + (id.empty() ? std::string("null") : JsonString(id));
+  bool const hasId = !doc.HasParseError() && doc.IsObject() && doc.HasMember("id") && doc["id"].IsString();
+  if (hasId) id.assign(doc["id"].GetString(), doc["id"].GetStringLength());  // NULs and all
+  std::string out = "{\"id\":" + (hasId ? JsonString(id) : std::string("null"));
   try {
     auto r = upsert ? client.UpsertDocument(line) : client.CreateDocument(line);
     out += ",\"collection\":" + JsonString(r.Collection.Text()) + ",\"status\":" + std::to_string(r.Response.Status()) + "}";
@@ -44,15 +44,7 @@ std::string Write(PartitionedClient& client, std::string const& line, bool upser
 int Run(std::span<char const* const> args) {
   auto a = Arguments::Parse(args, Options);
   bool const upsert = a.Flag("upsert");
-  std::size_t parallel = 8;
-  if (auto p = a.Value("max-parallel")) {
-    try {
-      parallel = std::stoul(*p);
-    } catch (std::exception const&) {
-      throw UsageError("--max-parallel: expected a positive integer, got \"" + *p + "\"");
-    }
-    if (parallel < 1 || parallel > 256) throw UsageError("--max-parallel must be between 1 and 256");
-  }
+  auto const parallel = static_cast<std::size_t>(a.Integer("max-parallel", 8, 1, 256));
   auto backend = OpenBackend(a.Required("config"));
   auto& client = *backend.Client;
 
@@ -76,7 +68,11 @@ int Run(std::span<char const* const> args) {
     batch.clear();
   };
   std::string line;
+  bool first = true;
   while (std::getline(std::cin, line)) {
+    // A UTF-8 byte order mark (editors on Windows write one) is not JSON.
+    if (first && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+    first = false;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines are skipped
     batch.push_back(std::move(line));
     if (batch.size() == parallel) flush();
@@ -89,9 +85,13 @@ int Run(std::span<char const* const> args) {
 Command const PutCommand{
     "put", "put --config FILE [--upsert] [--max-parallel N]", "write JSON documents from stdin, routed",
     "Reads one JSON document per line on stdin, routes each by the config's\n"
-    "resolver and creates it (or upserts it with --upsert). Prints one JSON line\n"
-    "per document, in input order: {\"id\":..,\"collection\":..,\"status\":201} or\n"
-    "{\"id\":..,\"error\":..}. Exit 0 only when every document was written.\n",
+    "resolver and creates it (or upserts it with --upsert), --max-parallel\n"
+    "(1-256, default 8) at a time. Prints one JSON line per document, in input\n"
+    "order: {\"id\":..,\"collection\":..,\"status\":201} or {\"id\":..,\"error\":..}.\n"
+    "Refused before sending: a member name given twice (at any depth), an id\n"
+    "that is empty, over 1,023 bytes or holds / \\ ? #, a key of the wrong\n"
+    "shape. A UTF-8 byte order mark before the first line is dropped.\n"
+    "Exit 0 only when every document was written.\n",
     &Run};
 
 } // namespace docshard::cli

@@ -17,14 +17,7 @@ int Run(std::span<char const* const> args) {
   auto key = KeyArgument(a.Value("key"), a.Value("key-json"), false);
   FanOutOptions options;
   if (key) options.Selector = ReadSelector::Key(*key);
-  if (auto p = a.Value("max-parallel")) {
-    try {
-      options.MaxConcurrency = std::stoul(*p);
-    } catch (std::exception const&) {
-      throw UsageError("--max-parallel: expected a positive integer, got \"" + *p + "\"");
-    }
-    if (options.MaxConcurrency < 1) throw UsageError("--max-parallel must be at least 1");
-  }
+  if (a.Value("max-parallel")) options.MaxConcurrency = static_cast<std::size_t>(a.Integer("max-parallel", 1, 1, 256));
   if (a.Flag("partial")) options.PartialResults = PartialResultsPolicy::ReturnPartial;
   auto backend = OpenBackend(a.Required("config"));
   SqlQuery query(a.Positionals()[0]);
@@ -50,8 +43,9 @@ Command const QueryCommand{
     "Runs the query on every collection (or on those a key selects), in\n"
     "parallel, and prints one JSON value per result line in the merged order:\n"
     "ORDER BY, TOP, OFFSET/LIMIT, DISTINCT, GROUP BY and aggregates are merged\n"
-    "across partitions and collections. With --partial, collections that fail\n"
-    "are reported on stderr and the exit status is 1; without it the query fails.\n",
+    "across partitions and collections. --max-parallel: collections queried at\n"
+    "once (1-256, default 8). With --partial, collections that fail are\n"
+    "reported on stderr and the exit status is 1; without it the query fails.\n",
     &Run};
 
 } // namespace docshard::cli

@@ -30,6 +30,8 @@ public:
     // The top-level hash resolver is the common case: route plain lines
     // straight on its ring, without building a PartitionKey.
     m_hash = AsHashRing(*m_resolver);
+    // A composite partitionKey takes arrays only: every line is checked.
+    if (m_resolver->KeyPath() && m_resolver->KeyPath()->IsComposite()) m_hash = nullptr;
     for (auto const& c : m_index.Collections()) m_tails.push_back(Tail({c}));
   }
 
@@ -84,6 +86,7 @@ private:
 
   // Resolves before writing anything: a throw must not leave half a line.
   bool RouteKey(PartitionKey const& key, std::string_view echo, OutputBuffer& out) {
+    if (auto const& path = m_resolver->KeyPath()) path->CheckKeyShape(key);
     if (!m_read) {
       std::size_t const i = m_index.IndexOf(m_resolver->ResolveForCreate(key));
       out.Append(KeyPrefix);
@@ -162,7 +165,9 @@ Command const RouteCommand{
     "print the collection each key lives in",
     "Keys come from the arguments (each taken as a string) or, with none, from\n"
     "standard input: one JSON value per line (\"abc\", 42, [\"t1\",\"u9\"]). Lines\n"
-    "holding only whitespace are skipped; a trailing \\r is ignored.\n"
+    "holding only whitespace are skipped; a trailing \\r is ignored. A key has\n"
+    "the partitionKey's shape: an array of one value per path for a composite\n"
+    "one ([\"/a\",\"/b\"]), a string, number or boolean otherwise.\n"
     "\n"
     "One JSON line per key, in input order:\n"
     "  {\"key\":K,\"collection\":\"L\"}            where a new document goes\n"
@@ -170,7 +175,7 @@ Command const RouteCommand{
     "                                          list when no collection can hold it)\n"
     "  {\"key\":K,\"error\":\"message\"}           a bad key (K: the line as a string\n"
     "                                          when it is not JSON)\n"
-    "K is the key as canonical JSON.\n"
+    "K is the key as canonical JSON (a key that is not Unicode: as given).\n"
     "\n"
     "Exit status: 0 every key resolved, 1 some key did not, 2 usage or config error.\n",
     &Run,

@@ -35,7 +35,7 @@ std::map<std::string, PartitionKey> ReadExpected(std::string const& path) {
     auto const parsed = detail::ParseFullPrecision<rapidjson::kParseIterativeFlag>(d, line);
     if (parsed.IsError() || !d.IsObject() || !d.HasMember("id") || !d["id"].IsString() || !d.HasMember("key"))
       throw UsageError(path + ":" + std::to_string(n) + ": expected {\"id\": \"...\", \"key\": ...}");
-    out.insert_or_assign(d["id"].GetString(), PartitionKey::FromJson(d["key"]));
+    out.insert_or_assign(std::string(d["id"].GetString(), d["id"].GetStringLength()), PartitionKey::FromJson(d["key"]));
   }
   return out;
 }

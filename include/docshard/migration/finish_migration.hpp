@@ -11,6 +11,10 @@
 
 namespace docshard {
 
+// A's epoch + 1 (no epoch counts as 0). Throws InvalidArgumentError when A's
+// epoch is already the largest int64: check it before moving anything.
+std::int64_t NextEpoch(PartitionScheme const& from);
+
 // Checks through `client` (which must reach every collection of A), then
 // writes B's config to `path` atomically and returns it. Throws
 // InvalidArgumentError naming the collection that blocks it.

@@ -24,6 +24,7 @@ struct CollectionCheckpoint {
   std::uint64_t KeptNewer = 0;   // the target held a newer app write: kept it, removed the source
   std::uint64_t Recopied = 0;    // the source changed after the copy (412): copied again
   std::uint64_t Unresurrected = 0;  // the app deleted the source meanwhile: our copy was removed
+  std::uint64_t LeftInPlace = 0;    // could not be moved (unaddressable id, no key under B): reported
 };
 
 struct MigrationCheckpoint {

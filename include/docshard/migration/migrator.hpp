@@ -22,8 +22,19 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace docshard {
+
+// A document the migrator cannot move (written by another tool: an id Cosmos
+// DB cannot address, no usable key under B): left where it is and reported.
+struct LeftDocument {
+  std::string Collection;  // where it is
+  std::string Id;          // as stored (may hold any character)
+  std::string Key;         // its key under B as JSON, empty when it has none
+  std::string Reason;
+};
 
 struct MigrationProgress {
   std::uint64_t Scanned = 0;
@@ -37,6 +48,9 @@ struct MigrationProgress {
   std::uint64_t Sources = 0;
   std::chrono::steady_clock::duration Elapsed{};
   std::uint64_t MovedThisRun = 0;   // for rates: excludes what a resumed checkpoint had
+  std::uint64_t LeftInPlace = 0;    // documents that could not be moved (runs before included)
+  static constexpr std::size_t MaxLeftListed = 1000;
+  std::vector<LeftDocument> Left;   // this run's, the first MaxLeftListed
   bool Finished = false;
 };
 
@@ -45,7 +59,7 @@ struct MigratorOptions {
   double Rate = 0;         // documents moved per second, 0 = unlimited
   int PageSize = 500;      // read-feed page size
   std::filesystem::path Checkpoint;  // empty: no checkpoint (cannot resume)
-  bool Resume = false;     // continue from Checkpoint (which must match A and B)
+  bool Resume = false;     // continue from Checkpoint (which must match A and B); none yet: start
   // Called after every page and at the end, from scanning threads (serialised).
   std::function<void(MigrationProgress const&)> OnProgress;
 };
@@ -64,8 +78,10 @@ public:
 
   // Creates B's collections if missing, then moves. Throws on the first
   // failure that retries could not fix; progress so far is checkpointed.
+  // Documents it cannot move are left in place and listed (LeftInPlace).
   // Throws InvalidArgumentError when resuming from a checkpoint of other schemes,
-  // or when a checkpoint exists and Resume is off.
+  // when a checkpoint exists and Resume is off, or when another process holds
+  // the checkpoint (CheckpointLock).
   MigrationProgress Run();
 
   MigrationPlan const& Plan() const noexcept { return m_plan; }
