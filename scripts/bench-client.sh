@@ -21,6 +21,9 @@
 # Environment: DOCSHARD_BENCH_BUILD_DIR (default build-bench), DOCSHARD_JOBS (2),
 #   DOCSHARD_BENCH_COMMIT (label recorded as the commit, default git HEAD).
 #
+# Every server follows the real gateway's rules with 4 partition key ranges per
+# collection (--gateway strict --partitions 4, as the tests' default): the fan-out
+# reads every range of every collection, a point read goes to its key's range.
 # The crud server runs with --no-auth because wrk cannot sign requests; the
 # docshard and Node clients still sign every request (the server just skips the
 # HMAC check for all three). wrk does not verify the server certificate; both
@@ -82,10 +85,11 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+gateway=(--gateway strict --partitions 4)
 start_server() {  # NAME [start options...] -> sets URL and KEYFILE
   local name=$prefix-$1
   shift
-  URL=$("${server_pin[@]}" "$srv" start --name "$name" "$@")
+  URL=$("${server_pin[@]}" "$srv" start --name "$name" "${gateway[@]}" "$@")
   started+=("$name")
   KEYFILE=$run_dir/servers/$name.key
   [[ $URL =~ ^https://127\.0\.0\.1:[0-9]+$ ]] || { echo "bench-client: unexpected server URL '$URL'" >&2; exit 1; }
@@ -211,6 +215,7 @@ cat >"$tmp/machine.json" <<EOF
   "loadAverageAfter": "$load_after",
   "repetitions": $reps,
   "pinned": $( ((pin)) && echo '"servers CPU 0, clients CPU 1"' || echo false ),
+  "servers": "${gateway[*]}",
   "durationMs": $duration_ms,
   "warmupMs": $warmup_ms,
   "command": "scripts/bench-client.sh${orig_args:+ $orig_args}"

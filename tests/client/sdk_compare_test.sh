@@ -41,6 +41,10 @@ for i in $(seq 0 1499); do
 done >"$tmp/docs.jsonl"
 "$cli" put --config "$tmp/scheme.json" <"$tmp/docs.jsonl" >/dev/null || { echo "FAIL: put scheme"; exit 1; }
 "$cli" put --config "$tmp/one.json" <"$tmp/docs.jsonl" >/dev/null || { echo "FAIL: put one"; exit 1; }
+# The queries below are other processes (other sessions): they see every write once the
+# servers' replica lag (tests/servers.conf, /_docshard/state) has passed since the last.
+lag_ms=$(curl -sf --cacert "$ca" "$url_a/_docshard/state" | sed -n 's/.*"replicaLagMs":\([0-9]*\).*/\1/p')
+sleep "$(awk -v ms="${lag_ms:-0}" 'BEGIN { printf "%.3f", (ms > 0 ? (ms + 50) / 1000 : 0) }')"
 
 # Queries the SDK itself answers right (it cannot merge ORDER BY over mixed
 # types, MAX with null, falsy DISTINCT values, or SUM over non-numbers).

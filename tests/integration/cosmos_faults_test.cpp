@@ -171,7 +171,7 @@ TEST_CASE("a reset after a create was sent is not blindly retried", "[faults]")
   faults.Clear();
   // The server did process it: the document exists, exactly once.
   CHECK(client.ReadDocument(s.Link, "once", "p").Status() == 200);
-  SqlQuery q("SELECT VALUE COUNT(1) FROM c WHERE c.id = @id");
+  SqlQuery q("SELECT VALUE COUNT(1) FROM c WHERE c.pk = 'p' AND c.id = @id");  // one key: one range counts
   q.WithParameter("@id", "once");
   auto count = client.QueryDocuments(s.Link, q);
   REQUIRE(count.Documents.Size() == 1);
