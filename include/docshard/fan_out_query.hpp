@@ -37,7 +37,8 @@ struct CollectionDiagnostics {
   std::string Collection;
   std::size_t Ranges = 0;  // streams read: partition key ranges (or keys) of this collection
   int Pages = 0;
-  std::size_t Items = 0;
+  std::size_t Items = 0;      // rows this collection contributed to the result (GROUP BY: partial rows)
+  std::size_t ItemsRead = 0;  // rows its streams' pages returned: what the merge read, used or not
   double RequestCharge = 0;
   std::chrono::microseconds Latency{0};  // summed over this collection's requests
   std::string Error;                     // set when the collection failed (ReturnPartial)

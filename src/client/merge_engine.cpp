@@ -227,6 +227,7 @@ private:
       diag.RequestCharge += page.RequestCharge;
       if (!page.Items || !page.Items->IsArray())
         throw Error(ErrorCode::Internal, "a page from " + Describe(s) + " has no Documents array");
+      diag.ItemsRead += page.Items->Size();
       if (!page.Continuation.empty() && s.Seen.count(page.Continuation))
         throw Error(ErrorCode::Internal,
                     "runaway paging on " + Describe(s) + ": the server returned a continuation that does not advance "

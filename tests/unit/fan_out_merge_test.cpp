@@ -133,6 +133,7 @@ public:
   std::vector<FakeCollection> Collections;
   int DefaultPageSize = 7;
   int Requests = 0;
+  std::size_t RowsServed = 0;  // rows of every page returned
   std::function<void(StreamTarget const&, std::string const&)> BeforeFetch;  // may split or fail
   bool RepeatContinuation = false;
   bool StuckPage = false;  // the same page again, with a new continuation each time
@@ -236,6 +237,7 @@ private:
       if (RepeatContinuation && more) page.Continuation = continuation.empty() ? "0" : continuation;
       if (StuckPage && more) page.Continuation = continuation + "x";
     }
+    RowsServed += body->Size();
     page.Items = body.get();
     page.Body = std::move(body);
     page.RequestCharge = 1;
@@ -567,6 +569,30 @@ TEST_CASE("union, TOP and OFFSET/LIMIT across streams, paged", "[fanout-engine]"
     for (auto const& r : rows) ids.insert(Id(r));
     CHECK(ids.size() == 50);
   }
+}
+
+TEST_CASE("diagnostics count the rows the streams returned and the rows merged out", "[fanout-engine]") {
+  auto docs = MakeDocs(300, 11);
+  KeyFn keys = [](Doc const& d) { return std::vector<rapidjson::Value const*>{Field(d, "x")}; };
+  PayloadFn value = [](Doc const& d) { return std::optional<std::string>(Text(*Field(d, "x"))); };
+  auto g = MakeGateway(docs, 3, 3);
+  LoadOrderBy(g, keys, {SortOrder::Ascending}, value);
+  QueryInfo top;
+  top.OrderBy = {SortOrder::Ascending};
+  top.Top = 25;
+  auto r = RunMerge(Spec(g, top), FanOutOptions{}, g);
+  REQUIRE(r.Items.Size() == 25);
+  std::size_t read = 0, returned = 0;
+  int pages = 0;
+  for (auto const& d : r.Diagnostics) {
+    read += d.ItemsRead;
+    returned += d.Items;
+    pages += d.Pages;
+  }
+  CHECK(read == g.RowsServed);
+  CHECK(read > 25);  // 9 streams, each asked for up to 25 rows
+  CHECK(returned == 25);
+  CHECK(pages == g.Requests);
 }
 
 TEST_CASE("DISTINCT, ordered and unordered, VALUE and objects", "[fanout-engine]") {
