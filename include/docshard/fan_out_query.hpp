@@ -21,7 +21,11 @@ enum class PartialResultsPolicy {
 struct FanOutOptions {
   std::string Resolver;                  // "" = the client's default resolver
   std::optional<ReadSelector> Selector;  // none = every collection
-  std::size_t MaxConcurrency = 8;        // streams (collection x range) read at once
+  // Streams (collection x range) read at once. 0, the default: all of them,
+  // as @azure/cosmos does without maxDegreeOfParallelism, so that a fan-out
+  // costs about one round trip however many ranges it reads (each account's
+  // connection pool, MaxConnectionsPerHost, still bounds what is on the wire).
+  std::size_t MaxConcurrency = 0;
   int PageSize = 0;                      // x-ms-max-item-count per request (0 = service default)
   // Stop after this many results and return a continuation (0 = everything).
   std::size_t MaxItems = 0;

@@ -420,11 +420,23 @@ FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query
       spec.Failed.emplace_back(i, e.what());
     }
   };
+  // A cold fan-out reads every collection's definition and ranges at once.
+  std::vector<std::exception_ptr> prepared;
+  {
+    std::vector<std::pair<CosmosClient*, CollectionRef>> collections;
+    std::vector<bool> withRanges;
+    for (auto const& t : request.Targets) {
+      collections.emplace_back(t.Client, t.Collection);
+      withRanges.push_back(t.PartitionKeys.empty());
+    }
+    prepared = request.Plans->Prepare(collections, withRanges);
+  }
   std::vector<std::optional<PartitionedQueryPlan>> plans(request.Targets.size());
   std::size_t withPlan = 0, planned = 0;
   for (std::size_t i = 0; i < request.Targets.size(); ++i)
     guard(i, [&] {
       auto const& t = request.Targets[i];
+      if (prepared[i]) std::rethrow_exception(prepared[i]);
       plans[i] = request.Plans->Plan(*t.Client, t.Collection, query);
       ++planned;
       if (plans[i]) ++withPlan;

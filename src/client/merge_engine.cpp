@@ -394,10 +394,13 @@ private:
     return false;
   }
 
+  // Requests in flight at once: MaxConcurrency, 0 = no limit.
+  std::size_t Window() const { return m_options.MaxConcurrency == 0 ? SIZE_MAX : m_options.MaxConcurrency; }
+
   // Starts the first page of every live stream without one, at most
-  // MaxConcurrency in flight, and waits for them (splits are followed).
+  // Window() in flight, and waits for them (splits are followed).
   void Prefetch() {
-    std::size_t const window = std::max<std::size_t>(1, m_options.MaxConcurrency);
+    std::size_t const window = Window();
     while (true) {
       std::vector<Stream*> todo;
       auto const live = Live();
@@ -589,11 +592,11 @@ private:
     std::vector<Aggregator> Aggregators;
   };
 
-  // Reads every live stream to its end, at most MaxConcurrency pages in
-  // flight; `sink` sees each row once.
+  // Reads every live stream to its end, at most Window() pages in flight;
+  // `sink` sees each row once.
   template <typename Sink>
   void Drain(Sink&& sink) {
-    std::size_t const window = std::max<std::size_t>(1, m_options.MaxConcurrency);
+    std::size_t const window = Window();
     while (true) {
       std::vector<Stream*> inFlight;
       auto const live = Live();

@@ -6,7 +6,11 @@
 #include "docshard/errors.hpp"
 #include "docshard/query_plan.hpp"
 
+#include <boost/asio/use_future.hpp>
+
 #include <algorithm>
+#include <future>
+#include <set>
 
 #include "docshard/cosmos/partition_key_range.hpp"
 
@@ -40,7 +44,11 @@ std::string QueryPlanCache::PartitionKeyDefinition(CosmosClient& client, Collect
     std::lock_guard lock(m_mutex);
     if (auto it = m_definitions.find(key); it != m_definitions.end()) return it->second;
   }
-  auto body = client.ReadCollection(collection.Link()).Json();
+  return Remember(key, client.ReadCollection(collection.Link()));
+}
+
+std::string QueryPlanCache::Remember(std::string const& key, CosmosResponse const& collection) {
+  auto body = collection.Json();
   std::string definition;
   if (body.IsObject())
     if (auto pk = body.FindMember("partitionKey"); pk != body.MemberEnd()) definition = CanonicalJson(pk->value);
@@ -48,6 +56,46 @@ std::string QueryPlanCache::PartitionKeyDefinition(CosmosClient& client, Collect
   if (m_definitions.size() >= MaxEntries) m_definitions.clear();
   m_definitions[key] = definition;
   return definition;
+}
+
+std::vector<std::exception_ptr> QueryPlanCache::Prepare(
+    std::vector<std::pair<CosmosClient*, CollectionRef>> const& collections, std::vector<bool> const& withRanges) {
+  std::vector<std::exception_ptr> errors(collections.size());
+  std::vector<std::size_t> unseen;
+  {
+    std::lock_guard lock(m_mutex);
+    std::set<std::string> keys;
+    for (std::size_t i = 0; i < collections.size(); ++i) {
+      auto key = Key(*collections[i].first, collections[i].second);
+      if (!m_definitions.count(key) && keys.insert(key).second) unseen.push_back(i);
+    }
+  }
+  if (unseen.size() < 2) return errors;  // nothing to overlap
+  std::vector<std::future<CosmosResponse>> definitions;
+  std::vector<std::future<std::vector<PartitionKeyRange>>> ranges;
+  for (auto i : unseen) {
+    auto& client = *collections[i].first;
+    auto const& link = collections[i].second.Link();
+    definitions.push_back(client.AsyncSend(CosmosRequests::ReadCollection(link), boost::asio::use_future));
+    if (i < withRanges.size() && withRanges[i])
+      ranges.push_back(client.PartitionKeyRanges().AsyncGetOverlappingRanges(link, MinimumEpk, MaximumEpk, false,
+                                                                             boost::asio::use_future));
+  }
+  for (std::size_t j = 0; j < unseen.size(); ++j) {
+    try {
+      Remember(Key(*collections[unseen[j]].first, collections[unseen[j]].second), definitions[j].get());
+    } catch (...) {
+      errors[unseen[j]] = std::current_exception();
+    }
+  }
+  for (auto& r : ranges) {
+    try {
+      r.get();  // the range cache keeps what it read
+    } catch (...) {
+      // Ranges() asks again and reports (or falls back to the whole collection).
+    }
+  }
+  return errors;
 }
 
 std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, CollectionRef const& collection,

@@ -15,10 +15,12 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace docshard::detail {
@@ -26,6 +28,16 @@ namespace docshard::detail {
 class QueryPlanCache {
 public:
   static constexpr std::size_t MaxEntries = 4096;
+
+  // Before a fan-out: for the collections this cache has not seen yet, their
+  // partition key definitions and (those in `withRanges`) their partition
+  // key ranges are asked for all at once, instead of one collection after
+  // another in Plan() and Ranges() (2 round trips per collection before the
+  // first stream). Returns, per collection, the error its definition read
+  // gave (null: read, or seen before), for the caller to report as Plan()
+  // would; a failed range read is not cached, so Ranges() asks again.
+  std::vector<std::exception_ptr> Prepare(std::vector<std::pair<CosmosClient*, CollectionRef>> const& collections,
+               std::vector<bool> const& withRanges);
 
   // The plan of `query` for `collection`, or nothing when the server
   // answers no query-plan requests (a plain query comes back instead).
@@ -45,6 +57,8 @@ public:
 
 private:
   std::string PartitionKeyDefinition(CosmosClient& client, CollectionRef const& collection);
+  // Caches the definition a collection resource carries, and returns it.
+  std::string Remember(std::string const& key, CosmosResponse const& collection);
   static std::string Key(CosmosClient const& client, CollectionRef const& collection);
 
   std::mutex m_mutex;
