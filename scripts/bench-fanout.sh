@@ -9,16 +9,19 @@
 #   - one baseline server with --partitions 1 (one range per collection),
 #     holding one0 (docs-per-coll / 4 documents: what one fan-out stream reads)
 #     and total0 (8 x docs-per-coll: what the whole fan-out reads);
-# loads them, then sets the launcher's delayMs fault to 20 on every server (a
+# loads them, then sets the launcher's delayMs fault to 20 (--delay-ms) on every server (a
 # timer before each data request is served, query plans and pkranges included:
 # real latency on the server side), runs bench/fan_out_bench.cpp and prints
 # the wall time ratios of this run with PASS/FAIL against the goal (<= 1.3x)
 # and the client's CPU per merged item. Results: bench/results/fanout-ranges[-TAG].json.
+# About a minute plus the build on the 2-CPU machine.
 #
 # Usage: scripts/bench-fanout.sh [--skip-build] [--quick] [--rounds N] [--docs-per-coll N]
-#                                [--servers N] [--max-concurrency N] [--tag TAG]
+#                                [--servers N] [--max-concurrency N] [--delay-ms MS] [--tag TAG]
 #   --quick            5 rounds, 1 warm-up, results under bench/results/quick/
 #   --max-concurrency  FanOutOptions::MaxConcurrency (default: the library's default)
+#   --delay-ms         the added latency per request (default 20; 0 shows what the servers
+#                      themselves take)
 # Environment: DOCSHARD_BENCH_BUILD_DIR (default build-bench), DOCSHARD_JOBS (2),
 #   DOCSHARD_BENCH_COMMIT (label recorded as the commit, default git HEAD).
 set -euo pipefail
@@ -26,7 +29,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOCSHARD_BENCH_BUILD_DIR:-$root/build-bench}
 results=$root/bench/results
 orig_args="$*"
-skip_build=0 quick=0 rounds=15 warmup=3 per_coll=2000 servers=2 max_concurrency=0 tag=""
+skip_build=0 quick=0 rounds=15 warmup=3 per_coll=2000 servers=2 max_concurrency=0 delay_ms=20 tag=""
 usage() { sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while (($#)); do
   case $1 in
@@ -36,6 +39,7 @@ while (($#)); do
     --docs-per-coll) per_coll=${2-}; shift 2 ;;
     --servers) servers=${2-}; shift 2 ;;
     --max-concurrency) max_concurrency=${2-}; shift 2 ;;
+    --delay-ms) delay_ms=${2-}; shift 2 ;;
     --tag) tag=${2-}; shift 2 ;;
     *) usage ;;
   esac
@@ -45,6 +49,7 @@ if ((quick)); then rounds=5 warmup=1 results=$root/bench/results/quick; fi
 [[ $per_coll =~ ^[0-9]+$ ]] && ((per_coll >= 400 && per_coll <= 20000)) || { echo "bench-fanout: --docs-per-coll must be 400..20000" >&2; exit 2; }
 [[ $servers =~ ^[0-9]+$ ]] && ((servers >= 1 && servers <= 8)) || { echo "bench-fanout: --servers must be 1..8" >&2; exit 2; }
 [[ $max_concurrency =~ ^[0-9]+$ ]] && ((max_concurrency <= 1024)) || { echo "bench-fanout: --max-concurrency must be 0..1024" >&2; exit 2; }
+[[ $delay_ms =~ ^[0-9]+$ ]] && ((delay_ms <= 1000)) || { echo "bench-fanout: --delay-ms must be 0..1000" >&2; exit 2; }
 [[ $tag =~ ^[A-Za-z0-9._-]{0,32}$ ]] || { echo "bench-fanout: --tag: letters, digits, . _ - (at most 32)" >&2; exit 2; }
 mkdir -p "$results"
 out_json=$results/fanout-ranges${tag:+-$tag}.json
@@ -123,9 +128,9 @@ log "loading 8 x $per_coll documents over $servers server(s); baselines: $one_do
 "$bench" load --endpoint "$one_url" --key-file "$one_key" --ca "$ca" --prefix total --collections 1 --docs-per-coll "$total_docs" >/dev/null
 log "loaded ($(node -p 'JSON.parse(process.argv[1]).seconds' "$(cat "$tmp/load-fan.json")") s for the fan-out collections)"
 
-for u in "${fan_urls[@]}" "$one_url"; do control "$u" '{"delayMs":20}' >/dev/null; done
+for u in "${fan_urls[@]}" "$one_url"; do control "$u" "{\"delayMs\":$delay_ms}" >/dev/null; done
 delayed_before=$(delayed "${fan_urls[@]}" "$one_url")
-log "delayMs 20 on every server; $rounds rounds (+$warmup warm-up), MaxConcurrency $( ((max_concurrency)) && echo "$max_concurrency" || echo "default")"
+log "delayMs $delay_ms on every server; $rounds rounds (+$warmup warm-up), MaxConcurrency $( ((max_concurrency)) && echo "$max_concurrency" || echo "default")"
 run_args=()
 for i in "${!fan_urls[@]}"; do run_args+=(--fan-endpoint "${fan_urls[$i]}" --fan-key-file "$run_dir/servers/$prefix-fan$i.key"); done
 load_run_start=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -153,7 +158,7 @@ cat >"$tmp/machine.json" <<EOF
   "loadAverageRunStart": "$load_run_start",
   "loadAverageRunEnd": "$load_run_end",
   "servers": $servers,
-  "delayMs": 20,
+  "delayMs": $delay_ms,
   "requestsDelayedDuringRun": $((delayed_after - delayed_before)),
   "command": "scripts/bench-fanout.sh${orig_args:+ $orig_args}"
 }
@@ -166,7 +171,7 @@ const machine = JSON.parse(fs.readFileSync(machineFile, "utf8"));
 fs.writeFileSync(outFile, JSON.stringify({ machine, run }, null, 2) + "\n");
 const goal = 1.3;
 const lines = [];
-lines.push(`fan-out over 8 collections x 4 ranges on ${run.servers} strict server(s), delayMs 20, ` +
+lines.push(`fan-out over 8 collections x 4 ranges on ${run.servers} strict server(s), delayMs ${machine.delayMs}, ` +
            `${run.rounds} rounds, MaxConcurrency ${run.maxConcurrency}, commit ${machine.commit}`);
 lines.push(`load average: before ${machine.loadAverageBefore}, run ${machine.loadAverageRunStart} -> ${machine.loadAverageRunEnd}; ` +
            `${machine.requestsDelayedDuringRun} requests delayed by the servers during the run`);
