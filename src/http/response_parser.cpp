@@ -2,75 +2,100 @@
 
 #include <docshard/http/transport_errors.hpp>
 
-#include <boost/asio/buffer.hpp>
-#include <boost/asio/error.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 namespace docshard::http::detail {
 
 namespace bhttp = boost::beast::http;
+using boost::beast::error_code;
 
-void ConfigureResponseParser(ResponseParser& parser, HttpTransportOptions const& options)
+ResponseParser::ResponseParser(HttpTransportOptions const& options)
 {
-  parser.body_limit(static_cast<std::uint64_t>(options.MaxResponseBodyBytes));
-  parser.header_limit(
-      static_cast<std::uint32_t>(std::min<std::size_t>(options.MaxResponseHeaderBytes, UINT32_MAX)));
+  body_limit(static_cast<std::uint64_t>(options.MaxResponseBodyBytes));
+  header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(options.MaxResponseHeaderBytes, UINT32_MAX)));
+  // Bodies are parsed as they arrive, so the receive buffer only ever holds
+  // an incomplete line or chunk header.
+  eager(true);
 }
 
-HttpResponse ToHttpResponse(ResponseParser& parser)
+void ResponseParser::on_response_impl(int code, string_view reason, int, error_code&)
 {
-  auto& res = parser.get();
-  HttpResponse out;
-  out.Status = res.result_int();
-  out.Reason = std::string(res.reason());
-  for (auto const& field : res)
-    out.Headers.Add(std::string(field.name_string()), std::string(field.value()));
-  out.Body = std::move(res.body());
-  return out;
+  m_response.Status = static_cast<unsigned>(code);
+  m_response.Reason.assign(reason.data(), reason.size());
+}
+
+void ResponseParser::on_field_impl(bhttp::field, string_view name, string_view value, error_code&)
+{
+  m_response.Headers.Add(std::string(name.data(), name.size()), std::string(value.data(), value.size()));
+}
+
+void ResponseParser::on_body_init_impl(boost::optional<std::uint64_t> const& contentLength, error_code& ec)
+{
+  // The body limit was checked against the length by the parser already.
+  if (contentLength) {
+    if (*contentLength > m_response.Body.max_size()) {
+      ec = bhttp::error::buffer_overflow;
+      return;
+    }
+    m_response.Body.reserve(static_cast<std::size_t>(*contentLength));
+  }
+}
+
+std::size_t ResponseParser::on_body_impl(string_view body, error_code&)
+{
+  m_response.Body.append(body.data(), body.size());
+  return body.size();
+}
+
+std::size_t ResponseParser::on_chunk_body_impl(std::uint64_t, string_view body, error_code&)
+{
+  m_response.Body.append(body.data(), body.size());
+  return body.size();
+}
+
+std::size_t ParseAvailable(ResponseParser& parser, char const* data, std::size_t size, error_code& ec)
+{
+  std::size_t used = 0;
+  ec = {};
+  while (used < size && !parser.is_done()) {
+    auto const n = parser.put(boost::asio::const_buffer(data + used, size - used), ec);
+    used += n;
+    if (ec == bhttp::error::need_more) {
+      ec = {};
+      break;
+    }
+    if (ec)
+      break;
+    if (n == 0)
+      break;
+  }
+  return used;
+}
+
+std::size_t MaxUnparsedBytes(HttpTransportOptions const& options) noexcept
+{
+  return options.MaxResponseHeaderBytes + 32 * 1024;
+}
+
+void ParseEndOfStream(ResponseParser& parser, error_code& ec)
+{
+  ec = {};
+  if (!parser.got_some()) {
+    ec = bhttp::error::end_of_stream;
+    return;
+  }
+  parser.put_eof(ec);
 }
 
 namespace {
 
-// A SyncReadStream over a byte string, handing out small chunks so that the
-// parser sees partial reads as it does on a socket; end of data is EOF.
-class ByteStream {
-public:
-  explicit ByteStream(std::string_view bytes) : m_bytes(bytes) {}
-
-  template <typename MutableBufferSequence>
-  std::size_t read_some(MutableBufferSequence const& buffers, boost::system::error_code& ec)
-  {
-    if (m_bytes.empty()) {
-      ec = boost::asio::error::eof;
-      return 0;
-    }
-    ec = {};
-    std::size_t const chunk = std::min<std::size_t>(m_bytes.size(), 4096);
-    std::size_t const n = boost::asio::buffer_copy(buffers, boost::asio::buffer(m_bytes.data(), chunk));
-    m_bytes.remove_prefix(n);
-    return n;
-  }
-
-  template <typename MutableBufferSequence>
-  std::size_t read_some(MutableBufferSequence const& buffers)
-  {
-    boost::system::error_code ec;
-    auto n = read_some(buffers, ec);
-    if (ec)
-      throw boost::system::system_error(ec);
-    return n;
-  }
-
-private:
-  std::string_view m_bytes;
-};
-
-[[noreturn]] void Fail(boost::system::error_code const& ec, HttpTransportOptions const& options)
+[[noreturn]] void Fail(error_code const& ec, HttpTransportOptions const& options)
 {
   if (ec == bhttp::error::body_limit)
     throw ResponseTooLargeError("response exceeds the limit of " + std::to_string(options.MaxResponseBodyBytes)
@@ -85,20 +110,31 @@ private:
 
 HttpResponse ParseResponseBytes(std::string_view bytes, HttpTransportOptions const& options)
 {
-  ByteStream stream(bytes);
-  boost::beast::flat_buffer buffer;
-  ResponseParser parser;
-  ConfigureResponseParser(parser, options);
-  boost::system::error_code ec;
-  bhttp::read_header(stream, buffer, parser, ec);
-  if (ec)
-    Fail(ec, options);
-  if (!parser.is_done()) {
-    bhttp::read(stream, buffer, parser, ec);
+  // The transport's receive loop, with the bytes handed out in small chunks
+  // so that the parser sees partial reads as it does on a socket.
+  ResponseParser parser(options);
+  std::vector<char> buffer;
+  std::size_t begin = 0;
+  error_code ec;
+  while (!parser.is_done()) {
+    if (bytes.empty()) {
+      ParseEndOfStream(parser, ec);
+      if (ec)
+        Fail(ec, options);
+      break;
+    }
+    std::size_t const chunk = std::min<std::size_t>(bytes.size(), 4096);
+    buffer.erase(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(begin));
+    begin = 0;
+    buffer.insert(buffer.end(), bytes.data(), bytes.data() + chunk);
+    bytes.remove_prefix(chunk);
+    begin += ParseAvailable(parser, buffer.data(), buffer.size(), ec);
     if (ec)
       Fail(ec, options);
+    if (buffer.size() - begin > MaxUnparsedBytes(options))
+      Fail(bhttp::error::buffer_overflow, options);
   }
-  return ToHttpResponse(parser);
+  return std::move(parser.Response());
 }
 
 } // namespace docshard::http::detail

@@ -4,10 +4,26 @@
 // The asynchronous core takes any Asio completion token (callbacks,
 // asio::use_future, asio::use_awaitable, deferred ...); completion signature is
 // void(std::exception_ptr, HttpResponse). Errors are the types of
-// transport_errors.hpp. All I/O runs on one internal thread owned by the
-// transport; completions are delivered through the handler's associated
-// executor. The blocking Send must not be called from a completion handler
-// running on GetExecutor() (it would wait for itself).
+// transport_errors.hpp. All I/O runs on the transport's own I/O threads
+// (HttpTransportOptions::IoThreads, one by default); completions are
+// delivered through the handler's associated executor. The blocking Send
+// must not be called from a handler running on an I/O thread of the
+// transport (it would wait for itself).
+//
+// Several I/O threads: each owns its share of the connection pool, and a
+// request runs entirely on one of them: the calling thread's when it is an
+// I/O thread of this transport (so a chain of requests started from
+// completion handlers never changes threads), else the next one in turn.
+// Per-operation cancellation (the handler's cancellation slot) must be
+// signalled on the thread running the operation (see PickExecutor).
+//
+// The request line and headers are written as given, after `Host` (from
+// Target) and before `Content-Length` (set from Body as Beast's
+// prepare_payload does); request headers named Host, Content-Length,
+// Transfer-Encoding or Connection are not sent (the transport owns framing
+// and keep-alive). A method that is not an HTTP token, a path or header with
+// a line break or control character is refused (InvalidArgumentError), so a
+// caller's value can never inject a header.
 //
 // Retry rule of the transport (the only retry done at this layer): when a
 // connection taken from the pool fails before any response byte arrived, the
@@ -73,8 +89,16 @@ public:
 
   HttpResponse Send(HttpRequest request, Deadline deadline);
 
+  // On one of the transport's I/O threads: that thread's executor; elsewhere
+  // the first I/O thread's.
   boost::asio::any_io_executor GetExecutor() const;
-  // True on the transport's I/O thread, where blocking calls would deadlock.
+  // The executor a new operation should run on so that its request stays on
+  // one I/O thread: the calling thread's when it is one of the transport's,
+  // else the next I/O thread in turn (round robin).
+  boost::asio::any_io_executor PickExecutor() const;
+  std::size_t IoThreads() const noexcept;
+  // True on any of the transport's I/O threads, where blocking calls would
+  // deadlock.
   bool RunningInIoThread() const noexcept;
   HttpTransportOptions const& Options() const noexcept;
   HttpTransportStatistics Statistics() const;

@@ -18,10 +18,16 @@ struct HttpTransportOptions {
   std::size_t MaxResponseBodyBytes = 16 * 1024 * 1024;
   std::size_t MaxResponseHeaderBytes = 64 * 1024;
 
+  // Per host, over all I/O threads; at least IoThreads.
   std::size_t MaxConnectionsPerHost = 32;
   // Kept below typical server idle timeouts (Node's default is 5 s, the
   // launcher's is longer) so that most stale sockets are dropped before use.
   std::chrono::milliseconds IdleTimeout{30000};
+
+  // I/O threads of the transport, 1 to 64. Each runs its own share of the
+  // connections (MaxConnectionsPerHost split between them, no lock on the
+  // request path); see HttpTransport for which thread runs a request.
+  std::size_t IoThreads = 1;
 };
 
 } // namespace docshard::http
