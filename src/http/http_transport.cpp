@@ -670,8 +670,19 @@ private:
     }
   }
 
+  // A readiness wait that completed before the deadline timer or a
+  // cancellation could cancel it still ends the exchange: otherwise the next
+  // wait would be armed with nothing left to cancel it.
+  static error_code Interrupted(SendOp const& op, error_code ec)
+  {
+    if (!ec && (op.m_conn->TimedOut || op.m_cancelled))
+      return asio::error::operation_aborted;
+    return ec;
+  }
+
   static void OnWritable(Ptr self, error_code ec)
   {
+    ec = Interrupted(*self, ec);
     if (ec)
       Fail(std::move(self), ec);
     else
@@ -680,6 +691,7 @@ private:
 
   static void OnReadable(Ptr self, error_code ec)
   {
+    ec = Interrupted(*self, ec);
     if (ec)
       Fail(std::move(self), ec);
     else
