@@ -38,6 +38,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -278,17 +279,24 @@ error_code SslError(SSL* ssl, int ret)
   return asio::ssl::error::stream_truncated;
 }
 
-bool IsTokenChar(unsigned char c)
-{
-  // RFC 9110 tchar.
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '!' || c == '#'
-      || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' || c == '+' || c == '-' || c == '.' || c == '^'
-      || c == '_' || c == '`' || c == '|' || c == '~';
-}
+// RFC 9110 tchar, as a table: every header name of every request is checked.
+constexpr auto TokenChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c)
+    t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c)
+    t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c)
+    t[c] = true;
+  for (unsigned char c : std::string_view("!#$%&'*+-.^_`|~"))
+    t[c] = true;
+  return t;
+}();
 
 bool IsToken(std::string_view s)
 {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return IsTokenChar(static_cast<unsigned char>(c)); });
+  return !s.empty()
+      && std::all_of(s.begin(), s.end(), [](char c) { return TokenChars[static_cast<unsigned char>(c)]; });
 }
 
 // Field values may hold visible characters, spaces and tabs (and obs-text),
