@@ -58,6 +58,7 @@ http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o)
   t.MaxResponseHeaderBytes = o.MaxResponseHeaderBytes;
   t.MaxConnectionsPerHost = o.MaxConnectionsPerHost;
   t.IdleTimeout = o.IdleTimeout;
+  t.IoThreads = o.IoThreads;
   return t;
 }
 
@@ -322,12 +323,13 @@ std::string const& CosmosClient::Endpoint() const noexcept
 
 void CosmosClient::StartSend(CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler)
 {
-  asio::co_spawn(m_impl->m_transport.GetExecutor(), m_impl->Run(std::move(request)), std::move(handler));
+  // The operation's coroutine and its HTTP exchanges share one I/O thread.
+  asio::co_spawn(m_impl->m_transport.PickExecutor(), m_impl->Run(std::move(request)), std::move(handler));
 }
 
 void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_handler<PageSignature> handler)
 {
-  asio::co_spawn(m_impl->m_transport.GetExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
+  asio::co_spawn(m_impl->m_transport.PickExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
 }
 
 void CosmosClient::CheckNotIoThread() const
@@ -346,6 +348,11 @@ CosmosResponse CosmosClient::Send(CosmosRequest request)
 asio::any_io_executor CosmosClient::GetExecutor() const
 {
   return m_impl->m_transport.GetExecutor();
+}
+
+asio::any_io_executor CosmosClient::PickExecutor() const
+{
+  return m_impl->m_transport.PickExecutor();
 }
 
 http::HttpTransportStatistics CosmosClient::TransportStatistics() const

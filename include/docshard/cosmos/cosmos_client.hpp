@@ -4,9 +4,14 @@
 // Async operations take any Asio completion token (callback, use_future,
 // use_awaitable, ...) and complete with void(std::exception_ptr, T). The
 // blocking methods wrap them; do not call those from a handler running on
-// GetExecutor(). Errors: RequestFailedError subclasses for error statuses,
+// an I/O thread of the client (GetExecutor()). Errors: RequestFailedError subclasses for error statuses,
 // TransportError / TimeoutError / TlsError / ResponseTooLargeError below that.
 // Retry and idempotency rules: retry_policy.hpp. Thread-safe.
+//
+// I/O threads: CosmosClientOptions::IoThreads (one by default). An operation
+// runs entirely on one of them (see PickExecutor); with more than one, signal
+// an operation's cancellation slot on the thread that runs it (post to the
+// executor its completion handler was given).
 //
 // Session consistency as the official SDKs keep it: every response's session
 // token is merged into Sessions(); point reads, read feeds and queries send
@@ -194,8 +199,14 @@ public:
 
   CosmosResponse Send(CosmosRequest request);
 
-  // The client's I/O executor (one internal thread).
+  // The client's I/O executor: the current I/O thread's when called on one,
+  // else the first's (CosmosClientOptions::IoThreads, one by default).
   boost::asio::any_io_executor GetExecutor() const;
+  // Where a new operation started from here runs: the current I/O thread
+  // when called on one (a chain of operations started from completion
+  // handlers stays on its thread), else the next I/O thread in turn. Post
+  // work here to spread it over the I/O threads.
+  boost::asio::any_io_executor PickExecutor() const;
   http::HttpTransportStatistics TransportStatistics() const;
   void CloseIdleConnections();
 

@@ -31,8 +31,12 @@ struct CosmosClientOptions {
   std::chrono::milliseconds AttemptTimeout{15000};
   std::chrono::milliseconds ConnectTimeout{5000};
 
+  // Per host, over all I/O threads; at least IoThreads.
   std::size_t MaxConnectionsPerHost = 32;
   std::chrono::milliseconds IdleTimeout{30000};
+  // I/O threads of the client's transport (1 to 64): each runs its own share
+  // of the connections and the operations started on it (HttpTransport).
+  std::size_t IoThreads = 1;
   std::size_t MaxResponseBodyBytes = 16 * 1024 * 1024;
   std::size_t MaxResponseHeaderBytes = 64 * 1024;
 
