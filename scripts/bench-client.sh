@@ -13,11 +13,19 @@
 # writes bench/results/client-*.json and prints PASS/FAIL against the goals.
 #
 # Usage: scripts/bench-client.sh [--skip-build] [--quick] [--reps N] [--duration-ms MS] [--pin] [--crud-only]
+#                                [--no-node] [--baseline BIN] [--io-threads N] [--name NAME]
 #   --quick      1 repetition, 2 s runs, results under bench/results/quick/
 #   --pin        servers on CPU 0, every client (wrk, docshard, node) on CPU 1 (taskset):
 #                each client gets one CPU of its own instead of sharing both with the
 #                server; results are written as client-pinned-*.json
 #   --crud-only  only part 1 (no fan-out, no routed reads)
+#   --no-node    part 1 without @azure/cosmos (shorter; its goal is then not checked)
+#   --baseline BIN  part 1 also runs BIN, a docshard_client_bench built from another
+#                commit (reported as client "docshard-base"), in the same rotation:
+#                before/after figures from one run, each against the same wrk runs
+#   --io-threads N  docshard's CosmosClientOptions::IoThreads in part 1 (default 1)
+#   --name NAME  results as client-NAME-*.json (default client-* / client-pinned-*), so that a
+#                partial or comparison run does not overwrite the full run's files
 # Environment: DOCSHARD_BENCH_BUILD_DIR (default build-bench), DOCSHARD_JOBS (2),
 #   DOCSHARD_BENCH_COMMIT (label recorded as the commit, default git HEAD).
 #
@@ -33,27 +41,35 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOCSHARD_BENCH_BUILD_DIR:-$root/build-bench}
 results=$root/bench/results
 orig_args="$*"
-pin=0 crud_only=0 skip_build=0 quick=0 reps=3 duration_ms=5000 warmup_ms=1000
+pin=0 crud_only=0 skip_build=0 quick=0 reps=3 duration_ms=5000 warmup_ms=1000 no_node=0 baseline= io_threads=1 name=
 while (($#)); do
   case $1 in
     --skip-build) skip_build=1; shift ;;
     --quick) quick=1; shift ;;
     --pin) pin=1; shift ;;
     --crud-only) crud_only=1; shift ;;
+    --no-node) no_node=1; shift ;;
+    --baseline) baseline=$2; shift 2 ;;
+    --io-threads) io_threads=$2; shift 2 ;;
+    --name) name=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --duration-ms) duration_ms=$2; shift 2 ;;
-    *) echo "usage: scripts/bench-client.sh [--skip-build] [--quick] [--reps N] [--duration-ms MS]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench-client.sh [--skip-build] [--quick] [--reps N] [--duration-ms MS] [--pin] [--crud-only] [--no-node] [--baseline BIN] [--io-threads N] [--name NAME]" >&2; exit 2 ;;
   esac
 done
 if ((quick)); then reps=1 duration_ms=2000 warmup_ms=500 results=$root/bench/results/quick; fi
 ((reps >= 1 && reps <= 20)) || { echo "bench-client: --reps must be 1..20" >&2; exit 2; }
 ((duration_ms >= 500 && duration_ms <= 60000)) || { echo "bench-client: --duration-ms must be 500..60000" >&2; exit 2; }
+((io_threads >= 1 && io_threads <= 64)) || { echo "bench-client: --io-threads must be 1..64" >&2; exit 2; }
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "bench-client: --baseline $baseline is not an executable" >&2; exit 2; }
+[[ -z "$name" || "$name" =~ ^[a-z0-9-]+$ ]] || { echo "bench-client: --name takes [a-z0-9-]" >&2; exit 2; }
 mkdir -p "$results"
 server_pin=() client_pin=() prefix_name=client
 if ((pin)); then
   command -v taskset >/dev/null || { echo "bench-client: --pin needs taskset" >&2; exit 1; }
   server_pin=(taskset -c 0) client_pin=(taskset -c 1) prefix_name=client-pinned
 fi
+if [ -n "$name" ]; then prefix_name=client-$name; fi
 log() { printf 'bench-client: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
 
 command -v wrk >/dev/null || { echo "bench-client: wrk not found (apt-get install wrk)" >&2; exit 1; }
@@ -151,13 +167,21 @@ for rep in $(seq 1 "$reps"); do
     for c in 1 8 64; do
       # Rotate the order every repetition so no client always follows another.
       case $((rep % 3)) in 1) order="wrk docshard node" ;; 2) order="docshard node wrk" ;; *) order="node wrk docshard" ;; esac
+      if ((no_node)); then order=${order/node/}; fi
+      # The baseline runs right after the client under test: before and after back to back.
+      if [ -n "$baseline" ]; then order=${order/docshard/docshard base}; fi
       for client in $order; do
         if [ "$op" = create ]; then "$bench" reset "${common[@]}" --coll writes >/dev/null; fi
         case $client in
           wrk) line=$(run_wrk "$op" "$c" "$rep") ;;
           docshard) line=$("${client_pin[@]}" "$bench" crud "${common[@]}" --coll "$( [ $op = read ] && echo reads || echo writes)" \
                             --doc doc0 --op "$op" --concurrency "$c" --warmup-ms "$warmup_ms" \
-                            --duration-ms "$duration_ms" --run-tag "ds$rep-$c-$RANDOM") ;;
+                            --duration-ms "$duration_ms" --run-tag "ds$rep-$c-$RANDOM" \
+                            $( ((io_threads > 1)) && echo "--io-threads $io_threads")) ;;
+          base) line=$("${client_pin[@]}" "$baseline" crud "${common[@]}" --coll "$( [ $op = read ] && echo reads || echo writes)" \
+                            --doc doc0 --op "$op" --concurrency "$c" --warmup-ms "$warmup_ms" \
+                            --duration-ms "$duration_ms" --run-tag "db$rep-$c-$RANDOM")
+                line=$(node -e 'const o = JSON.parse(process.argv[1]); o.client = "docshard-base"; console.log(JSON.stringify(o));' "$line") ;;
           node) line=$("${client_pin[@]}" node "$root/bench/node-sdk/bench.js" "${common[@]}" --coll "$( [ $op = read ] && echo reads || echo writes)" \
                         --doc doc0 --op "$op" --concurrency "$c" --warmup-ms "$warmup_ms" \
                         --duration-ms "$duration_ms" --run-tag "nd$rep-$c-$RANDOM") ;;
@@ -214,6 +238,8 @@ cat >"$tmp/machine.json" <<EOF
   "loadAverageBefore": "$load_before",
   "loadAverageAfter": "$load_after",
   "repetitions": $reps,
+  "ioThreads": $io_threads,
+  "baseline": "${baseline:+$(basename "$baseline")}",
   "pinned": $( ((pin)) && echo '"servers CPU 0, clients CPU 1"' || echo false ),
   "servers": "${gateway[*]}",
   "durationMs": $duration_ms,
