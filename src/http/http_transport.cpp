@@ -478,6 +478,9 @@ private:
   enum class Phase { Idle, Waiting, Connecting, Exchanging };
 
   struct CancelHandler {
+    // A constructor, not an aggregate: clang 14 has no parenthesized
+    // aggregate initialization, which cancellation_slot::emplace uses.
+    explicit CancelHandler(SendOp* op) : Op(op) {}
     SendOp* Op;
     void operator()(asio::cancellation_type type) const
     {
