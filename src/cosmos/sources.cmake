@@ -11,6 +11,7 @@ target_sources(docshard PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_range_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_value.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_page.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/range_stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/request_failed_error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resource_path.cpp
   ${CMAKE_CURRENT_LIST_DIR}/retry_policy.cpp

@@ -1,5 +1,6 @@
 #include "docshard/migration/finish_migration.hpp"
 
+#include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
 
@@ -15,6 +16,34 @@ std::int64_t NextEpoch(PartitionScheme const& from) {
   return epoch + 1;
 }
 
+namespace {
+// True when any partition key range of the collection holds a document. Each
+// range is asked on its own: the gateway serves a feed over several ranges
+// one range per page, so an empty first page proves nothing.
+bool HoldsDocuments(CosmosClient& account, std::string const& link) {
+  QueryOptions one;
+  one.MaxItemCount = 1;
+  auto pending = OpenRangeStreams(account, link);
+  while (!pending.empty()) {
+    auto stream = std::move(pending.back());
+    pending.pop_back();
+    while (!stream.Done) {
+      QueryPage page;
+      try {
+        page = ReadRangeStreamPage(account, link, stream, one);
+      } catch (PartitionKeyRangeGoneError const&) {
+        for (auto& child : ReplaceGoneRangeStream(account, link, stream)) pending.push_back(std::move(child));
+        break;
+      }
+      if (page.Count() > 0) return true;
+      stream.Continuation = page.Continuation();
+      stream.Done = !page.HasMoreResults();
+    }
+  }
+  return false;
+}
+} // namespace
+
 PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
                                 std::filesystem::path const& path) {
   auto const epoch = NextEpoch(from);
@@ -24,15 +53,13 @@ PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const
     bool inB = false;
     for (auto const& k : kept) inB |= k.Account() == c.Account() && k.Link() == c.Link();
     if (inB) continue;
-    QueryOptions one;
-    one.MaxItemCount = 1;
-    QueryPage page;
+    bool holds = false;
     try {
-      page = client.Account(c.Account()).ReadFeedPage(c.Link(), "", one);
+      holds = HoldsDocuments(client.Account(c.Account()), c.Link());
     } catch (NotFoundError const&) {
       continue;  // the collection is gone already: nothing stranded
     }
-    if (page.Count() > 0)
+    if (holds)
       throw InvalidArgumentError("collection " + c.Text() +
                                  " is left out of the new scheme but still holds documents; migrate them first");
   }

@@ -7,6 +7,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -113,8 +114,25 @@ std::string MigrationCheckpoint::ToJson() const {
     w.StartObject();
     w.Key("collection");
     w.String(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
-    w.Key("continuation");
-    w.String(c.Continuation.c_str(), static_cast<rapidjson::SizeType>(c.Continuation.size()));
+    w.Key("ranges");
+    w.StartArray();
+    for (auto const& r : c.Ranges) {
+      w.StartObject();
+      auto text = [&w](char const* key, std::string const& value) {
+        w.Key(key);
+        w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+      };
+      text("range", r.RangeId);
+      text("min", r.Min);
+      text("max", r.Max);
+      text("rangeMin", r.RangeMin);
+      text("rangeMax", r.RangeMax);
+      text("continuation", r.Continuation);
+      w.Key("done");
+      w.Bool(r.Done);
+      w.EndObject();
+    }
+    w.EndArray();
     w.Key("done");
     w.Bool(c.Done);
     w.Key("scanned");
@@ -157,8 +175,11 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
   std::string const place = path.string();
   if (doc.HasParseError() || !doc.IsObject()) throw ConfigError(place, "the checkpoint is not a JSON object");
   auto const version = doc.FindMember("docshardMigration");
-  if (version == doc.MemberEnd() || !version->value.IsInt() || version->value.GetInt() != FormatVersion)
-    throw ConfigError(place + ".docshardMigration", "not a docshard migration checkpoint of version 1");
+  if (version == doc.MemberEnd() || !version->value.IsInt() ||
+      (version->value.GetInt() != 1 && version->value.GetInt() != FormatVersion))
+    throw ConfigError(place + ".docshardMigration", "not a docshard migration checkpoint of version 1 or " +
+                                                        std::to_string(FormatVersion));
+  bool const perRange = version->value.GetInt() >= 2;
   MigrationCheckpoint cp;
   cp.FromHash = GetString(doc, "from", place);
   cp.ToHash = GetString(doc, "to", place);
@@ -173,9 +194,32 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
     if (!item.IsObject()) throw ConfigError(at, "expected an object");
     CollectionCheckpoint c;
     auto const name = GetString(item, "collection", at);
-    c.Continuation = GetString(item, "continuation", at);
     auto const done = item.FindMember("done");
     c.Done = done != item.MemberEnd() && done->value.IsBool() && done->value.GetBool();
+    if (perRange) {
+      auto const ranges = item.FindMember("ranges");
+      if (ranges == item.MemberEnd() || !ranges->value.IsArray()) throw ConfigError(at + ".ranges", "expected an array");
+      std::size_t j = 0;
+      for (auto const& r : ranges->value.GetArray()) {
+        auto const rat = at + ".ranges[" + std::to_string(j++) + "]";
+        if (!r.IsObject()) throw ConfigError(rat, "expected an object");
+        RangeStream stream;
+        stream.RangeId = GetString(r, "range", rat);
+        stream.Min = GetString(r, "min", rat);
+        stream.Max = GetString(r, "max", rat);
+        stream.RangeMin = GetString(r, "rangeMin", rat);
+        stream.RangeMax = GetString(r, "rangeMax", rat);
+        stream.Continuation = GetString(r, "continuation", rat);
+        if (!(stream.Min < stream.Max)) throw ConfigError(rat, "min must be below max");
+        for (auto const& other : c.Ranges)
+          if (stream.Min < other.Max && other.Min < stream.Max) throw ConfigError(rat, "overlaps another range's span");
+        auto const rangeDone = r.FindMember("done");
+        stream.Done = rangeDone != r.MemberEnd() && rangeDone->value.IsBool() && rangeDone->value.GetBool();
+        c.Ranges.push_back(std::move(stream));
+      }
+    } else {
+      GetString(item, "continuation", at);  // format 1: the whole collection's; not reusable per range
+    }
     c.Scanned = GetCount(item, "scanned", at);
     c.Moved = GetCount(item, "moved", at);
     c.Skipped = GetCount(item, "skipped", at);
@@ -183,6 +227,14 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
     c.Recopied = GetCount(item, "recopied", at);
     c.Unresurrected = GetCount(item, "unresurrected", at);
     c.LeftInPlace = GetCount(item, "leftInPlace", at);
+    if (!perRange && !c.Done) {
+      // Format 1, source unfinished: it is scanned again from the start on
+      // every range. Moved documents are gone from it; the ones left in place
+      // are read and skipped (or left) again, so they are not counted twice.
+      c.Scanned -= std::min(c.Scanned, c.Skipped + c.LeftInPlace);
+      c.Skipped = 0;
+      c.LeftInPlace = 0;
+    }
     cp.Collections[name] = std::move(c);
   }
   return cp;

@@ -1,15 +1,18 @@
 #include "docshard/migration/migrator.hpp"
 
+#include "work_queue.hpp"
 #include "worker_pool.hpp"
 
 #include "core/document_id.hpp"
 
+#include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/migration/checkpoint_lock.hpp"
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/token_bucket.hpp"
 #include "docshard/http/transport_errors.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <future>
@@ -71,6 +74,7 @@ struct RunState {
   ResolverPtr From;
   ResolverPtr To;
   std::shared_ptr<PartitionedClient> Client;
+  std::vector<CollectionRef> Sources;  // A's collections
   TokenBucket Pacer;
   detail::WorkerPool Pool;
   std::mutex Mutex;  // guards Checkpoint, Progress, FirstError and the OnProgress calls
@@ -82,8 +86,8 @@ struct RunState {
   std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
 
   RunState(MigratorOptions const& options, ResolverPtr from, ResolverPtr to, std::shared_ptr<PartitionedClient> client)
-      : Options(options), From(std::move(from)), To(std::move(to)), Client(std::move(client)), Pacer(options.Rate),
-        Pool(options.MaxParallel) {}
+      : Options(options), From(std::move(from)), To(std::move(to)), Client(std::move(client)),
+        Sources(From->Collections()), Pacer(options.Rate), Pool(options.MaxParallel) {}
 
   void Fail(std::exception_ptr e) {
     std::lock_guard lock(Mutex);
@@ -98,27 +102,77 @@ struct RunState {
   }
 };
 
-void ScanSource(RunState& state, CollectionRef const& source) {
-  auto& sourceClient = state.Client->Account(source.Account());
-  std::string continuation;
+// A source's stream by the start of its span (spans of a source are disjoint).
+// Caller holds state.Mutex.
+RangeStream* FindStream(CollectionCheckpoint& entry, std::string const& min) {
+  for (auto& r : entry.Ranges)
+    if (r.Min == min) return &r;
+  return nullptr;
+}
+
+// One stream to scan: the source (index into RunState::Sources) and its span's start.
+struct StreamTask {
+  std::size_t Source = 0;
+  std::string Min;
+};
+
+using StreamQueue = detail::WorkQueue<StreamTask>;
+
+// The stream's range split or merged away: the checkpoint replaces it by
+// streams on the ranges now covering its span, at its position (the page
+// after the last fully processed one), and those are queued.
+void ReplaceStream(RunState& state, std::size_t sourceIndex, RangeStream const& gone, StreamQueue& queue) {
+  auto const& source = state.Sources[sourceIndex];
+  auto children = Paced(state.Pacer, [&] {
+    return ReplaceGoneRangeStream(state.Client->Account(source.Account()), source.Link(), gone);
+  });
   {
     std::lock_guard lock(state.Mutex);
-    auto const& entry = state.Checkpoint.Collections[source.Text()];
-    if (entry.Done) return;
-    continuation = entry.Continuation;
+    auto& ranges = state.Checkpoint.Collections[source.Text()].Ranges;
+    std::erase_if(ranges, [&](RangeStream const& r) { return r.Min == gone.Min; });
+    ranges.insert(ranges.end(), children.begin(), children.end());
+    std::sort(ranges.begin(), ranges.end(), [](auto const& a, auto const& b) { return a.Min < b.Min; });
+    if (!state.Options.Checkpoint.empty()) state.Checkpoint.Save(state.Options.Checkpoint);
+    ++state.Progress.RangesReplaced;
+  }
+  for (auto const& c : children) queue.Push({sourceIndex, c.Min});
+}
+
+// Reads one partition key range stream of a source page by page, moving what
+// B places elsewhere; the checkpoint advances after each fully processed page.
+void ScanStream(RunState& state, StreamTask const& task, StreamQueue& queue) {
+  auto const& source = state.Sources[task.Source];
+  auto& sourceClient = state.Client->Account(source.Account());
+  RangeStream stream;
+  {
+    std::lock_guard lock(state.Mutex);
+    auto* s = FindStream(state.Checkpoint.Collections[source.Text()], task.Min);
+    if (!s || s->Done) return;
+    stream = *s;
   }
   QueryOptions feed;
   feed.MaxItemCount = state.Options.PageSize;
-  auto fetch = [&state, &sourceClient, &source, feed](std::string c) {
-    return Paced(state.Pacer, [&] { return sourceClient.ReadFeedPage(source.Link(), c, feed); });
+  auto fetch = [&state, &sourceClient, &source, feed](RangeStream const& at) {
+    return Paced(state.Pacer, [&] { return ReadRangeStreamPage(sourceClient, source.Link(), at, feed); });
   };
 
-  QueryPage page = fetch(continuation);
+  QueryPage page;
+  try {
+    page = fetch(stream);
+  } catch (PartitionKeyRangeGoneError const&) {
+    ReplaceStream(state, task.Source, stream, queue);
+    return;
+  }
   for (;;) {
-    // The feed pages by _rid, so the next page does not depend on what we
-    // delete from this one: fetch it while this one is processed.
+    // The feed pages by position (_rid, or EPK and key), so the next page
+    // does not depend on what we delete from this one: fetch it while this
+    // one is processed.
     std::future<QueryPage> next;
-    if (page.HasMoreResults()) next = std::async(std::launch::async, fetch, page.Continuation());
+    if (page.HasMoreResults()) {
+      RangeStream after = stream;
+      after.Continuation = page.Continuation();
+      next = std::async(std::launch::async, fetch, std::move(after));
+    }
 
     auto parsed = page.Parsed();
     auto const& documents = page.Documents();
@@ -196,11 +250,17 @@ void ScanSource(RunState& state, CollectionRef const& source) {
       return;  // the checkpoint stays before this page: it is redone on resume
     }
 
+    stream.Continuation = page.Continuation();
+    stream.Done = !page.HasMoreResults();
     {
       std::lock_guard lock(state.Mutex);
       auto& entry = state.Checkpoint.Collections[source.Text()];
-      entry.Continuation = page.Continuation();
-      entry.Done = !page.HasMoreResults();
+      if (auto* s = FindStream(entry, stream.Min)) {
+        s->Continuation = stream.Continuation;
+        s->Done = stream.Done;
+      }
+      bool const wasDone = entry.Done;
+      entry.Done = std::all_of(entry.Ranges.begin(), entry.Ranges.end(), [](auto const& r) { return r.Done; });
       entry.Scanned += scanned;
       entry.Skipped += skipped;
       entry.Moved += tally->Moved;
@@ -220,11 +280,16 @@ void ScanSource(RunState& state, CollectionRef const& source) {
       p.LeftInPlace += left.size();
       for (auto& l : left)
         if (p.Left.size() < MigrationProgress::MaxLeftListed) p.Left.push_back(std::move(l));
-      if (entry.Done) ++p.SourcesDone;
+      if (entry.Done && !wasDone) ++p.SourcesDone;
       state.Publish();
     }
     if (!next.valid()) return;
-    page = next.get();
+    try {
+      page = next.get();
+    } catch (PartitionKeyRangeGoneError const&) {
+      ReplaceStream(state, task.Source, stream, queue);
+      return;
+    }
   }
 }
 
@@ -266,7 +331,7 @@ PartitionScheme Migrator::TransitionScheme(PartitionScheme const& from, Partitio
 
 MigrationProgress Migrator::Run() {
   RunState state(m_options, m_from, m_to, m_client);
-  auto const sources = m_from->Collections();
+  auto const& sources = state.Sources;
 
   // Checkpoint: resume only the very same (A, B).
   state.Checkpoint.FromHash = SchemeHash(*m_from);
@@ -311,6 +376,15 @@ MigrationProgress Migrator::Run() {
     Paced(state.Pacer, [&] { return client.CreateCollectionIfNotExists(c.Database(), c.Collection(), serverPath); });
   }
 
+  // Every unfinished source is read range by range: one stream per partition
+  // key range (the ranges of the checkpoint, or the current ones for a source
+  // not opened yet).
+  for (auto const& s : sources) {
+    auto& entry = state.Checkpoint.Collections[s.Text()];
+    if (entry.Done || !entry.Ranges.empty()) continue;
+    entry.Ranges = Paced(state.Pacer, [&] { return OpenRangeStreams(m_client->Account(s.Account()), s.Link()); });
+  }
+
   // Progress baseline and the estimate of what is left to move.
   auto& p = state.Progress;
   p.Sources = sources.size();
@@ -331,40 +405,53 @@ MigrationProgress Migrator::Run() {
       continue;
     }
     auto& client = m_client->Account(s.Account());
-    auto const count = Paced(state.Pacer, [&] {
-      return client.QueryDocuments(s.Link(), SqlQuery("SELECT VALUE COUNT(1) FROM c"));
-    });
-    std::uint64_t n = count.Documents.Size() && count.Documents[0].IsUint64() ? count.Documents[0].GetUint64() : 0;
+    // The gateway counts one range at a time (a COUNT across ranges is 400/1004).
+    auto const n = Paced(state.Pacer, [&] { return CountDocumentsByRange(client, s.Link()); });
     // Documents already scanned and left in place are not "to move" again.
     std::uint64_t const stayed = entry.Scanned - std::min(entry.Scanned, entry.Moved);
     remaining[s.Text()] = n - std::min(n, stayed);
     if (!m_plan.IsExact()) {
+      // Up to 1,000 sample documents per source, from the start of every range
+      // (whatever the page size: a small sample misjudges uneven schemes).
       QueryOptions first;
-      first.MaxItemCount = std::min(m_options.PageSize, 1000);
-      samplePages.push_back(Paced(state.Pacer, [&] { return client.ReadFeedPage(s.Link(), "", first); }));
-      for (auto const& d : samplePages.back().Documents().GetArray()) sample.push_back(&d);
+      auto const perRange = 1000 / static_cast<int>(entry.Ranges.size());
+      first.MaxItemCount = std::max(1, perRange);
+      for (auto stream : entry.Ranges) {
+        stream.Continuation.clear();
+        try {
+          samplePages.push_back(Paced(state.Pacer, [&] { return ReadRangeStreamPage(client, s.Link(), stream, first); }));
+        } catch (PartitionKeyRangeGoneError const&) {
+          continue;  // split since: the sample does without it
+        }
+        for (auto const& d : samplePages.back().Documents().GetArray()) sample.push_back(&d);
+      }
     }
   }
   if (!m_plan.IsExact()) m_plan = MigrationPlan::Compute(*m_from, *m_to, {}, sample);
   p.EstimatedToMove = static_cast<double>(p.Moved) + m_plan.EstimateDocumentsToMove(remaining);
   {
     std::lock_guard lock(state.Mutex);
+    if (!m_options.Checkpoint.empty()) state.Checkpoint.Save(m_options.Checkpoint);
     state.Publish();
   }
 
-  // Scan the sources, at most MaxParallel at a time; the moves of all of them
-  // share the one pool of MaxParallel workers.
-  std::atomic<std::size_t> nextSource{0};
+  // Scan the streams (sources x ranges), at most MaxParallel at a time; the
+  // moves of all of them share the one pool of MaxParallel workers. A stream
+  // whose range splits is replaced by its children's streams, queued here.
+  StreamQueue queue;
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    for (auto const& r : state.Checkpoint.Collections[sources[i].Text()].Ranges)
+      if (!r.Done) queue.Push({i, r.Min});
   std::vector<std::thread> scanners;
-  auto const scannerCount = std::min<std::size_t>(sources.size(), static_cast<std::size_t>(m_options.MaxParallel));
-  for (std::size_t t = 0; t < scannerCount; ++t)
+  for (int t = 0; t < m_options.MaxParallel; ++t)
     scanners.emplace_back([&] {
-      for (std::size_t i; !state.Failed && (i = nextSource++) < sources.size();) {
+      while (auto task = queue.Take()) {
         try {
-          ScanSource(state, sources[i]);
+          if (!state.Failed) ScanStream(state, *task, queue);
         } catch (...) {
           state.Fail(std::current_exception());
         }
+        queue.Finished();
       }
     });
   for (auto& t : scanners) t.join();

@@ -1,7 +1,13 @@
 #include "docshard/migration/scheme_verifier.hpp"
 
+#include "work_queue.hpp"
+
+#include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
 
+#include <algorithm>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 namespace docshard {
@@ -29,24 +35,48 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
     if (!known) toScan.emplace_back(c, false);
   }
 
+  // Every collection range by range, at most MaxParallel streams at a time;
+  // a range that splits is read on from its children.
+  struct Task {
+    std::size_t Collection;
+    RangeStream Stream;
+  };
+  detail::WorkQueue<Task> queue;
+  for (std::size_t i = 0; i < toScan.size(); ++i) {
+    auto const& collection = toScan[i].first;
+    report.Counts[collection.Text()];
+    if (options.KeepIds) report.Ids[collection.Text()];
+    for (auto& s : OpenRangeStreams(client.Account(collection.Account()), collection.Link()))
+      queue.Push({i, std::move(s)});
+  }
+
+  std::mutex mutex;  // guards found, report and firstError
+  std::exception_ptr firstError;
   QueryOptions feed;
   feed.MaxItemCount = options.PageSize;
-  for (auto const& [collection, inScheme] : toScan) {
+  auto scan = [&](Task task) {
+    auto const& collection = toScan[task.Collection].first;
+    bool const inScheme = toScan[task.Collection].second;
     auto& account = client.Account(collection.Account());
-    auto& count = report.Counts[collection.Text()];
-    std::set<std::string>* ids = options.KeepIds ? &report.Ids[collection.Text()] : nullptr;
-    std::string continuation;
-    do {
+    auto& stream = task.Stream;
+    while (!stream.Done) {
       QueryPage page;
       for (int attempt = 1;; ++attempt) {
         try {
-          page = account.ReadFeedPage(collection.Link(), continuation, feed);
+          page = ReadRangeStreamPage(account, collection.Link(), stream, feed);
           break;
         } catch (ThrottledError const& e) {
           if (attempt >= 20) throw;
           std::this_thread::sleep_for(std::max(e.RetryAfter(), std::chrono::milliseconds(50)));
+        } catch (PartitionKeyRangeGoneError const&) {
+          for (auto& child : ReplaceGoneRangeStream(account, collection.Link(), stream))
+            queue.Push({task.Collection, std::move(child)});
+          return;
         }
       }
+      std::lock_guard lock(mutex);
+      auto& count = report.Counts[collection.Text()];
+      std::set<std::string>* ids = options.KeepIds ? &report.Ids[collection.Text()] : nullptr;
       for (auto const& d : page.Documents().GetArray()) {
         ++count;
         std::string const id = d.HasMember("id") && d["id"].IsString()
@@ -69,9 +99,26 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
         f.Expected = expected;
         f.Misplaced |= misplaced;
       }
-      continuation = page.Continuation();
-    } while (!continuation.empty());
-  }
+      stream.Continuation = page.Continuation();
+      stream.Done = !page.HasMoreResults();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int t = 0; t < std::max(1, options.MaxParallel); ++t)
+    workers.emplace_back([&] {
+      while (auto task = queue.Take()) {
+        try {
+          scan(std::move(*task));
+        } catch (...) {
+          std::lock_guard lock(mutex);
+          if (!firstError) firstError = std::current_exception();
+          queue.Stop();
+        }
+        queue.Finished();
+      }
+    });
+  for (auto& w : workers) w.join();
+  if (firstError) std::rethrow_exception(firstError);
 
   report.Documents = found.size();
   for (auto const& [identity, f] : found) {

@@ -5,9 +5,17 @@
 // 0 lost / 0 duplicated / 0 misplaced, and every acknowledged write is
 // there with its last acknowledged value.
 //
+// The servers are strict gateways with 4 partition key ranges per collection
+// and replicas lagging up to 200 ms (tests/servers.conf); twice during the
+// kills (every 20th kill in long runs) the fullest range of every collection
+// splits while a migrator runs, so runs continue on children and resume
+// checkpoints that name gone ranges.
+//
 // CI: 10,000 documents, 20 kills (DOCSHARD_LONG_TESTS=1: 200 kills).
 #include "child_process.hpp"
 #include "migration_fixture.hpp"
+
+#include <docshard/migration/migration_checkpoint.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -142,14 +150,25 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
 
   std::mt19937 rng(longRun ? std::random_device{}() : 42u);
   std::uniform_int_distribution<int> delayMs(40, 700);
-  int killed = 0, completedEarly = 0, runs = 0;
+  int killed = 0, completedEarly = 0, runs = 0, splits = 0;
+  std::vector<CollectionRef> collections = f.A.Resolver()->Collections();
+  collections.push_back(f.B.Resolver()->Collections().back());  // m3, which only B has
+  auto splitNow = [&](int kill) { return longRun ? kill % 20 == 3 : (kill == 3 || kill == 9); };
   while (killed < kills) {
     std::vector<std::string> args = {cli, "migrate", "--from", fromPath, "--to", toPath, "--checkpoint", checkpoint,
                                      "--max-parallel", "8", "--rate", rate, "--quiet", "--no-finish"};
     if (std::filesystem::exists(checkpoint)) args.push_back("--resume");
     auto const pid = Spawn(args, log);
     ++runs;
-    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(rng)));
+    auto const delay = std::chrono::milliseconds(delayMs(rng));
+    if (splitNow(killed)) {
+      // Splits while this run reads: its streams on those ranges get 410/1002.
+      std::this_thread::sleep_for(delay / 2);
+      splits += SplitFullestRanges(collections, f.Servers);
+      std::this_thread::sleep_for(delay / 2);
+    } else {
+      std::this_thread::sleep_for(delay);
+    }
     if (::kill(pid, SIGKILL) == 0) {
       auto const status = Wait(pid);
       if (WIFSIGNALED(status)) {
@@ -177,10 +196,21 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
   auto const pid = Spawn(finalArgs, log);
   auto const status = Wait(pid);
   for (auto& w : writers) w->Stop();
+  // The checks below read with clients of their own (no session tokens of
+  // the writers or the migrator): once every replica has the last writes.
+  std::this_thread::sleep_for(std::max(ReplicaLag(f.Servers.Default), ReplicaLag(f.Servers.B)));
   INFO(Tail(log));
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   CHECK(Tail(log).find("0 lost / 0 duplicated / 0 misplaced") != std::string::npos);
+  // The checkpoint lists the ranges the sources were last read through: more
+  // than the 4 per source they started with when a run continued a stream on
+  // the children of a range that split under it (or while no run was up).
+  std::size_t checkpointRanges = 0;
+  for (auto const& entry : MigrationCheckpoint::Load(checkpoint).Collections) checkpointRanges += entry.second.Ranges.size();
+  std::printf("crash test: the final checkpoint reads the %zu sources through %zu ranges\n",
+              f.A.Resolver()->Collections().size(), checkpointRanges);
+  CHECK(checkpointRanges > 4 * f.A.Resolver()->Collections().size());
 
   // Independent check with the CLI: every seeded and acknowledged document,
   // once, where B says, nothing left in A's collections.
@@ -205,6 +235,12 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
   INFO(Tail(verifyLog));
   CHECK(WIFEXITED(verifyStatus));
   CHECK(WEXITSTATUS(verifyStatus) == 0);
+  {
+    auto const text = Tail(verifyLog, 400);
+    auto const line = text.rfind("documents: ");
+    auto const start = line == std::string::npos ? 0 : text.rfind('\n', line) + 1;
+    std::printf("crash test: docshard verify: %s", line == std::string::npos ? "(no summary)\n" : text.substr(start).c_str());
+  }
 
   // Every acknowledged value, through the new scheme alone.
   PartitionedClientOptions options;
@@ -229,9 +265,10 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
         if (!wrong++) firstWrong = id + ": got " + std::to_string(got) + ", acknowledged " + std::to_string(t.Acked);
       }
     }
-  std::printf("crash test: %d documents seeded, %llu should move, %d runs, %d SIGKILLs, %d completed before the kill; "
+  std::printf("crash test: %d documents seeded, %llu should move, %d runs, %d SIGKILLs, %d completed before the kill, "
+              "%d ranges split during runs; "
               "writers: %llu creates, %llu replaces, %llu failed; %llu tracked documents checked, %llu wrong\n",
-              documents, static_cast<unsigned long long>(ideal), runs + 1, killed, completedEarly,
+              documents, static_cast<unsigned long long>(ideal), runs + 1, killed, completedEarly, splits,
               static_cast<unsigned long long>(creates), static_cast<unsigned long long>(replaces),
               static_cast<unsigned long long>(failures), static_cast<unsigned long long>(checked),
               static_cast<unsigned long long>(wrong));
@@ -241,4 +278,5 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
   CHECK(wrong == 0);
   CHECK(checked == tracked);
   CHECK(killed >= std::min(kills, 20));
+  CHECK(splits >= 2 * static_cast<int>(collections.size()) - 1);
 }

@@ -2,14 +2,18 @@
 // Two schemes (A, B) over a fresh database on the fixture's two accounts,
 // documents seeded through a PartitionedClient on A, and an independent
 // count of the documents whose owner differs between A and B (the ideal
-// number of moves).
+// number of moves). Roles a and b are strict gateways with several partition
+// key ranges and lagging replicas (tests/servers.conf); la and lb are lenient
+// servers with one range.
 #include "test_server.hpp"
 
 #include <docshard/docshard.hpp>
 #include <docshard/migration/migrator.hpp>
 #include <docshard/partitioned_client.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -27,8 +31,44 @@ struct SeededDocument {
   std::string Json;
 };
 
-inline std::string AccountsJson() {
-  return "{\n    \"default\": " + AccountJson("a") + ",\n    \"b\": " + AccountJson("b") + "\n  }";
+// The fixture's servers behind the scheme's accounts "default" and "b".
+struct Roles {
+  std::string Default = "a";
+  std::string B = "b";
+
+  std::string Of(CollectionRef const& c) const { return c.Account() == "b" ? B : Default; }
+};
+
+inline std::string AccountsJson(Roles const& roles = {}) {
+  return "{\n    \"default\": " + AccountJson(roles.Default) + ",\n    \"b\": " + AccountJson(roles.B) + "\n  }";
+}
+
+// How far the server's secondary replicas may lag (its --replica-lag-ms).
+inline std::chrono::milliseconds ReplicaLag(std::string const& role) {
+  auto state = ServerControl(role).Call("GET", "/_docshard/state");
+  if (!state.HasMember("gateway") || !state["gateway"].HasMember("replicaLagMs")) return std::chrono::milliseconds(0);
+  return std::chrono::milliseconds(state["gateway"]["replicaLagMs"].GetInt64());
+}
+
+// Splits the partition key range holding the most documents of each
+// collection (on the server its account names; collections the server does
+// not list yet, or empty ones, are left alone); the number of splits.
+inline int SplitFullestRanges(std::vector<CollectionRef> const& collections, Roles const& roles = {}) {
+  int splits = 0;
+  for (auto const& c : collections) {
+    ServerControl control(roles.Of(c));
+    std::map<std::string, int> perRange;
+    try {
+      perRange = control.RangeDocuments(c.Link());
+    } catch (std::runtime_error const&) {
+      continue;  // the gateway lists a collection from its first request on: none yet, nothing to split
+    }
+    auto fullest = std::max_element(perRange.begin(), perRange.end(),
+                                    [](auto const& a, auto const& b) { return a.second < b.second; });
+    if (fullest == perRange.end() || fullest->second == 0) continue;
+    if (control.Split(c.Link(), fullest->first).size() == 2) ++splits;
+  }
+  return splits;
 }
 
 inline std::string Substitute(std::string text, std::string const& database) {
@@ -47,19 +87,20 @@ struct MigrationFixture {
   PartitionScheme A, B;
   std::shared_ptr<PartitionedClient> ClientA;
   std::vector<SeededDocument> Seeded;
+  Roles Servers;
 
   // Resolver JSON may use {DB} for the database name.
-  MigrationFixture(std::string const& resolverA, std::string const& resolverB)
-      : TextA(Config(resolverA, 1)), TextB(Config(resolverB, 1)), A(PartitionScheme::Load(TextA)),
-        B(PartitionScheme::Load(TextB)) {
+  MigrationFixture(std::string const& resolverA, std::string const& resolverB, Roles roles = {})
+      : TextA(Config(resolverA, 1, roles)), TextB(Config(resolverB, 1, roles)), A(PartitionScheme::Load(TextA)),
+        B(PartitionScheme::Load(TextB)), Servers(std::move(roles)) {
     PartitionedClientOptions options;
-    options.Client = ClientOptions("a");
+    options.Client = ClientOptions(Servers.Default);
     ClientA = PartitionedClient::FromScheme(A, options);
     ClientA->CreateCollectionsIfMissing();
   }
 
-  std::string Config(std::string const& resolver, int epoch) const {
-    return "{\n  \"docshard\": 1,\n  \"epoch\": " + std::to_string(epoch) + ",\n  \"accounts\": " + AccountsJson() +
+  std::string Config(std::string const& resolver, int epoch, Roles const& roles) const {
+    return "{\n  \"docshard\": 1,\n  \"epoch\": " + std::to_string(epoch) + ",\n  \"accounts\": " + AccountsJson(roles) +
            ",\n  \"resolver\": " + Substitute(resolver, Database) + "\n}\n";
   }
 
@@ -73,11 +114,13 @@ struct MigrationFixture {
   std::shared_ptr<PartitionedClient> TransitionClient(
       TransitionReadMode mode = TransitionReadMode::ReadNextThenCurrent) const {
     PartitionedClientOptions options;
-    options.Client = ClientOptions("a");
+    options.Client = ClientOptions(Servers.Default);
     return PartitionedClient::FromScheme(Migrator::TransitionScheme(A, B, mode), options);
   }
 
-  // Creates documents through A, `threads` at a time.
+  // Creates documents through A, `threads` at a time. Returns once every
+  // replica has them: another client (the migrator's) reads them then
+  // without holding this client's session tokens.
   void Seed(std::vector<SeededDocument> documents, int threads = 8) {
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> workers;
@@ -95,6 +138,7 @@ struct MigrationFixture {
     for (auto& w : workers) w.join();
     if (failures) throw std::runtime_error("seeding failed for " + std::to_string(failures.load()) + " documents");
     for (auto& d : documents) Seeded.push_back(std::move(d));
+    std::this_thread::sleep_for(std::max(ReplicaLag(Servers.Default), ReplicaLag(Servers.B)));
   }
 
   // Independently of the migrator: how many seeded documents A and B place

@@ -1,6 +1,10 @@
 // Whole migrations on two local accounts: each ends with 0 lost /
 // 0 duplicated / 0 misplaced and moves only the documents whose owner
 // changes (moved / ideal <= 1.02, the ideal counted here independently).
+// The accounts are strict gateways with 4 partition key ranges and lagging
+// replicas (tests/servers.conf); during each migration the fullest range of
+// every collection is split, so some range streams continue on the children.
+// One migration runs on lenient single-range servers.
 #include "migration_fixture.hpp"
 
 #include <docshard/migration/finish_migration.hpp>
@@ -8,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <filesystem>
 
 using namespace docshard;
@@ -19,25 +24,60 @@ struct Outcome {
   MigrationProgress Progress;
   VerifyReport Report;
   std::uint64_t Ideal = 0;
+  int Splits = 0;
+  // The migrating client: it holds the session tokens of the moves, so its
+  // reads (verify, finish) see them whatever replica serves them.
+  std::shared_ptr<PartitionedClient> Client;
 };
 
-Outcome MigrateAndVerify(MigrationFixture& f, int maxParallel = 8) {
+// Every collection of A and B once.
+std::vector<CollectionRef> AllCollections(MigrationFixture const& f) {
+  auto all = f.A.Resolver()->Collections();
+  for (auto const& c : f.B.Resolver()->Collections()) {
+    bool known = false;
+    for (auto const& a : all) known |= a.Account() == c.Account() && a.Link() == c.Link();
+    if (!known) all.push_back(c);
+  }
+  return all;
+}
+
+// splitDuringRun: after the first processed page, split the fullest range of
+// every collection (small pages, so that streams are still mid-range then).
+Outcome MigrateAndVerify(MigrationFixture& f, int maxParallel = 8, bool splitDuringRun = true) {
   auto client = f.TransitionClient();
+  Outcome out;
+  out.Client = client;
   MigratorOptions options;
   options.MaxParallel = maxParallel;
-  options.PageSize = 250;
+  options.PageSize = splitDuringRun ? 50 : 250;
+  if (splitDuringRun) {
+    auto const collections = AllCollections(f);
+    options.OnProgress = [&out, &f, collections](MigrationProgress const& p) {
+      if (p.Scanned == 0 || out.Splits > 0) return;
+      out.Splits = SplitFullestRanges(collections, f.Servers);
+    };
+  }
   options.Checkpoint = f.WriteFile("checkpoint.json", "");
   std::filesystem::remove(options.Checkpoint);
   Migrator migrator(client, f.A.Resolver(), f.B.Resolver(), options);
-  Outcome out;
   out.Ideal = f.IdealMoves();
   out.Progress = migrator.Run();
   VerifyOptions verify;
   verify.Expected = f.Expected();
   verify.AlsoScan = f.A.Resolver()->Collections();
   out.Report = VerifyScheme(*client, *f.B.Resolver(), verify);
-  INFO("verify: " << out.Report.Summary() << ", moved " << out.Progress.Moved << ", ideal " << out.Ideal);
+  INFO("verify: " << out.Report.Summary() << ", moved " << out.Progress.Moved << ", ideal " << out.Ideal << ", "
+                   << out.Splits << " splits, " << out.Progress.RangesReplaced << " range streams replaced");
+  std::printf("migration: %zu documents, moved %llu (ideal %llu), %d ranges split during the run, %llu range streams "
+              "continued on children; verify %s\n",
+              f.Seeded.size(), static_cast<unsigned long long>(out.Progress.Moved),
+              static_cast<unsigned long long>(out.Ideal), out.Splits,
+              static_cast<unsigned long long>(out.Progress.RangesReplaced), out.Report.Summary().c_str());
   CHECK(out.Report.Ok());
+  if (splitDuringRun) {
+    CHECK(out.Splits > 0);
+    CHECK(out.Progress.RangesReplaced > 0);  // some stream was mid-range when its range split
+  }
   CHECK(out.Report.Documents == f.Seeded.size());
   CHECK(out.Ideal > 0);
   CHECK(out.Progress.Moved >= out.Ideal);  // every misplaced one moved (verify proves it too)
@@ -71,7 +111,7 @@ TEST_CASE("hash N -> N+1 moves only the arcs the new collection takes", "[scenar
 
   // Finish: B with epoch + 1.
   auto const path = f.WriteFile("b-final.json", "");
-  auto const finished = FinishMigration(*f.TransitionClient(), f.A, f.B, path);
+  auto const finished = FinishMigration(*out.Client, f.A, f.B, path);
   CHECK(finished.Epoch() == 2);
   CHECK(PartitionScheme::LoadFile(path).Epoch() == 2);
 }
@@ -95,7 +135,7 @@ TEST_CASE("hash -> range moves everything and refuses to finish early", "[scenar
   auto const out = MigrateAndVerify(f);
   CHECK(out.Ideal == 2000);
   auto const path = f.WriteFile("b-final.json", "");
-  CHECK(FinishMigration(*f.TransitionClient(), f.A, f.B, path).Epoch() == 2);
+  CHECK(FinishMigration(*out.Client, f.A, f.B, path).Epoch() == 2);
 }
 
 TEST_CASE("lookup -> lookup with nested hashes on their own key", "[scenarios]") {
@@ -120,6 +160,22 @@ TEST_CASE("lookup -> lookup with nested hashes on their own key", "[scenarios]")
   CHECK(out.Ideal < 2400);  // t1 stays, and parts of the hashed tenants stay
 }
 
+TEST_CASE("lenient single-range servers: hash N -> N+1", "[lenient]") {
+  Roles const lenient{"la", "lb"};
+  REQUIRE(ReplicaLag("la").count() == 0);
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","b:dbs/{DB}/colls/c1"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","b:dbs/{DB}/colls/c1","dbs/{DB}/colls/c2"]})",
+      lenient);
+  std::vector<SeededDocument> docs;
+  for (int i = 0; i < 1000; ++i) docs.push_back(UserDocument("d" + std::to_string(i), "u" + std::to_string(i), i));
+  f.Seed(std::move(docs));
+  auto const out = MigrateAndVerify(f, 8, false);
+  CHECK(out.Progress.RangesReplaced == 0);
+  auto const path = f.WriteFile("b-final.json", "");
+  CHECK(FinishMigration(*out.Client, f.A, f.B, path).Epoch() == 2);
+}
+
 TEST_CASE("faults: throttling, dropped answers and 503s on the target account", "[faults]") {
   MigrationFixture f(
       R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","dbs/{DB}/colls/c1"]})",
@@ -132,7 +188,7 @@ TEST_CASE("faults: throttling, dropped answers and 503s on the target account", 
   // 429 often, and now and then a create/delete that is processed but whose
   // answer is lost, or refused with 503: every move must still end right.
   faults.Set(R"({"status429Every":5,"retryAfterMs":20,"dropAfterEvery":37,"status449Every":23})");
-  auto const out = MigrateAndVerify(f);
+  auto const out = MigrateAndVerify(f, 8, false);
   CHECK(faults.Injected("status429") > 0);
   CHECK(faults.Injected("dropAfter") > 0);
   faults.Clear();

@@ -155,6 +155,7 @@ int Run(std::span<char const* const> args) {
   // Every document where B wants it, once; A's dropped collections empty.
   VerifyOptions verify;
   verify.KeepIds = false;
+  verify.MaxParallel = options.MaxParallel;
   for (auto const& c : from.Resolver()->Collections()) verify.AlsoScan.push_back(c);
   auto const report = VerifyScheme(*client, *to.Resolver(), verify);
   double const seconds = std::chrono::duration<double>(done.Elapsed).count();
@@ -165,6 +166,9 @@ int Run(std::span<char const* const> args) {
               static_cast<unsigned long long>(done.Skipped), static_cast<unsigned long long>(done.Scanned),
               static_cast<unsigned long long>(done.MovedThisRun), seconds,
               seconds > 0 ? static_cast<double>(done.MovedThisRun) / seconds : 0.0);
+  if (done.RangesReplaced > 0)
+    std::printf("partition key ranges split or merged during the run: %llu range streams continued on the new ranges\n",
+                static_cast<unsigned long long>(done.RangesReplaced));
   std::printf("verify: %llu documents, %s\n", static_cast<unsigned long long>(report.Documents),
               report.Summary().c_str());
   // Documents the migrator could not move stay where they were: each is
@@ -211,17 +215,20 @@ Command const MigrateCommand{
     "collection (create, never overwrite), then delete the source If-Match the\n"
     "copied version. Applications keep working meanwhile if they route with a\n"
     "transition resolver (current = OLD, next = NEW); see docs/migration.md.\n"
-    "Progress is checkpointed after every page; a killed run continues with\n"
-    "--resume (without a checkpoint it starts from the beginning). Documents\n"
-    "it cannot move (an id Cosmos DB cannot address, no key under NEW) stay\n"
-    "where they are and are listed; NEW is then not switched to. At the end\n"
-    "every document is verified to be where NEW says, once, and NEW is written\n"
-    "with epoch = OLD's + 1. One migrate per checkpoint file at a time (a lock);\n"
-    "migrators on other checkpoints or machines are safe, only wasteful.\n"
+    "Every collection is read range by range (a range that splits is read on\n"
+    "from its children). Progress is checkpointed after every page; a killed\n"
+    "run continues with --resume (without a checkpoint it starts from the\n"
+    "beginning). Documents it cannot move (an id Cosmos DB cannot address, no\n"
+    "key under NEW) stay where they are and are listed; NEW is then not\n"
+    "switched to. At the end every document is verified to be where NEW says,\n"
+    "once, and NEW is written with epoch = OLD's + 1. One migrate per\n"
+    "checkpoint file at a time (a lock); migrators on other checkpoints or\n"
+    "machines are safe, only wasteful.\n"
     "\n"
     "  --checkpoint FILE  progress file (default NEW.json.checkpoint)\n"
     "  --resume           continue the checkpoint (it must be for OLD and NEW)\n"
-    "  --max-parallel N   documents moved concurrently (default 16)\n"
+    "  --max-parallel N   documents moved concurrently, and partition key range\n"
+    "                     streams read concurrently (default 16)\n"
     "  --rate N           at most N documents moved per second (default: no limit)\n"
     "  --page-size N      read-feed page size (default 500)\n"
     "  --write-config F   where NEW (epoch + 1) is written (default: NEW.json itself)\n"

@@ -12,6 +12,8 @@
 #include "core/full_precision_json.hpp"
 
 #include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 
@@ -19,7 +21,8 @@ namespace docshard::cli {
 
 namespace {
 
-constexpr std::array<OptionSpec, 4> Options = {{{"config", true}, {"also", true}, {"expected", true}, {"ids", false}}};
+constexpr std::array<OptionSpec, 5> Options = {
+    {{"config", true}, {"also", true}, {"expected", true}, {"ids", false}, {"max-parallel", true}}};
 
 // One JSON object per line: {"id": "...", "key": <partition key>}.
 std::map<std::string, PartitionKey> ReadExpected(std::string const& path) {
@@ -45,6 +48,14 @@ int Run(std::span<char const* const> args) {
   auto const scheme = LoadSchemeFile(arguments.Required("config"));
   VerifyOptions options;
   options.KeepIds = arguments.Flag("ids");
+  if (auto p = arguments.Value("max-parallel")) {
+    char* end = nullptr;
+    errno = 0;
+    long const n = std::strtol(p->c_str(), &end, 10);
+    if (p->empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 256)
+      throw UsageError("--max-parallel: expected an integer from 1 to 256, got \"" + *p + "\"");
+    options.MaxParallel = static_cast<int>(n);
+  }
   std::map<std::string, AccountConfig> accounts = scheme.Accounts();
   if (auto also = arguments.Value("also")) {
     auto const other = LoadSchemeFile(*also);
@@ -79,7 +90,7 @@ int Run(std::span<char const* const> args) {
 
 Command const VerifyCommand{
     "verify",
-    "verify --config FILE [--also OLD.json] [--expected FILE] [--ids]",
+    "verify --config FILE [--also OLD.json] [--expected FILE] [--ids] [--max-parallel N]",
     "check every document is where the scheme says, once",
     "Reads every collection of the scheme and reports per collection the\n"
     "number of documents, then every offender: misplaced (in a collection the\n"
@@ -90,6 +101,7 @@ Command const VerifyCommand{
     "                    there (and not in FILE's) count as misplaced\n"
     "  --expected FILE   reference set, one {\"id\": ..., \"key\": ...} per line\n"
     "  --ids             list the ids per collection\n"
+    "  --max-parallel N  partition key ranges read at once (default 8)\n"
     "\n"
     "Exit status: 0 only with 0 lost / 0 duplicated / 0 misplaced; 1 otherwise;\n"
     "2 on a usage or config error.\n",

@@ -4,20 +4,33 @@
 // (temp file, fsync, rename, fsync of the directory): a reader sees the old
 // or the new checkpoint, never a torn one. Tied to one (A, B) pair by the
 // SHA-256 of each scheme's resolver JSON.
+//
+// Format 2 keeps a position per partition key range of each source (its EPK
+// span, range id and read-feed continuation); a range that split while the
+// migrator was down is resumed on its children from the same position.
+// Format 1 (one continuation per collection, written before sources were read
+// range by range) still loads: its unfinished sources are scanned again from
+// the start, which is safe (moved documents are no longer there; the ones left
+// in place are skipped again and counted once).
+#include <docshard/cosmos/range_stream.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace docshard {
 
 class IPartitionResolver;
 
 struct CollectionCheckpoint {
-  // Read-feed continuation after the last fully processed page ("" = start).
-  std::string Continuation;
-  bool Done = false;  // every page was processed
+  // Per partition key range: the read-feed position after its last fully
+  // processed page. Empty while the source was not opened yet (then it is
+  // read from the start on every current range).
+  std::vector<RangeStream> Ranges;
+  bool Done = false;  // every page of every range was processed
   std::uint64_t Scanned = 0;  // documents read from this source
   std::uint64_t Moved = 0;    // copied to B and removed here
   std::uint64_t Skipped = 0;  // already where B wants them
@@ -28,7 +41,7 @@ struct CollectionCheckpoint {
 };
 
 struct MigrationCheckpoint {
-  static constexpr int FormatVersion = 1;
+  static constexpr int FormatVersion = 2;  // Load also reads format 1
   std::string FromHash;  // SHA-256 hex of A's resolver JSON
   std::string ToHash;    // SHA-256 hex of B's resolver JSON
   std::map<std::string, CollectionCheckpoint> Collections;  // by source reference text

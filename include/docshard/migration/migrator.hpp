@@ -2,12 +2,15 @@
 // Moves every document whose owner changes from scheme A to scheme B, while
 // the application keeps working through a TransitionPartitionResolver
 // (current = A, next = B) published in its PartitionedClient. Each source
-// collection of A is scanned with the read feed, page by page; documents B
-// places elsewhere are moved by DocumentMover (copy, then delete: never the
-// other way round); everything else is left alone. After each fully
-// processed page the checkpoint records the page's continuation, so a killed
-// migrator resumes there and repeats at most one page, harmlessly (every
-// step is idempotent).
+// collection of A is scanned with the read feed range by range (one stream
+// per partition key range, the streams of all sources in parallel within
+// MaxParallel), page by page; documents B places elsewhere are moved by
+// DocumentMover (copy, then delete: never the other way round); everything
+// else is left alone. After each fully processed page the checkpoint records
+// the range's continuation, so a killed migrator resumes there and repeats at
+// most one page per range, harmlessly (every step is idempotent). A range
+// that splits (410/1002), while running or while the migrator was down, is
+// continued on its children from the same position.
 //
 // Preconditions (docs/migration.md): every writer routes with the transition
 // resolver before Run starts, and A and B share the top-level partition-key
@@ -51,11 +54,12 @@ struct MigrationProgress {
   std::uint64_t LeftInPlace = 0;    // documents that could not be moved (runs before included)
   static constexpr std::size_t MaxLeftListed = 1000;
   std::vector<LeftDocument> Left;   // this run's, the first MaxLeftListed
+  std::uint64_t RangesReplaced = 0; // this run: range streams continued on other ranges after a split or merge
   bool Finished = false;
 };
 
 struct MigratorOptions {
-  int MaxParallel = 8;     // documents moved concurrently (and sources scanned concurrently, at most this many)
+  int MaxParallel = 8;     // documents moved concurrently (and range streams scanned concurrently, at most this many)
   double Rate = 0;         // documents moved per second, 0 = unlimited
   int PageSize = 500;      // read-feed page size
   std::filesystem::path Checkpoint;  // empty: no checkpoint (cannot resume)

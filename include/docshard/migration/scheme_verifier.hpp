@@ -1,6 +1,6 @@
 #pragma once
 // Checks that every document is in exactly the collection a scheme says:
-// reads every collection's feed, and reports per collection the count and
+// reads every collection's feed (range by range, in parallel), and reports per collection the count and
 // the offenders (a document is identified by its id and partition key):
 //   misplaced:  found in a collection the scheme does not route its key to
 //               (or in one of the extra collections, e.g. A's leftovers),
@@ -42,6 +42,9 @@ struct VerifyOptions {
   // document found there is misplaced), e.g. those of the old scheme.
   std::vector<CollectionRef> AlsoScan;
   int PageSize = 1000;
+  // Partition key range streams read at once (every collection is read range
+  // by range; a range that splits meanwhile is read on from its children).
+  int MaxParallel = 8;
   bool KeepIds = true;  // fill VerifyReport::Ids
 };
 
