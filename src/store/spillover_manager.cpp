@@ -1,8 +1,7 @@
 #include "docshard/spillover_manager.hpp"
 
 #include "docshard/cosmos/cosmos_requests.hpp"
-#include "docshard/cosmos/partition_key_range.hpp"
-#include "docshard/cosmos/request_failed_error.hpp"
+#include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
 
 #include <algorithm>
@@ -98,39 +97,6 @@ void SpilloverManager::Run() {
   }
 }
 
-namespace {
-std::int64_t AddCounts(QueryResult const& result) {
-  std::int64_t n = 0;
-  for (auto const& v : result.Documents.GetArray())  // one number per page: add them up
-    if (v.IsNumber()) n += v.IsInt64() ? v.GetInt64() : static_cast<std::int64_t>(v.GetDouble());
-  return n;
-}
-
-// The gateway answers a COUNT over several partition key ranges with 400/1004 (the
-// client must combine the ranges' counts), so each range is counted on its own; a range
-// that split or merged meanwhile (410/1002) is replaced by the ranges now covering it.
-// One range: a plain query (also what servers without ranges understand).
-std::int64_t CountDocuments(CosmosClient& account, std::string const& link) {
-  SqlQuery const count("SELECT VALUE COUNT(1) FROM c");
-  auto pending = account.PartitionKeyRanges().GetOverlappingRanges(link, MinimumEpk, MaximumEpk);
-  if (pending.size() <= 1) return AddCounts(account.QueryDocuments(link, count));
-  std::int64_t total = 0;
-  while (!pending.empty()) {
-    auto range = std::move(pending.back());
-    pending.pop_back();
-    QueryOptions options;
-    options.PartitionKeyRangeId = range.Id;
-    try {
-      total += AddCounts(account.QueryDocuments(link, count, options));
-    } catch (PartitionKeyRangeGoneError const& e) {
-      for (auto& r : account.PartitionKeyRanges().GetRangesReplacing(link, e.RangeId(), range.MinInclusive,
-                                                                      range.MaxExclusive))
-        pending.push_back(std::move(r));
-    }
-  }
-  return total;
-}
-} // namespace
 
 CollectionFill SpilloverManager::MeasureFill(SpilloverPartitionResolver const& resolver,
                                              CollectionRef const& collection) const {
@@ -142,7 +108,10 @@ CollectionFill SpilloverManager::MeasureFill(SpilloverPartitionResolver const& r
   auto const maxDocuments = resolver.Settings().MaxDocumentsPerCollection;
   if (auto fill = FillFromUsageHeaders(response.Headers(), maxDocuments)) return *fill;
   CollectionFill fill;
-  fill.Documents = CountDocuments(account, collection.Link());
+  // One COUNT per partition key range, summed: the gateway refuses a COUNT
+  // across ranges (400/1004); ranges that split meanwhile are counted through
+  // their children.
+  fill.Documents = static_cast<std::int64_t>(CountDocumentsByRange(account, collection.Link()));
   fill.Quota = maxDocuments;
   return fill;
 }
