@@ -1,4 +1,4 @@
-target_sources(docshard PRIVATE
+target_sources(docshard_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/builtin_resolvers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collection_template.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hash_partition_resolver.cpp

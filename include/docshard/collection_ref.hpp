@@ -2,13 +2,14 @@
 // A reference to a collection: `dbs/<db>/colls/<coll>` on the default account
 // or `<account>:dbs/<db>/colls/<coll>`. A cheap-to-copy handle; the ring
 // hashes Text() exactly as written.
+#include "docshard/export.hpp"
 #include <memory>
 #include <string>
 #include <string_view>
 
 namespace docshard {
 
-class CollectionRef {
+class DOCSHARD_API CollectionRef {
 public:
   static constexpr std::string_view DefaultAccount = "default";
 

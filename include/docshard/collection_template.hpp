@@ -4,6 +4,7 @@
 // or a full Cosmos collection body without "id", e.g.
 // `{"partitionKey": {"paths": ["/userId"], "kind": "Hash"}, "indexingPolicy": {...}}`.
 // The id comes from the resolver (prefix + number), never from the template.
+#include "docshard/export.hpp"
 #include <rapidjson/document.h>
 
 #include <memory>
@@ -15,7 +16,7 @@ namespace docshard {
 
 class ConfigNode;
 
-class CollectionTemplate {
+class DOCSHARD_API CollectionTemplate {
 public:
   // No template: collections get only an id and the resolver's key path.
   CollectionTemplate() = default;

@@ -2,6 +2,7 @@
 // A cursor into a config document that knows its place (`resolver.ranges[2].low`),
 // so every error names where it is. Loaders of user-defined resolver types
 // get one too.
+#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/partition_key.hpp"
@@ -24,13 +25,13 @@ class ResolverRegistry;
 enum class KeyType;
 
 // What a whole config load shares: which accounts exist and which registry to use.
-struct ConfigLoadContext {
+struct DOCSHARD_API ConfigLoadContext {
   ResolverRegistry const* Registry = nullptr;
   // nullopt: the config has no `accounts`, only the default account may be named.
   std::optional<std::set<std::string>> Accounts;
 };
 
-class ConfigNode {
+class DOCSHARD_API ConfigNode {
 public:
   ConfigNode(rapidjson::Value const& value, std::string place, ConfigLoadContext const& context)
       : m_value(&value), m_place(std::move(place)), m_context(&context) {}
@@ -77,6 +78,6 @@ private:
 };
 
 // Short JSON text of a value for messages, truncated.
-std::string DescribeJson(rapidjson::Value const& value);
+DOCSHARD_API std::string DescribeJson(rapidjson::Value const& value);
 
 } // namespace docshard

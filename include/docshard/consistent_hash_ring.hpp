@@ -1,6 +1,7 @@
 #pragma once
 // An immutable consistent-hash ring. Built once (validation in the
 // constructor), then shared read-only: lookups are lock-free and allocation-free.
+#include "docshard/export.hpp"
 #include "docshard/hash_generator.hpp"
 #include "docshard/murmur3.hpp"
 
@@ -40,7 +41,7 @@ template <class T>
 using RingVector = std::vector<T, UninitialisedAllocator<T>>;
 } // namespace detail
 
-class ConsistentHashRing {
+class DOCSHARD_API ConsistentHashRing {
 public:
   enum class Lookup {
     // Greatest point <= hash; ties go to the last; below the first point wraps

@@ -2,6 +2,7 @@
 // The exception hierarchy. Every error docshard raises derives from
 // docshard::Error, so a service can catch one type; the subclasses let callers
 // tell "fix your input" from "retry later" without parsing messages.
+#include "docshard/export.hpp"
 #include <stdexcept>
 #include <string>
 
@@ -31,7 +32,7 @@ inline std::string PrintableMessage(std::string text) {
   return text;
 }
 
-class Error : public std::runtime_error {
+class DOCSHARD_API Error : public std::runtime_error {
 public:
   Error(ErrorCode code, std::string const& message) : std::runtime_error(PrintableMessage(message)), m_code(code) {}
   ErrorCode Code() const noexcept { return m_code; }
@@ -43,7 +44,7 @@ private:
 };
 
 // A configuration error names the JSON place, e.g. `resolver.ranges[2].low`.
-class ConfigError : public Error {
+class DOCSHARD_API ConfigError : public Error {
 public:
   ConfigError(std::string place, std::string const& detail)
       : Error(ErrorCode::Config, place.empty() ? detail : place + ": " + detail),
@@ -56,27 +57,27 @@ private:
   std::string m_detail;
 };
 
-class InvalidArgumentError : public Error {
+class DOCSHARD_API InvalidArgumentError : public Error {
 public:
   explicit InvalidArgumentError(std::string const& message) : Error(ErrorCode::InvalidArgument, message) {}
 };
 
-class PartitionKeyError : public Error {
+class DOCSHARD_API PartitionKeyError : public Error {
 public:
   explicit PartitionKeyError(std::string const& message) : Error(ErrorCode::PartitionKey, message) {}
 };
 
-class KeyTypeError : public Error {
+class DOCSHARD_API KeyTypeError : public Error {
 public:
   explicit KeyTypeError(std::string const& message) : Error(ErrorCode::KeyType, message) {}
 };
 
-class NoTargetError : public Error {
+class DOCSHARD_API NoTargetError : public Error {
 public:
   explicit NoTargetError(std::string const& message) : Error(ErrorCode::NoTarget, message) {}
 };
 
-class MigrationInProgressError : public Error {
+class DOCSHARD_API MigrationInProgressError : public Error {
 public:
   explicit MigrationInProgressError(std::string const& message)
       : Error(ErrorCode::MigrationInProgress, message) {}

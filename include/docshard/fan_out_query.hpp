@@ -1,5 +1,6 @@
 #pragma once
 // Options and results of a query fanned out over the collections a resolver names.
+#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/consistency_level.hpp"
 #include "docshard/read_selector.hpp"
@@ -18,7 +19,7 @@ enum class PartialResultsPolicy {
   ReturnPartial,  // return what answered plus a per-collection error list
 };
 
-struct FanOutOptions {
+struct DOCSHARD_API FanOutOptions {
   std::string Resolver;                  // "" = the client's default resolver
   std::optional<ReadSelector> Selector;  // none = every collection
   // Streams (collection x range) read at once. 0, the default: all of them,
@@ -37,7 +38,7 @@ struct FanOutOptions {
   std::optional<ConsistencyLevel> Consistency;
 };
 
-struct CollectionDiagnostics {
+struct DOCSHARD_API CollectionDiagnostics {
   std::string Collection;
   std::size_t Ranges = 0;  // streams read: partition key ranges (or keys) of this collection
   int Pages = 0;
@@ -48,7 +49,7 @@ struct CollectionDiagnostics {
   std::string Error;                     // set when the collection failed (ReturnPartial)
 };
 
-struct FanOutResult {
+struct DOCSHARD_API FanOutResult {
   rapidjson::Document Items{rapidjson::kArrayType};
   // Non-empty when MaxItems stopped the query early: pass it back to resume.
   std::string Continuation;

@@ -3,6 +3,7 @@
 // A position is an unsigned integer of up to 128 bits held left-aligned
 // (most significant bit first) so that rings of any hash width share one
 // lookup structure and compare in plain integer order.
+#include "docshard/export.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,7 +16,7 @@ namespace docshard {
 
 __extension__ using RingPosition = unsigned __int128;  // GCC and Clang both provide it
 
-class IHashGenerator {
+class DOCSHARD_API IHashGenerator {
 public:
   virtual ~IHashGenerator() = default;
   // The name used in configs, e.g. "murmur3".
@@ -29,9 +30,9 @@ public:
 using HashGeneratorFactory = std::function<std::shared_ptr<IHashGenerator const>()>;
 
 // Built-in names: "md5", "murmur3". Throws InvalidArgumentError for an unknown name.
-std::shared_ptr<IHashGenerator const> MakeHashGenerator(std::string_view name);
+DOCSHARD_API std::shared_ptr<IHashGenerator const> MakeHashGenerator(std::string_view name);
 // Makes a user hash available to configs by name. Built-in names cannot be replaced.
-void RegisterHashGenerator(std::string name, HashGeneratorFactory factory);
-bool IsKnownHashGenerator(std::string_view name);
+DOCSHARD_API void RegisterHashGenerator(std::string name, HashGeneratorFactory factory);
+DOCSHARD_API bool IsKnownHashGenerator(std::string_view name);
 
 } // namespace docshard

@@ -1,5 +1,6 @@
 #pragma once
 // Consistent hashing over an ordered collection list (docs/resolvers.md, "The consistent hash ring").
+#include "docshard/export.hpp"
 #include "docshard/consistent_hash_ring.hpp"
 #include "docshard/partition_resolver.hpp"
 
@@ -9,7 +10,7 @@ namespace docshard {
 
 class ConfigNode;
 
-class HashPartitionResolver final : public IPartitionResolver {
+class DOCSHARD_API HashPartitionResolver final : public IPartitionResolver {
 public:
   static constexpr std::uint32_t DefaultVirtualNodes = 128;
   // Collections x virtual nodes a ring may hold (configs; managedHash too):

@@ -1,6 +1,7 @@
 #pragma once
 // Exact key values mapped to collections or nested resolvers, with an
 // optional default (docs/resolvers.md, "Range and lookup").
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/range_partition_resolver.hpp"
 #include "docshard/resolver_target.hpp"
@@ -9,7 +10,7 @@
 
 namespace docshard {
 
-class LookupPartitionResolver final : public IPartitionResolver {
+class DOCSHARD_API LookupPartitionResolver final : public IPartitionResolver {
 public:
   struct Entry {
     PartitionKey Key;

@@ -7,6 +7,7 @@
 // Routing is HashPartitionResolver's, unchanged: the ring hashes the full
 // collection reference text, so `managedHash` over N collections routes
 // exactly like `hash` over the same N references.
+#include "docshard/export.hpp"
 #include "docshard/collection_template.hpp"
 #include "docshard/hash_partition_resolver.hpp"
 
@@ -18,7 +19,7 @@ namespace docshard {
 class ConfigNode;
 class PartitionedClient;
 
-struct ManagedHashSettings {
+struct DOCSHARD_API ManagedHashSettings {
   std::string Account = "default";
   std::string Database;
   std::string CollectionPrefix;  // must not end with a digit (see SpilloverSettings)
@@ -28,7 +29,7 @@ struct ManagedHashSettings {
   CollectionTemplate Template;
 };
 
-class ManagedHashPartitionResolver final : public IPartitionResolver {
+class DOCSHARD_API ManagedHashPartitionResolver final : public IPartitionResolver {
 public:
   // Throws InvalidArgumentError naming the problem.
   explicit ManagedHashPartitionResolver(ManagedHashSettings settings,

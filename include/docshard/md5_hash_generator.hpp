@@ -1,4 +1,5 @@
 #pragma once
+#include "docshard/export.hpp"
 #include "docshard/hash_generator.hpp"
 
 #include <array>
@@ -7,11 +8,11 @@
 
 namespace docshard {
 
-std::array<std::uint8_t, 16> Md5Digest(std::string_view bytes) noexcept;
+DOCSHARD_API std::array<std::uint8_t, 16> Md5Digest(std::string_view bytes) noexcept;
 
 // The .NET SDK's hash: the MD5 digest read as a big-endian 128-bit integer;
 // a point chains to the hash of its 16 digest bytes.
-class Md5HashGenerator final : public IHashGenerator {
+class DOCSHARD_API Md5HashGenerator final : public IHashGenerator {
 public:
   std::string const& Name() const noexcept override;
   RingPosition Hash(std::string_view bytes) const noexcept override;

@@ -1,4 +1,5 @@
 #pragma once
+#include "docshard/export.hpp"
 #include "docshard/hash_generator.hpp"
 
 #include <bit>
@@ -60,7 +61,7 @@ inline std::uint32_t MurmurHash3X86_32(std::string_view bytes, std::uint32_t see
 
 // The Node/Java/Python SDKs' ring hash: MurmurHash3_x86_32 with seed 0;
 // a point chains to the hash of its 4 little-endian bytes.
-class Murmur3HashGenerator final : public IHashGenerator {
+class DOCSHARD_API Murmur3HashGenerator final : public IHashGenerator {
 public:
   std::string const& Name() const noexcept override;
   RingPosition Hash(std::string_view bytes) const noexcept override {

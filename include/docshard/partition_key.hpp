@@ -2,6 +2,7 @@
 // A partition key value: string, number, boolean, or a composite of those.
 // Its hash bytes follow docs/resolvers.md, "Keys and the bytes they hash to" so that placement is
 // bit-exact with the legacy SDKs for string keys.
+#include "docshard/export.hpp"
 #include <rapidjson/document.h>
 
 #include <compare>
@@ -12,7 +13,7 @@
 
 namespace docshard {
 
-class PartitionKey {
+class DOCSHARD_API PartitionKey {
 public:
   enum class Kind { String, Number, Boolean, Composite };
 
@@ -63,8 +64,8 @@ private:
 };
 
 // JavaScript `String(n)` for a finite double: the shortest round-trip digits.
-std::string FormatJsNumber(double value);
+DOCSHARD_API std::string FormatJsNumber(double value);
 // True when `text` is well-formed UTF-8 without surrogate code points.
-bool IsValidUtf8(std::string_view text) noexcept;
+DOCSHARD_API bool IsValidUtf8(std::string_view text) noexcept;
 
 } // namespace docshard

@@ -8,6 +8,7 @@
 //   random suffix date + "." + (1..N): spreads writes; reads of a date fan out over N keys
 // A synthetic key is stored in the document at `store` (default /partitionKey),
 // which is also the collections' server-side partition-key path.
+#include "docshard/export.hpp"
 #include "docshard/partition_key.hpp"
 
 #include <rapidjson/document.h>
@@ -19,7 +20,7 @@
 
 namespace docshard {
 
-class PartitionKeyPath {
+class DOCSHARD_API PartitionKeyPath {
 public:
   // Throws InvalidArgumentError naming the bad path.
   static PartitionKeyPath Parse(std::string_view path);

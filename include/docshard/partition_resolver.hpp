@@ -2,6 +2,7 @@
 // The resolver interface of the legacy SDKs, with JSON state. Resolvers are
 // immutable once built and safe to share between threads; the resolve path
 // does no I/O. A change of scheme builds a new resolver and publishes it.
+#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/partition_key.hpp"
 #include "docshard/partition_key_path.hpp"
@@ -16,7 +17,7 @@
 
 namespace docshard {
 
-class IPartitionResolver {
+class DOCSHARD_API IPartitionResolver {
 public:
   virtual ~IPartitionResolver() = default;
 

@@ -1,6 +1,7 @@
 #pragma once
 // A whole config file (docs/config.md): format version, epoch, accounts and the
 // top resolver. Loading is all-or-nothing; saving is stable byte-for-byte.
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/resolver_registry.hpp"
 
@@ -14,14 +15,14 @@
 namespace docshard {
 
 // Where an account lives and where its key comes from. Never the key itself.
-struct AccountConfig {
+struct DOCSHARD_API AccountConfig {
   std::string Endpoint;  // https://host[:port]
   std::string KeyEnv;    // name of an environment variable holding the key
   std::string KeyFile;   // path of a file holding the key
   std::string CaFile;    // an extra trusted CA (PEM) for this account
 };
 
-class PartitionScheme {
+class DOCSHARD_API PartitionScheme {
 public:
   static constexpr int FormatVersion = 1;
 
@@ -48,6 +49,6 @@ private:
 };
 
 // Pretty, stable JSON text of any resolver (two-space indent, trailing newline).
-std::string SaveResolverJson(IPartitionResolver const& resolver);
+DOCSHARD_API std::string SaveResolverJson(IPartitionResolver const& resolver);
 
 } // namespace docshard

@@ -3,6 +3,7 @@
 // collections, across one or more accounts. Holds several named resolvers
 // (e.g. one per entity type). Resolvers are published as immutable
 // snapshots: SetResolver never disturbs an operation in flight.
+#include "docshard/export.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/fan_out_query.hpp"
 #include "docshard/partition_resolver.hpp"
@@ -21,24 +22,24 @@ namespace detail {
 class QueryPlanCache;
 }
 
-struct PartitionedClientOptions {
+struct DOCSHARD_API PartitionedClientOptions {
   // Timeouts, retries, pool and body limits for every account's client
   // (endpoint, key and CA come from the scheme's accounts).
   CosmosClientOptions Client;
 };
 
-struct OperationOptions {
+struct DOCSHARD_API OperationOptions {
   std::string Resolver;    // "" = default resolver
   RequestOptions Request;  // If-Match, timeout
 };
 
 // A response and where it was served from.
-struct RoutedResponse {
+struct DOCSHARD_API RoutedResponse {
   CosmosResponse Response;
   CollectionRef Collection;
 };
 
-class PartitionedClient {
+class DOCSHARD_API PartitionedClient {
 public:
   // One CosmosClient per account of the scheme; keys are read from each
   // account's keyEnv/keyFile now (errors name the account, never the key).

@@ -3,6 +3,7 @@
 // collection's gateway for the query plan and merges the per-range results
 // itself; a query whose plan needs something docshard does not implement is
 // refused with UnsupportedQueryError, never answered wrongly.
+#include "docshard/export.hpp"
 #include "docshard/errors.hpp"
 
 #include <string>
@@ -13,7 +14,7 @@ namespace docshard {
 // The plan of a query needs a construct the fan-out merge does not implement
 // (e.g. "DCOUNT", "vector search ORDER BY", "MakeList aggregate"). Construct()
 // names it; the message also quotes the query.
-class UnsupportedQueryError : public InvalidArgumentError {
+class DOCSHARD_API UnsupportedQueryError : public InvalidArgumentError {
 public:
   UnsupportedQueryError(std::string construct, std::string const& query)
       : InvalidArgumentError("the fan-out cannot merge " + construct + " across partitions: " + query),
@@ -28,6 +29,6 @@ private:
 // requests: exactly what the merge implements (Aggregate, CompositeAggregate,
 // CountIf, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy,
 // NonValueAggregate, OffsetAndLimit, OrderBy, Top).
-std::string_view SupportedQueryFeatures() noexcept;
+DOCSHARD_API std::string_view SupportedQueryFeatures() noexcept;
 
 } // namespace docshard

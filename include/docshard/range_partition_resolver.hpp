@@ -1,6 +1,7 @@
 #pragma once
 // Closed key ranges [low, high] mapped to collections or nested resolvers
 // (docs/resolvers.md, "Range and lookup").
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/resolver_target.hpp"
 
@@ -9,9 +10,9 @@ namespace docshard {
 class ConfigNode;
 
 enum class KeyType { String, Number };
-char const* KeyTypeName(KeyType type) noexcept;
+DOCSHARD_API char const* KeyTypeName(KeyType type) noexcept;
 
-class RangePartitionResolver final : public IPartitionResolver {
+class DOCSHARD_API RangePartitionResolver final : public IPartitionResolver {
 public:
   struct Entry {
     PartitionKey Low;

@@ -1,6 +1,7 @@
 #pragma once
 // What a read is looking for: everything (fan-out), one key, several keys,
 // or a closed range of keys (range-based resolvers).
+#include "docshard/export.hpp"
 #include "docshard/partition_key.hpp"
 
 #include <optional>
@@ -8,7 +9,7 @@
 
 namespace docshard {
 
-class ReadSelector {
+class DOCSHARD_API ReadSelector {
 public:
   enum class Kind { All, Key, Keys, Range };
 

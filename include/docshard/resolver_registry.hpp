@@ -1,6 +1,7 @@
 #pragma once
 // Maps a config `type` to its loader, so user-defined resolver types can be
 // loaded from config like the built-in ones.
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 
 #include <functional>
@@ -14,7 +15,7 @@ class ConfigNode;
 
 using ResolverLoader = std::function<ResolverPtr(ConfigNode const& node)>;
 
-class ResolverRegistry {
+class DOCSHARD_API ResolverRegistry {
 public:
   // A registry holding the built-in types (hash, range, lookup, ...).
   ResolverRegistry();

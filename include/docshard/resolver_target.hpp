@@ -1,5 +1,6 @@
 #pragma once
 // What a range or lookup entry points at: a collection, or a nested resolver.
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 
 #include <variant>
@@ -8,7 +9,7 @@ namespace docshard {
 
 class CollectionListBuilder;
 
-class ResolverTarget {
+class DOCSHARD_API ResolverTarget {
 public:
   ResolverTarget(CollectionRef collection);
   // `parentPath` decides whether the nested resolver routes on its own key:
@@ -36,7 +37,7 @@ private:
 };
 
 // Collects collections once each, in first-seen order.
-class CollectionListBuilder {
+class DOCSHARD_API CollectionListBuilder {
 public:
   void Add(CollectionRef const& c);
   void AddAll(std::vector<CollectionRef> const& list) {

@@ -3,6 +3,7 @@
 // hash space per collection (balance statistics) and the arcs that change
 // owner between two rings (what a migration must move). Computed from the
 // sorted ring points, not by sampling, so they are exact to double precision.
+#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/consistent_hash_ring.hpp"
 
@@ -17,7 +18,7 @@ class HashPartitionResolver;
 
 // An amount of the 128-bit hash space, from 0 up to and including the whole
 // ring (2^128, which does not fit in a RingPosition), summed exactly.
-class RingSpan {
+class DOCSHARD_API RingSpan {
 public:
   static RingSpan Whole() noexcept {
     RingSpan s;
@@ -46,7 +47,7 @@ private:
 // A half-open arc [Start, End) of the ring, read modulo 2^128: when End <= Start
 // the arc runs past the top of the ring and continues from 0, and Start == End
 // is the whole ring. Empty arcs are never produced.
-struct RingArc {
+struct DOCSHARD_API RingArc {
   RingPosition Start;
   RingPosition End;
 
@@ -63,7 +64,7 @@ struct RingArc {
   }
 };
 
-struct OwnedArc {
+struct DOCSHARD_API OwnedArc {
   RingArc Arc;
   std::uint32_t Owner;  // index into the ring's node list
 };
@@ -72,13 +73,13 @@ struct OwnedArc {
 // containing position 0, adjacent arcs of one owner merged (also across the
 // top of the ring), together covering the ring exactly once. Honours the
 // ring's lookup mode (predecessor or successor) and its tie rules.
-std::vector<OwnedArc> RingOwnership(ConsistentHashRing const& ring);
+DOCSHARD_API std::vector<OwnedArc> RingOwnership(ConsistentHashRing const& ring);
 
 // Per node (indexed like the ring's node list) the amount of hash space it owns.
 // The amounts sum to exactly one ring.
-std::vector<RingSpan> RingShares(ConsistentHashRing const& ring);
+DOCSHARD_API std::vector<RingSpan> RingShares(ConsistentHashRing const& ring);
 
-struct OwnerChange {
+struct DOCSHARD_API OwnerChange {
   RingArc Arc;
   std::uint32_t From;  // node index in the `from` ring
   std::uint32_t To;    // node index in the `to` ring
@@ -89,10 +90,10 @@ struct OwnerChange {
 // says whether node `from` of the first ring and node `to` of the second are
 // the same collection (the rings' node lists may differ in content and order).
 // Only meaningful when both rings hash keys with the same generator.
-std::vector<OwnerChange> RingDiff(ConsistentHashRing const& from, ConsistentHashRing const& to,
+DOCSHARD_API std::vector<OwnerChange> RingDiff(ConsistentHashRing const& from, ConsistentHashRing const& to,
                                   std::function<bool(std::uint32_t from, std::uint32_t to)> const& sameNode);
 
-struct CollectionMove {
+struct DOCSHARD_API CollectionMove {
   RingArc Arc;
   CollectionRef From;
   CollectionRef To;
@@ -101,13 +102,13 @@ struct CollectionMove {
 // RingDiff for two hash resolvers, collections matched by their reference text.
 // Throws InvalidArgumentError when the resolvers hash keys differently (e.g.
 // md5 against murmur3): their positions are then not comparable.
-std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from, HashPartitionResolver const& to);
+DOCSHARD_API std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from, HashPartitionResolver const& to);
 
 // True when keys hash to the same positions on both resolvers' rings, so an
 // arc diff is meaningful.
-bool HaveComparableRings(HashPartitionResolver const& a, HashPartitionResolver const& b) noexcept;
+DOCSHARD_API bool HaveComparableRings(HashPartitionResolver const& a, HashPartitionResolver const& b) noexcept;
 
 // 32 lower-case hex digits, most significant first.
-std::string FormatRingPosition(RingPosition position);
+DOCSHARD_API std::string FormatRingPosition(RingPosition position);
 
 } // namespace docshard

@@ -1,5 +1,6 @@
 #pragma once
 // "Why did this land there": one record per routed operation.
+#include "docshard/export.hpp"
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -7,7 +8,7 @@
 
 namespace docshard {
 
-struct RoutingTrace {
+struct DOCSHARD_API RoutingTrace {
   std::string Operation;                // "create", "read", "query", ...
   std::string Resolver;                 // resolver name in the client ("" = default)
   std::int64_t Epoch = 0;               // epoch of the scheme that routed it

@@ -5,6 +5,7 @@
 // based on (If-Match on the ETag), so two writers cannot overwrite each
 // other: the later one gets SchemeConflictError and nothing is written.
 // Epochs only go up: a save must carry a higher epoch than its base.
+#include "docshard/export.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/partition_scheme.hpp"
@@ -19,13 +20,13 @@ namespace docshard {
 
 // A stale save: someone else saved since the version this save was based
 // on (or created the scheme first). Reload, reapply, save again.
-class SchemeConflictError : public Error {
+class DOCSHARD_API SchemeConflictError : public Error {
 public:
   explicit SchemeConflictError(std::string const& message) : Error(ErrorCode::RequestFailed, message) {}
 };
 
 // One stored version of a scheme.
-struct StoredScheme {
+struct DOCSHARD_API StoredScheme {
   std::string Text;       // the config JSON as saved (PartitionScheme::Save)
   std::int64_t Epoch = 0;
   std::string ETag;       // the version, for the next save's If-Match
@@ -35,7 +36,7 @@ struct StoredScheme {
   }
 };
 
-class ISchemeStore {
+class DOCSHARD_API ISchemeStore {
 public:
   virtual ~ISchemeStore() = default;
   // nullopt when no scheme was saved yet.
@@ -48,7 +49,7 @@ public:
   virtual StoredScheme Save(PartitionScheme const& scheme, StoredScheme const& basedOn) = 0;
 };
 
-struct SchemeStoreOptions {
+struct DOCSHARD_API SchemeStoreOptions {
   std::string DocumentId = "docshard-scheme";
   // The store collection's partition-key path: a top-level field, which the
   // document carries with its id as value ("/id" needs no extra field).
@@ -57,7 +58,7 @@ struct SchemeStoreOptions {
 
 // The scheme as one document: {"id", "epoch", "scheme": "<config text>"}.
 // The config is kept as text so that it round-trips byte for byte.
-class SchemeStore final : public ISchemeStore {
+class DOCSHARD_API SchemeStore final : public ISchemeStore {
 public:
   // `collectionLink`: dbs/<db>/colls/<coll>.
   SchemeStore(std::shared_ptr<CosmosClient> client, std::string collectionLink, SchemeStoreOptions options = {});
@@ -80,7 +81,7 @@ private:
 // The scheme as a file; the ETag is a digest of its bytes. Saves hold an
 // exclusive lock on `<path>.lock` while they compare and replace (rename), so
 // they are safe between processes on one machine.
-class FileSchemeStore final : public ISchemeStore {
+class DOCSHARD_API FileSchemeStore final : public ISchemeStore {
 public:
   explicit FileSchemeStore(std::filesystem::path path);
 

@@ -4,6 +4,7 @@
 // the client switches scheme without a restart. It never goes back: an
 // equal or lower epoch in the store is ignored, so a stale writer or a
 // restored backup cannot route clients to an older scheme.
+#include "docshard/export.hpp"
 #include "docshard/partitioned_client.hpp"
 #include "docshard/scheme_store.hpp"
 
@@ -19,14 +20,14 @@
 
 namespace docshard {
 
-struct SchemeSwitch {
+struct DOCSHARD_API SchemeSwitch {
   std::int64_t FromEpoch = 0;
   std::int64_t ToEpoch = 0;
   ResolverPtr Resolver;  // the resolver now published
   std::string ETag;      // the stored version it came from
 };
 
-struct SchemeWatcherOptions {
+struct DOCSHARD_API SchemeWatcherOptions {
   std::string Resolver;  // the client's resolver name ("" = default)
   std::chrono::milliseconds Interval{std::chrono::seconds(5)};
   // Called on the polling thread (or PollNow's caller) after a switch / when
@@ -37,7 +38,7 @@ struct SchemeWatcherOptions {
   ResolverRegistry const* Registry = nullptr;  // nullptr = ResolverRegistry::Default()
 };
 
-class SchemeWatcher {
+class DOCSHARD_API SchemeWatcher {
 public:
   SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<PartitionedClient> client,
                 SchemeWatcherOptions options = {});

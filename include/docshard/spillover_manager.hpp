@@ -16,6 +16,7 @@
 // How far past the threshold a collection can fill (about two check
 // intervals of writes per writer, plus one in flight each) and why:
 // docs/spillover.md. Choose fillFactor from it.
+#include "docshard/export.hpp"
 #include "docshard/partition_scheme.hpp"
 #include "docshard/partitioned_client.hpp"
 #include "docshard/scheme_store.hpp"
@@ -39,7 +40,7 @@
 namespace docshard {
 
 // How full one collection is.
-struct CollectionFill {
+struct DOCSHARD_API CollectionFill {
   std::int64_t Documents = 0;
   // Document quota: the backend's documentsCount quota when it reports one
   // (> 0), else maxDocumentsPerCollection; nullopt when neither is known.
@@ -53,17 +54,17 @@ struct CollectionFill {
 
 // "documentSize=10240;documentsCount=5" -> {documentSize: 10240, documentsCount: 5};
 // malformed entries are skipped.
-std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::string_view header);
+DOCSHARD_API std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::string_view header);
 
 // The fill the backend reports in a collection read's x-ms-resource-usage /
 // x-ms-resource-quota headers, or nullopt when it reports no documentsCount
 // (then the manager counts). A documentsCount quota <= 0 means "no limit":
 // `maxDocumentsPerCollection` is the quota then.
-std::optional<CollectionFill> FillFromUsageHeaders(http::HttpHeaders const& headers,
+DOCSHARD_API std::optional<CollectionFill> FillFromUsageHeaders(http::HttpHeaders const& headers,
                                                    std::optional<std::int64_t> maxDocumentsPerCollection);
 
 // What one check saw and did.
-struct SpilloverCheck {
+struct DOCSHARD_API SpilloverCheck {
   std::string Measured;                // the collection measured first (the newest at the start)
   std::int64_t Documents = 0;          // its documents
   std::int64_t Threshold = 0;          // its spill threshold in documents (0: no document quota)
@@ -74,7 +75,7 @@ struct SpilloverCheck {
   std::int64_t Epoch = 0;              // the published epoch after the check
 };
 
-struct SpilloverManagerOptions {
+struct DOCSHARD_API SpilloverManagerOptions {
   std::string Resolver;  // the client's resolver name ("" = default)
   // Overrides the resolver's checkIntervalSeconds (e.g. in tests).
   std::optional<std::chrono::milliseconds> CheckInterval;
@@ -99,7 +100,7 @@ struct SpilloverManagerOptions {
   int MaxStepsPerCheck = 32;
 };
 
-class SpilloverManager {
+class DOCSHARD_API SpilloverManager {
 public:
   SpilloverManager(std::shared_ptr<PartitionedClient> client, SpilloverManagerOptions options = {});
   ~SpilloverManager();  // stops the thread

@@ -4,6 +4,7 @@
 // from the template and publishes a new resolver. Reads fan out to all.
 // The resolver itself is pure: it only names collections. Fill checks and
 // creation happen in SpilloverManager, off the resolve path.
+#include "docshard/export.hpp"
 #include "docshard/collection_template.hpp"
 #include "docshard/partition_resolver.hpp"
 
@@ -18,7 +19,7 @@ namespace docshard {
 
 class ConfigNode;
 
-struct SpilloverSettings {
+struct DOCSHARD_API SpilloverSettings {
   std::string Account = "default";  // the account of every collection
   std::string Database;
   // Collections are named Prefix + N (N decimal, no sign, no leading zero).
@@ -31,7 +32,7 @@ struct SpilloverSettings {
   CollectionTemplate Template;
 };
 
-class SpilloverPartitionResolver final : public IPartitionResolver {
+class DOCSHARD_API SpilloverPartitionResolver final : public IPartitionResolver {
 public:
   static constexpr double DefaultFillFactor = 0.9;
   static constexpr double DefaultCheckIntervalSeconds = 10;

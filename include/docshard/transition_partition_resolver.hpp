@@ -2,6 +2,7 @@
 // Wraps the scheme in force (`current`) and the one being migrated to
 // (`next`) while documents move (docs/resolvers.md, "Spillover, managed hash, transition"). Creates go to
 // `next`; reads follow the read mode.
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 
 namespace docshard {
@@ -15,9 +16,9 @@ enum class TransitionReadMode {
   ReadNextThenCurrent,  // next's first: point reads try the new location first
   None,                 // reads fail with MigrationInProgressError (retryable)
 };
-char const* TransitionReadModeName(TransitionReadMode mode) noexcept;
+DOCSHARD_API char const* TransitionReadModeName(TransitionReadMode mode) noexcept;
 
-class TransitionPartitionResolver final : public IPartitionResolver {
+class DOCSHARD_API TransitionPartitionResolver final : public IPartitionResolver {
 public:
   // Throws InvalidArgumentError when either is null or their key paths differ.
   TransitionPartitionResolver(ResolverPtr current, ResolverPtr next,

@@ -1,4 +1,4 @@
-target_sources(docshard PRIVATE
+target_sources(docshard_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collection_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/config_node.cpp
   ${CMAKE_CURRENT_LIST_DIR}/document_id.cpp

@@ -5,7 +5,9 @@
 #   pkgconfig   the same install, consumer compiled by hand with the flags
 #               `pkg-config --cflags --libs docshard` prints (no CMake package)
 #   buildtree   find_package(docshard CONFIG) with docshard_DIR = this build tree
-#   subdirectory  add_subdirectory(<docshard source>) inside the consumer
+#   subdirectory  add_subdirectory(<docshard source>) inside the consumer, as a
+#               shared library; every sample links against it too, and its
+#               dynamic symbols are checked (public API exported, internals not)
 # Every mode checks the version header against the library and the package.
 cmake_minimum_required(VERSION 3.25)
 include(${PARAMS})
@@ -104,6 +106,41 @@ else()
   else()
     set(exe ${consumer_build}/docshard_consumer)
   endif()
+endif()
+
+if(MODE STREQUAL "subdirectory")
+  # The shared library: versioned soname, the public API exported, private
+  # symbols (src/ only) hidden.
+  file(GLOB_RECURSE shared_libs ${consumer_build}/libdocshard.so.*)
+  if(NOT shared_libs)
+    message(FATAL_ERROR "package test (subdirectory): no libdocshard.so.* was built")
+  endif()
+  list(GET shared_libs 0 shared_lib)
+  find_program(NM nm REQUIRED)
+  find_program(OBJDUMP objdump REQUIRED)
+  run("objdump -p" ${OBJDUMP} -p ${shared_lib})
+  if(NOT LAST_OUTPUT MATCHES "SONAME +libdocshard\\.so\\.[0-9]+\\.[0-9]+")
+    message(FATAL_ERROR "package test (subdirectory): ${shared_lib} has no versioned SONAME:\n${LAST_OUTPUT}")
+  endif()
+  run("nm -D" ${NM} -D -C --defined-only ${shared_lib})
+  set(exports "${LAST_OUTPUT}")
+  foreach(public "docshard::HashPartitionResolver::FromConfig" "docshard::PartitionedClient::"
+                 "typeinfo for docshard::RequestFailedError" "docshard::Version()")
+    string(FIND "${exports}" "${public}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "package test (subdirectory): ${shared_lib} does not export ${public}")
+    endif()
+  endforeach()
+  # Declared only in private headers under src/.
+  foreach(private "docshard::detail::ExcludeIdentities" "docshard::detail::RunMerge" "docshard::detail::QueryPlanCache::")
+    string(FIND "${exports}" "${private}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "package test (subdirectory): ${shared_lib} exports the private ${private}")
+    endif()
+  endforeach()
+  string(REGEX MATCHALL "\n[0-9a-f]+ [TtWwVvDdBbRr] " exported_lines "${exports}")
+  list(LENGTH exported_lines exported_count)
+  message("libdocshard.so exports ${exported_count} symbols")
 endif()
 
 run("consumer run" ${exe})

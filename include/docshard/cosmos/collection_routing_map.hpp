@@ -4,6 +4,7 @@
 // overlap. Built from what `pkranges` returned; ranges that another range
 // names as a parent are gone (split or merged away) and are left out, as
 // the official SDKs do. Pure logic, no I/O; thread-safe to share.
+#include "docshard/export.hpp"
 #include <docshard/cosmos/partition_key_range.hpp>
 
 #include <optional>
@@ -14,7 +15,7 @@
 
 namespace docshard {
 
-class CollectionRoutingMap {
+class DOCSHARD_API CollectionRoutingMap {
 public:
   // Throws Error(ErrorCode::Internal) naming `collectionLink` and the first
   // gap, overlap, empty or duplicate range (the service sent an unusable

@@ -3,6 +3,7 @@
 // for the account's level or a weaker one. Anything but Session reads
 // without the client's session token: Eventual and ConsistentPrefix reads
 // may miss the client's own recent writes.
+#include "docshard/export.hpp"
 #include <optional>
 #include <string_view>
 
@@ -11,8 +12,8 @@ namespace docshard {
 enum class ConsistencyLevel { Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual };
 
 // The header text ("Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual").
-std::string_view ToString(ConsistencyLevel level) noexcept;
+DOCSHARD_API std::string_view ToString(ConsistencyLevel level) noexcept;
 // The level a header value names (exact spelling, as the service sends it); nullopt otherwise.
-std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text) noexcept;
+DOCSHARD_API std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text) noexcept;
 
 } // namespace docshard

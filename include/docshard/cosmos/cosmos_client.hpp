@@ -18,6 +18,7 @@
 // the collection's token back (the target range's own token for a
 // range-scoped request), unless they ask for another consistency level.
 // Partition key ranges per collection: PartitionKeyRanges().
+#include "docshard/export.hpp"
 #include <docshard/cosmos/cosmos_client_options.hpp>
 #include <docshard/cosmos/cosmos_request.hpp>
 #include <docshard/cosmos/cosmos_requests.hpp>
@@ -40,7 +41,7 @@
 
 namespace docshard {
 
-class CosmosClient {
+class DOCSHARD_API CosmosClient {
 public:
   using ResponseSignature = void(std::exception_ptr, CosmosResponse);
   using PageSignature = void(std::exception_ptr, QueryPage);

@@ -1,4 +1,5 @@
 #pragma once
+#include "docshard/export.hpp"
 #include <docshard/cosmos/consistency_level.hpp>
 #include <docshard/cosmos/retry_options.hpp>
 
@@ -9,7 +10,7 @@
 
 namespace docshard {
 
-struct CosmosClientOptions {
+struct DOCSHARD_API CosmosClientOptions {
   std::string Endpoint;  // https://host[:port]
   // Base64 master key. Consumed by the constructor into a MasterKey; the
   // options object is not kept.

@@ -2,6 +2,7 @@
 // One logical Cosmos DB operation before signing. CosmosClient builds these
 // for its named operations; AsyncSend accepts any (e.g. for stored
 // procedures or headers this SDK does not model).
+#include "docshard/export.hpp"
 #include <docshard/http/http_headers.hpp>
 
 #include <chrono>
@@ -10,7 +11,7 @@
 
 namespace docshard {
 
-struct CosmosRequest {
+struct DOCSHARD_API CosmosRequest {
   std::string Operation;     // for messages, e.g. "ReadDocument"
   std::string Method;        // GET, POST, PUT, DELETE
   std::string ResourceType;  // dbs, colls, docs

@@ -3,6 +3,7 @@
 // above (fan-out, migration) can send them through CosmosClient::AsyncSend
 // with extra headers. Links are `dbs/<db>/colls/<coll>` (a leading slash is
 // tolerated); ids are the resource ids, unencoded.
+#include "docshard/export.hpp"
 #include <docshard/cosmos/cosmos_request.hpp>
 #include <docshard/cosmos/partition_key_value.hpp>
 #include <docshard/cosmos/request_options.hpp>
@@ -12,32 +13,32 @@
 
 namespace docshard::CosmosRequests {
 
-CosmosRequest CreateDatabase(std::string_view databaseId);
-CosmosRequest ReadDatabase(std::string_view databaseId);
-CosmosRequest ListDatabases(std::string_view continuation = {});
-CosmosRequest DeleteDatabase(std::string_view databaseId);
+DOCSHARD_API CosmosRequest CreateDatabase(std::string_view databaseId);
+DOCSHARD_API CosmosRequest ReadDatabase(std::string_view databaseId);
+DOCSHARD_API CosmosRequest ListDatabases(std::string_view continuation = {});
+DOCSHARD_API CosmosRequest DeleteDatabase(std::string_view databaseId);
 
 // `definitionJson` is the collection body, e.g.
 // {"id":"c","partitionKey":{"paths":["/userId"],"kind":"Hash"}}.
-CosmosRequest CreateCollection(std::string_view databaseId, std::string definitionJson);
-CosmosRequest ReadCollection(std::string_view collectionLink);
-CosmosRequest ListCollections(std::string_view databaseId, std::string_view continuation = {});
-CosmosRequest DeleteCollection(std::string_view collectionLink);
+DOCSHARD_API CosmosRequest CreateCollection(std::string_view databaseId, std::string definitionJson);
+DOCSHARD_API CosmosRequest ReadCollection(std::string_view collectionLink);
+DOCSHARD_API CosmosRequest ListCollections(std::string_view databaseId, std::string_view continuation = {});
+DOCSHARD_API CosmosRequest DeleteCollection(std::string_view collectionLink);
 
-CosmosRequest CreateDocument(std::string_view collectionLink, std::string documentJson,
+DOCSHARD_API CosmosRequest CreateDocument(std::string_view collectionLink, std::string documentJson,
                              PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
-CosmosRequest UpsertDocument(std::string_view collectionLink, std::string documentJson,
+DOCSHARD_API CosmosRequest UpsertDocument(std::string_view collectionLink, std::string documentJson,
                              PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
-CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id,
+DOCSHARD_API CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id,
                            PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
-CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
+DOCSHARD_API CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
                               PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
-CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view id,
+DOCSHARD_API CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view id,
                              PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
 
-CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& query,
+DOCSHARD_API CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& query,
                              std::string_view continuation = {}, QueryOptions const& options = {});
-CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continuation = {},
+DOCSHARD_API CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continuation = {},
                        QueryOptions const& options = {});
 
 // The gateway's query plan for `query` (POST docs with
@@ -46,19 +47,19 @@ CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continu
 // "Aggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top,..."): what
 // the caller's pipeline implements. Of `options` only Timeout and
 // PartitionKey apply.
-CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
+DOCSHARD_API CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
                         QueryOptions const& options = {});
 
 // One page of the collection's partition key ranges (GET <coll>/pkranges).
 // With `ifNoneMatch` (the ETag of an earlier read): only the changes since
 // then (A-IM: Incremental feed); 304 when there are none.
-CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::string_view continuation = {},
+DOCSHARD_API CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::string_view continuation = {},
                                      std::string_view ifNoneMatch = {});
 
 // The query version this client speaks (x-ms-cosmos-query-version).
 inline constexpr char const* QueryVersion = "1.4";
 
 // {"id":..,"partitionKey":{"paths":[path],"kind":"Hash"}}
-std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath);
+DOCSHARD_API std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath);
 
 } // namespace docshard::CosmosRequests

@@ -1,6 +1,7 @@
 #pragma once
 // The outcome of one successful Cosmos DB operation: status and the headers
 // callers need, plus the raw body and a way to parse it.
+#include "docshard/export.hpp"
 #include <docshard/http/http_headers.hpp>
 
 #include <rapidjson/document.h>
@@ -10,7 +11,7 @@
 
 namespace docshard {
 
-class CosmosResponse {
+class DOCSHARD_API CosmosResponse {
 public:
   CosmosResponse() = default;
   CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries = 0);

@@ -2,6 +2,7 @@
 // The account master key, decoded. It is a credential with full control of
 // the account: the type offers no way to print or read it back, and wipes
 // its memory on destruction.
+#include "docshard/export.hpp"
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -9,7 +10,7 @@
 
 namespace docshard {
 
-class MasterKey {
+class DOCSHARD_API MasterKey {
 public:
   // `base64Key` as shown in the portal. Throws InvalidArgumentError (without
   // echoing the input) when it is not valid base64.

@@ -3,13 +3,14 @@
 // lists it: the half-open interval [MinInclusive, MaxExclusive) of the
 // effective partition key (EPK) space. EPKs are upper-case hex strings
 // compared as plain strings; the space is ["", "FF").
+#include "docshard/export.hpp"
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace docshard {
 
-struct PartitionKeyRange {
+struct DOCSHARD_API PartitionKeyRange {
   std::string Id;
   std::string MinInclusive;
   std::string MaxExclusive;

@@ -16,6 +16,7 @@
 // collection), Error(ErrorCode::Internal) for a range set that is not a
 // complete cover, PartitionKeyRangeGoneError when a gone range is still
 // listed after repeated refreshes.
+#include "docshard/export.hpp"
 #include <docshard/cosmos/collection_routing_map.hpp>
 #include <docshard/cosmos/cosmos_request.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
@@ -36,7 +37,7 @@ namespace docshard {
 
 // What the cache needs from its client: CosmosClient provides it; unit
 // tests of the cache may fake it.
-struct PartitionKeyRangeCacheTransport {
+struct DOCSHARD_API PartitionKeyRangeCacheTransport {
   using SendSignature = void(std::exception_ptr, CosmosResponse);
   // Single-threaded executor the cache's reads run on.
   boost::asio::any_io_executor Executor;
@@ -46,7 +47,7 @@ struct PartitionKeyRangeCacheTransport {
   std::function<bool()> RunningInIoThread;
 };
 
-class PartitionKeyRangeCache {
+class DOCSHARD_API PartitionKeyRangeCache {
 public:
   using Snapshot = std::shared_ptr<CollectionRoutingMap const>;
   using SnapshotSignature = void(std::exception_ptr, Snapshot);

@@ -5,13 +5,14 @@
 // every character from U+007F up is a \uXXXX escape (surrogate pairs above
 // U+FFFF): `["é"]` goes as `["\u00e9"]`. Constructors throw
 // InvalidArgumentError for strings that are not valid UTF-8.
+#include "docshard/export.hpp"
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace docshard {
 
-class PartitionKeyValue {
+class DOCSHARD_API PartitionKeyValue {
 public:
   PartitionKeyValue(std::string_view value);
   PartitionKeyValue(std::string const& value) : PartitionKeyValue(std::string_view(value)) {}

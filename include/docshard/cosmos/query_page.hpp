@@ -1,6 +1,7 @@
 #pragma once
 // One page of a query or read feed. The continuation is opaque: pass it back
 // verbatim to QueryPage/ReadFeedPage to get the next page.
+#include "docshard/export.hpp"
 #include <docshard/cosmos/cosmos_response.hpp>
 
 #include <rapidjson/document.h>
@@ -10,7 +11,7 @@
 
 namespace docshard {
 
-class QueryPage {
+class DOCSHARD_API QueryPage {
 public:
   QueryPage() = default;
   // Parses the body's "Documents" array.
@@ -35,7 +36,7 @@ private:
 };
 
 // Every page of a query, concatenated.
-struct QueryResult {
+struct DOCSHARD_API QueryResult {
   rapidjson::Document Documents{rapidjson::kArrayType};
   double RequestCharge = 0;
   int Pages = 0;

@@ -13,6 +13,7 @@
 //
 // Plain values plus free functions over CosmosClient (its range cache and
 // session tokens): any number of threads may drive different streams.
+#include "docshard/export.hpp"
 #include <docshard/cosmos/cosmos_client.hpp>
 
 #include <cstdint>
@@ -22,7 +23,7 @@
 
 namespace docshard {
 
-struct RangeStream {
+struct DOCSHARD_API RangeStream {
   std::string RangeId;  // "" = the whole collection, read without a range id
   std::string Min;      // the EPK span read: [Min, Max); unique among a collection's streams
   std::string Max;
@@ -36,28 +37,28 @@ struct RangeStream {
 
 // One stream per current range of `collectionLink`, from the start. Errors:
 // CosmosClient's (NotFoundError for a missing collection).
-std::vector<RangeStream> OpenRangeStreams(CosmosClient& client, std::string_view collectionLink);
+DOCSHARD_API std::vector<RangeStream> OpenRangeStreams(CosmosClient& client, std::string_view collectionLink);
 
 // After PartitionKeyRangeGoneError on `gone`: streams on the ranges now
 // covering its span, each with its continuation (not done). Throws
 // PartitionKeyRangeGoneError when the service keeps listing the range.
-std::vector<RangeStream> ReplaceGoneRangeStream(CosmosClient& client, std::string_view collectionLink,
+DOCSHARD_API std::vector<RangeStream> ReplaceGoneRangeStream(CosmosClient& client, std::string_view collectionLink,
                                                 RangeStream const& gone);
 
 // `base` scoped to the stream: PartitionKeyRangeId, and StartEpk/EndEpk when
 // the span is narrower than the range (after a merge).
-QueryOptions ScopeToRangeStream(RangeStream const& stream, QueryOptions base = {});
+DOCSHARD_API QueryOptions ScopeToRangeStream(RangeStream const& stream, QueryOptions base = {});
 
 // The stream's next page of the read feed (from its Continuation). Throws
 // PartitionKeyRangeGoneError when its range split or merged away.
-QueryPage ReadRangeStreamPage(CosmosClient& client, std::string_view collectionLink, RangeStream const& stream,
+DOCSHARD_API QueryPage ReadRangeStreamPage(CosmosClient& client, std::string_view collectionLink, RangeStream const& stream,
                               QueryOptions const& options = {});
 
 // The collection's documents, counted range by range (the gateway refuses a
 // COUNT across ranges, 400/1004) and summed; ranges that split or merge
 // meanwhile are counted through the ranges that replaced them. `options`:
 // Consistency and Timeout apply.
-std::uint64_t CountDocumentsByRange(CosmosClient& client, std::string_view collectionLink,
+DOCSHARD_API std::uint64_t CountDocumentsByRange(CosmosClient& client, std::string_view collectionLink,
                                     QueryOptions const& options = {});
 
 } // namespace docshard

@@ -1,6 +1,7 @@
 #pragma once
 // The service answered with an error status (after any retries). Messages
 // name the operation and the resource link; they never contain credentials.
+#include "docshard/export.hpp"
 #include <docshard/errors.hpp>
 
 #include <chrono>
@@ -8,7 +9,7 @@
 
 namespace docshard {
 
-class RequestFailedError : public Error {
+class DOCSHARD_API RequestFailedError : public Error {
 public:
   RequestFailedError(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
                      std::string activityId, std::string body);
@@ -32,7 +33,7 @@ private:
 };
 
 #define DOCSHARD_REQUEST_FAILED_SUBCLASS(Name)                                                             \
-  class Name : public RequestFailedError {                                                                 \
+  class DOCSHARD_API Name : public RequestFailedError {                                                    \
   public:                                                                                                  \
     using RequestFailedError::RequestFailedError;                                                          \
   }
@@ -47,7 +48,7 @@ DOCSHARD_REQUEST_FAILED_SUBCLASS(ServiceUnavailableError);  // 503 after retries
 #undef DOCSHARD_REQUEST_FAILED_SUBCLASS
 
 // 429 after the throttling retry budget was spent.
-class ThrottledError : public RequestFailedError {
+class DOCSHARD_API ThrottledError : public RequestFailedError {
 public:
   ThrottledError(std::string operation, std::string resourceLink, unsigned subStatus, std::string activityId,
                  std::string body, std::chrono::milliseconds retryAfter)
@@ -62,7 +63,7 @@ private:
 
 // 410 Gone after the retries of RetryPolicy (sub-statuses 1000 name cache
 // stale, 1007 completing split, 1008 completing partition migration).
-class GoneError : public RequestFailedError {
+class DOCSHARD_API GoneError : public RequestFailedError {
 public:
   using RequestFailedError::RequestFailedError;
   bool IsRetryable() const noexcept override { return true; }
@@ -73,7 +74,7 @@ public:
 // retried: the caller refreshes the ranges
 // (PartitionKeyRangeCache::GetRangesReplacing) and resumes on the ranges
 // that replaced it, with the same continuation.
-class PartitionKeyRangeGoneError : public GoneError {
+class DOCSHARD_API PartitionKeyRangeGoneError : public GoneError {
 public:
   PartitionKeyRangeGoneError(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
                              std::string activityId, std::string body, std::string rangeId = {})

@@ -1,4 +1,5 @@
 #pragma once
+#include "docshard/export.hpp"
 #include <docshard/cosmos/consistency_level.hpp>
 #include <docshard/cosmos/partition_key_value.hpp>
 
@@ -13,7 +14,7 @@ namespace docshard {
 // inside `co_await` (e.g. co_await client.AsyncReadDocument(..., {},
 // use_awaitable)) and then destroys the garbage.
 
-struct RequestOptions {
+struct DOCSHARD_API RequestOptions {
   RequestOptions() {}
 
   // If-Match: the write fails with PreconditionFailedError when the stored
@@ -26,7 +27,7 @@ struct RequestOptions {
   std::optional<ConsistencyLevel> Consistency;
 };
 
-struct QueryOptions {
+struct DOCSHARD_API QueryOptions {
   QueryOptions() {}
 
   // x-ms-max-item-count; 0 leaves the page size to the service.

@@ -1,10 +1,11 @@
 #pragma once
+#include "docshard/export.hpp"
 #include <chrono>
 #include <functional>
 
 namespace docshard {
 
-struct RetryOptions {
+struct DOCSHARD_API RetryOptions {
   // 429: wait x-ms-retry-after-ms (or the backoff below when absent), at most
   // this many times and this long in total (the official SDKs' defaults).
   int MaxThrottleRetries = 9;

@@ -35,6 +35,7 @@
 // first write. A write that may have reached the server fails with
 // RequestSent()==true and the caller decides (e.g. read back the document).
 // No retry is scheduled when its wait would pass the operation deadline.
+#include "docshard/export.hpp"
 #include <docshard/cosmos/retry_options.hpp>
 
 #include <chrono>
@@ -43,7 +44,7 @@
 
 namespace docshard {
 
-struct AttemptOutcome {
+struct DOCSHARD_API AttemptOutcome {
   enum class Kind { Response, TransportFailure, Timeout, TlsFailure, ResponseTooLarge, Cancelled };
   Kind What = Kind::Response;
   unsigned Status = 0;                        // Kind::Response
@@ -53,7 +54,7 @@ struct AttemptOutcome {
   bool RequestSent = false;                   // TransportFailure / Timeout
 };
 
-class RetryPolicy {
+class DOCSHARD_API RetryPolicy {
 public:
   RetryPolicy(RetryOptions const& options, bool idempotent);
 

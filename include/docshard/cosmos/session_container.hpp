@@ -11,6 +11,7 @@
 // collection's resource id (x-ms-content-path) and it differs from the one
 // seen before, the collection was recreated and its old tokens are dropped.
 // Thread-safe. Tokens are not secrets but are never logged.
+#include "docshard/export.hpp"
 #include <docshard/cosmos/session_token.hpp>
 
 #include <map>
@@ -22,7 +23,7 @@
 
 namespace docshard {
 
-class SessionContainer {
+class DOCSHARD_API SessionContainer {
 public:
   // Merges `headerValue` (`<rangeId>:<token>[,<rangeId>:<token>]...`) into the
   // tokens of `collectionLink`. Malformed entries are skipped. `ownerResourceId`

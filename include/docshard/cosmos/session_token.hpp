@@ -6,6 +6,7 @@
 // (The header x-ms-session-token holds `<rangeId>:<token>` entries joined by
 // ','; SessionContainer handles those.) Merging keeps the newer progress, by
 // the official SDKs' vector-clock rules. Pure value type.
+#include "docshard/export.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,7 +16,7 @@
 
 namespace docshard {
 
-class SessionToken {
+class DOCSHARD_API SessionToken {
 public:
   // nullopt when `text` is in neither format (no throw: tokens come from the network).
   static std::optional<SessionToken> Parse(std::string_view text);

@@ -1,6 +1,7 @@
 #pragma once
 // A parameterised SQL query. Values are kept as JSON text so that the query
 // is cheap to copy into each page request of a fan-out.
+#include "docshard/export.hpp"
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -9,7 +10,7 @@
 
 namespace docshard {
 
-class SqlQuery {
+class DOCSHARD_API SqlQuery {
 public:
   explicit SqlQuery(std::string text) : m_text(std::move(text)) {}
 

@@ -1,13 +1,14 @@
 #pragma once
 // An HTTPS origin. Plain http is deliberately not representable: every
 // request carries a credential, and TLS verification cannot be turned off.
+#include "docshard/export.hpp"
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace docshard::http {
 
-struct Endpoint {
+struct DOCSHARD_API Endpoint {
   std::string Host;  // DNS name or IP literal (IPv6 without brackets)
   std::uint16_t Port = 443;
 

@@ -1,6 +1,7 @@
 #pragma once
 // HTTP header names are case-insensitive; servers (and the Node server in
 // particular) send them lower-cased, callers spell them as documented.
+#include "docshard/export.hpp"
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,7 +10,7 @@
 
 namespace docshard::http {
 
-class HttpHeaders {
+class DOCSHARD_API HttpHeaders {
 public:
   using Entry = std::pair<std::string, std::string>;
 
@@ -28,6 +29,6 @@ private:
   std::vector<Entry> m_entries;
 };
 
-bool HeaderNameEquals(std::string_view a, std::string_view b) noexcept;
+DOCSHARD_API bool HeaderNameEquals(std::string_view a, std::string_view b) noexcept;
 
 } // namespace docshard::http

@@ -1,4 +1,5 @@
 #pragma once
+#include "docshard/export.hpp"
 #include <docshard/http/endpoint.hpp>
 #include <docshard/http/http_headers.hpp>
 
@@ -6,7 +7,7 @@
 
 namespace docshard::http {
 
-struct HttpRequest {
+struct DOCSHARD_API HttpRequest {
   Endpoint Target;
   std::string Method;  // "GET", "POST", "PUT", "DELETE"
   std::string Path;    // origin-form, already percent-encoded

@@ -1,11 +1,12 @@
 #pragma once
+#include "docshard/export.hpp"
 #include <docshard/http/http_headers.hpp>
 
 #include <string>
 
 namespace docshard::http {
 
-struct HttpResponse {
+struct DOCSHARD_API HttpResponse {
   unsigned Status = 0;
   std::string Reason;
   HttpHeaders Headers;

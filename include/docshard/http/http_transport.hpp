@@ -39,6 +39,7 @@
 // too (they idled at least as long). Idle connections are also closed when
 // older than IdleTimeout or found closed by the peer (checked before reuse
 // and by a background sweep every IdleTimeout/2).
+#include "docshard/export.hpp"
 #include <docshard/http/http_request.hpp>
 #include <docshard/http/http_response.hpp>
 #include <docshard/http/http_transport_options.hpp>
@@ -57,7 +58,7 @@ namespace docshard::http {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
-struct HttpTransportStatistics {
+struct DOCSHARD_API HttpTransportStatistics {
   std::uint64_t ConnectionsOpened = 0;
   std::uint64_t ConnectionsReused = 0;
   std::uint64_t StaleRetries = 0;  // requests repeated on a fresh connection
@@ -65,7 +66,7 @@ struct HttpTransportStatistics {
   std::size_t OpenConnections = 0;
 };
 
-class HttpTransport {
+class DOCSHARD_API HttpTransport {
 public:
   using SendSignature = void(std::exception_ptr, HttpResponse);
   using SendHandler = boost::asio::any_completion_handler<SendSignature>;

@@ -1,4 +1,5 @@
 #pragma once
+#include "docshard/export.hpp"
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -7,7 +8,7 @@ namespace docshard::http {
 
 // There is intentionally no switch to disable peer verification: the only
 // trust knob is adding a CA (for a local server's private CA).
-struct HttpTransportOptions {
+struct DOCSHARD_API HttpTransportOptions {
   // PEM file with extra trusted CA certificates, on top of the system store.
   std::string CaFile;
 

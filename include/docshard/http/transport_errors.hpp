@@ -2,6 +2,7 @@
 // Errors raised below the Cosmos layer: the request never produced a complete
 // HTTP response. Each one records whether the request had been fully written,
 // because that is what decides if a write may be repeated safely.
+#include "docshard/export.hpp"
 #include <docshard/errors.hpp>
 
 #include <string>
@@ -11,7 +12,7 @@ namespace docshard {
 // A connection, protocol or TLS failure. RequestSent() is true once every byte
 // of the request reached the socket: from then on the server may have acted on
 // it, so a non-idempotent request must not be repeated without checking.
-class TransportError : public Error {
+class DOCSHARD_API TransportError : public Error {
 public:
   TransportError(std::string const& message, bool requestSent)
       : Error(ErrorCode::Transport, message), m_requestSent(requestSent) {}
@@ -25,14 +26,14 @@ private:
 // The peer could not be authenticated (unknown CA, wrong host name, expired
 // certificate, TLS below 1.2, ...). Never retryable: repeating cannot fix it
 // and the endpoint may be an impostor.
-class TlsError : public TransportError {
+class DOCSHARD_API TlsError : public TransportError {
 public:
   explicit TlsError(std::string const& message) : TransportError(message, false) {}
   bool IsRetryable() const noexcept override { return false; }
 };
 
 // The per-attempt timeout or the per-operation deadline passed.
-class TimeoutError : public Error {
+class DOCSHARD_API TimeoutError : public Error {
 public:
   TimeoutError(std::string const& message, bool requestSent)
       : Error(ErrorCode::Timeout, message), m_requestSent(requestSent) {}
@@ -45,12 +46,12 @@ private:
 
 // The response headers or body exceeded the configured limits. The connection
 // is discarded, since the rest of the response was never read.
-class ResponseTooLargeError : public Error {
+class DOCSHARD_API ResponseTooLargeError : public Error {
 public:
   explicit ResponseTooLargeError(std::string const& message) : Error(ErrorCode::ResponseTooLarge, message) {}
 };
 
-class CancelledError : public Error {
+class DOCSHARD_API CancelledError : public Error {
 public:
   explicit CancelledError(std::string const& message) : Error(ErrorCode::Cancelled, message) {}
 };

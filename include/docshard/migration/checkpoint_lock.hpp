@@ -9,11 +9,12 @@
 // safe with any number of migrators on other checkpoints or machines
 // (docs/migration.md). The lock file stays in place (removing it would race
 // with a process that has just opened it).
+#include "docshard/export.hpp"
 #include <filesystem>
 
 namespace docshard {
 
-class CheckpointLock {
+class DOCSHARD_API CheckpointLock {
 public:
   // Throws InvalidArgumentError naming the checkpoint (and the holder's pid)
   // when another process holds it, std::system_error when the lock file

@@ -19,6 +19,7 @@
 // Never deletes before a copy is confirmed, so no step can lose a document,
 // and every step is idempotent, so a crash at any point is repaired by
 // running the same steps again.
+#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/migration/token_bucket.hpp"
@@ -34,12 +35,12 @@ enum class MoveOutcome {
   SourceGone,     // the source vanished and the target holds a version not provably ours alone: kept
 };
 
-struct MoveResult {
+struct DOCSHARD_API MoveResult {
   MoveOutcome Outcome = MoveOutcome::Moved;
   int Recopies = 0;  // 412s: the source changed after a copy
 };
 
-class DocumentMover {
+class DOCSHARD_API DocumentMover {
 public:
   // `pacer` receives throttling signals and is never waited on here (the
   // caller acquires one token per document).

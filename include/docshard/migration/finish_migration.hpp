@@ -4,6 +4,7 @@
 // Refused when B names no collection at all, or when a collection of A that
 // B drops still holds documents (they would become unreachable: removing
 // the last collection, or a full one, must never delete data).
+#include "docshard/export.hpp"
 #include "docshard/partition_scheme.hpp"
 #include "docshard/partitioned_client.hpp"
 
@@ -13,12 +14,12 @@ namespace docshard {
 
 // A's epoch + 1 (no epoch counts as 0). Throws InvalidArgumentError when A's
 // epoch is already the largest int64: check it before moving anything.
-std::int64_t NextEpoch(PartitionScheme const& from);
+DOCSHARD_API std::int64_t NextEpoch(PartitionScheme const& from);
 
 // Checks through `client` (which must reach every collection of A), then
 // writes B's config to `path` atomically and returns it. Throws
 // InvalidArgumentError naming the collection that blocks it.
-PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
+DOCSHARD_API PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
                                 std::filesystem::path const& path);
 
 } // namespace docshard

@@ -12,6 +12,7 @@
 // range by range) still loads: its unfinished sources are scanned again from
 // the start, which is safe (moved documents are no longer there; the ones left
 // in place are skipped again and counted once).
+#include "docshard/export.hpp"
 #include <docshard/cosmos/range_stream.hpp>
 
 #include <cstdint>
@@ -25,7 +26,7 @@ namespace docshard {
 
 class IPartitionResolver;
 
-struct CollectionCheckpoint {
+struct DOCSHARD_API CollectionCheckpoint {
   // Per partition key range: the read-feed position after its last fully
   // processed page. Empty while the source was not opened yet (then it is
   // read from the start on every current range).
@@ -40,7 +41,7 @@ struct CollectionCheckpoint {
   std::uint64_t LeftInPlace = 0;    // could not be moved (unaddressable id, no key under B): reported
 };
 
-struct MigrationCheckpoint {
+struct DOCSHARD_API MigrationCheckpoint {
   static constexpr int FormatVersion = 2;  // Load also reads format 1
   std::string FromHash;  // SHA-256 hex of A's resolver JSON
   std::string ToHash;    // SHA-256 hex of B's resolver JSON
@@ -55,9 +56,9 @@ struct MigrationCheckpoint {
 };
 
 // SHA-256 (hex) of a resolver's stable JSON: identifies a scheme's routing.
-std::string SchemeHash(IPartitionResolver const& resolver);
+DOCSHARD_API std::string SchemeHash(IPartitionResolver const& resolver);
 
 // Writes `text` to `path` atomically (temp + fsync + rename + directory fsync).
-void WriteFileAtomically(std::filesystem::path const& path, std::string const& text);
+DOCSHARD_API void WriteFileAtomically(std::filesystem::path const& path, std::string const& text);
 
 } // namespace docshard

@@ -3,6 +3,7 @@
 // Two comparable hash rings are diffed exactly, arc by arc (ring_ownership);
 // any other pair of resolvers is estimated from sample keys. Given document
 // counts per collection, the plan also estimates how many documents move.
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/ring_ownership.hpp"
 
@@ -16,7 +17,7 @@
 namespace docshard {
 
 // One (from, to) collection pair of a plan.
-struct PlannedMove {
+struct DOCSHARD_API PlannedMove {
   std::string From;  // collection reference text under A
   std::string To;    // collection reference text under B
   std::size_t Arcs = 0;          // exact plans: ring arcs moving between the pair
@@ -24,7 +25,7 @@ struct PlannedMove {
   std::uint64_t SampleKeys = 0;  // sampled plans: sample keys moving between the pair
 };
 
-class MigrationPlan {
+class DOCSHARD_API MigrationPlan {
 public:
   // Exact when both resolvers are hash resolvers over the same hash; the
   // samples (if any) are routed through both schemes either way. Sample

@@ -15,6 +15,7 @@
 // Preconditions (docs/migration.md): every writer routes with the transition
 // resolver before Run starts, and A and B share the top-level partition-key
 // path (the server-side partition key).
+#include "docshard/export.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
 #include "docshard/migration/migration_plan.hpp"
 #include "docshard/partition_scheme.hpp"
@@ -32,14 +33,14 @@ namespace docshard {
 
 // A document the migrator cannot move (written by another tool: an id Cosmos
 // DB cannot address, no usable key under B): left where it is and reported.
-struct LeftDocument {
+struct DOCSHARD_API LeftDocument {
   std::string Collection;  // where it is
   std::string Id;          // as stored (may hold any character)
   std::string Key;         // its key under B as JSON, empty when it has none
   std::string Reason;
 };
 
-struct MigrationProgress {
+struct DOCSHARD_API MigrationProgress {
   std::uint64_t Scanned = 0;
   std::uint64_t Moved = 0;          // Moved + KeptNewer + Unresurrected + SourceGone below
   std::uint64_t Skipped = 0;        // already in place
@@ -58,7 +59,7 @@ struct MigrationProgress {
   bool Finished = false;
 };
 
-struct MigratorOptions {
+struct DOCSHARD_API MigratorOptions {
   int MaxParallel = 8;     // documents moved concurrently (and range streams scanned concurrently, at most this many)
   double Rate = 0;         // documents moved per second, 0 = unlimited
   int PageSize = 500;      // read-feed page size
@@ -68,7 +69,7 @@ struct MigratorOptions {
   std::function<void(MigrationProgress const&)> OnProgress;
 };
 
-class Migrator {
+class DOCSHARD_API Migrator {
 public:
   // `client` must hold an account for every collection of A and B.
   Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, ResolverPtr to, MigratorOptions options = {});

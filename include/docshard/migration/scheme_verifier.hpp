@@ -6,6 +6,7 @@
 //               (or in one of the extra collections, e.g. A's leftovers),
 //   duplicated: found in more than one collection,
 //   lost:       expected (caller's reference set) but found nowhere.
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/partitioned_client.hpp"
 
@@ -17,14 +18,14 @@
 
 namespace docshard {
 
-struct VerifyOffender {
+struct DOCSHARD_API VerifyOffender {
   std::string Id;
   std::string Key;                       // partition key JSON ("" when the document has none)
   std::vector<std::string> FoundIn;      // collections holding it
   std::string Expected;                  // where the scheme routes it ("" when it cannot)
 };
 
-struct VerifyReport {
+struct DOCSHARD_API VerifyReport {
   std::map<std::string, std::uint64_t> Counts;               // documents per collection scanned
   std::map<std::string, std::set<std::string>> Ids;          // ids per collection scanned
   std::uint64_t Documents = 0;                               // distinct (id, key) found
@@ -35,7 +36,7 @@ struct VerifyReport {
   std::string Summary() const;
 };
 
-struct VerifyOptions {
+struct DOCSHARD_API VerifyOptions {
   // Reference set: id -> partition key of every document that must exist.
   std::optional<std::map<std::string, PartitionKey>> Expected;
   // Collections outside the scheme to check for stranded documents (every
@@ -49,6 +50,6 @@ struct VerifyOptions {
 };
 
 // Reads through `client`'s accounts; the scheme's resolver is `scheme`.
-VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme, VerifyOptions const& options = {});
+DOCSHARD_API VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme, VerifyOptions const& options = {});
 
 } // namespace docshard

@@ -4,12 +4,13 @@
 // (bursts up to a tenth of a second's worth); when the service throttles
 // (a 429 survived the client's own retries, or a response needed retries),
 // every worker pauses, and the pause doubles while throttling continues.
+#include "docshard/export.hpp"
 #include <chrono>
 #include <mutex>
 
 namespace docshard {
 
-class TokenBucket {
+class DOCSHARD_API TokenBucket {
 public:
   // rate <= 0: unlimited.
   explicit TokenBucket(double ratePerSecond);
