@@ -46,8 +46,11 @@ std::string ServiceMessage(std::string const& body)
   }
   if (text.empty())
     text = body;
+  // Control characters (line breaks, NULs from a binary body) become spaces:
+  // the quote stays one line and within the limit (an error message writes a
+  // NUL as six characters).
   for (char& c : text)
-    if (c == '\r' || c == '\n')
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
       c = ' ';
   if (text.size() > limit)
     text = text.substr(0, limit) + "...";

@@ -259,3 +259,19 @@ TEST_CASE("header bytes that are not printable ASCII are escaped in error messag
     CHECK_THAT(e.what(), Catch::Contains("activity id act-\\xE9\\xFF\\x0A)"));
   }
 }
+
+TEST_CASE("an error body of control characters is quoted on one line, within the limit", "[cosmos][errors]")
+{
+  // Found by fuzz_http_response: a 429 whose body is 400 NUL bytes. Each NUL
+  // used to become \u0000 in the message after the 300-character cut.
+  std::string body = "{";
+  body.append(400, '\0');
+  body += "\r\n\x01tail";
+  docshard::RequestFailedError error("ReadDocument", "dbs/d/colls/c/docs/x", 429, 0, "", body);
+  std::string_view const what = error.what();
+  CHECK(what.size() < 500);  // ~370: the operation, status and 300 quoted characters
+  CHECK(what.find("\\u0000") == std::string_view::npos);
+  CHECK(what.find('\n') == std::string_view::npos);
+  CHECK(what.find('\r') == std::string_view::npos);
+  CHECK(what.find("429") != std::string_view::npos);
+}
