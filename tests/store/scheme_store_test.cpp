@@ -46,8 +46,14 @@ void TwoWriters(ISchemeStore& store, ISchemeStore& other, std::string const& db)
   CHECK(loaded->Parse().Resolver()->Collections().size() == 2);
 
   // Two writers load the same version; the first save wins.
-  auto writerA = *store.Load();
-  auto writerB = *other.Load();
+  // (Checked before use: on an account whose replicas lag, another client may
+  // not see the scheme yet, and the test must fail, not crash.)
+  auto loadedA = store.Load();
+  auto loadedB = other.Load();
+  REQUIRE(loadedA);
+  REQUIRE(loadedB);
+  auto writerA = *loadedA;
+  auto writerB = *loadedB;
   CHECK(writerB.ETag == writerA.ETag);
   auto savedA = store.Save(Scheme(db, 3, 2), writerA);
   CHECK(savedA.ETag != writerA.ETag);
@@ -59,8 +65,12 @@ void TwoWriters(ISchemeStore& store, ISchemeStore& other, std::string const& db)
   CHECK(now->Text == savedA.Text);  // B overwrote nothing
   CHECK(now->Parse().Resolver()->Collections().size() == 3);
   // B reloads and saves on top: fine.
-  auto savedB = other.Save(Scheme(db, 4, 3), *other.Load());
-  CHECK(store.Load()->Text == savedB.Text);
+  auto reloadedB = other.Load();
+  REQUIRE(reloadedB);
+  auto savedB = other.Save(Scheme(db, 4, 3), *reloadedB);
+  auto afterB = store.Load();
+  REQUIRE(afterB);
+  CHECK(afterB->Text == savedB.Text);
   // Epochs only go up; a scheme without one is refused.
   CHECK_THROWS_AS(store.Save(Scheme(db, 4, 3), savedB), InvalidArgumentError);
   CHECK_THROWS_AS(store.Save(PartitionScheme::Load(R"({"docshard": 1, "resolver": )" + HashJson(db, 1) + "}"), savedB),
