@@ -3,9 +3,13 @@
 #include "work_queue.hpp"
 
 #include "docshard/cosmos/range_stream.hpp"
+#include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/md5_hash_generator.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -17,13 +21,89 @@ std::string VerifyReport::Summary() const {
          std::to_string(Misplaced.size()) + " misplaced";
 }
 
+namespace {
+
+using Digest = std::array<std::uint8_t, 16>;
+
+// (id, key) as 16 bytes. Length-prefixed so that no two pairs share an input;
+// MD5 because only accidental collisions matter here (2^-128 per pair), and
+// placement code never uses std::hash.
+Digest IdentityDigest(std::string const& id, std::string const& keyJson) {
+  std::string bytes = std::to_string(id.size());
+  bytes += ':';
+  bytes += id;
+  bytes += keyJson;
+  return Md5Digest(bytes);
+}
+
+// The reference set as sorted digests with a found flag each: 17 bytes per
+// expected document, however long its id and key.
+class ReferenceDigests {
+public:
+  explicit ReferenceDigests(VerifyReferenceSet const& set) {
+    set([this](std::string const& id, PartitionKey const& key) { m_digests.push_back(IdentityDigest(id, key.ToJson())); });
+    std::sort(m_digests.begin(), m_digests.end());
+    m_digests.erase(std::unique(m_digests.begin(), m_digests.end()), m_digests.end());
+    m_found.assign(m_digests.size(), 0);
+  }
+
+  // Caller holds the verifier's lock.
+  void MarkFound(Digest const& d) {
+    auto it = std::lower_bound(m_digests.begin(), m_digests.end(), d);
+    if (it != m_digests.end() && *it == d) m_found[static_cast<std::size_t>(it - m_digests.begin())] = 1;
+  }
+
+  bool Found(Digest const& d) const {
+    auto it = std::lower_bound(m_digests.begin(), m_digests.end(), d);
+    return it != m_digests.end() && *it == d && m_found[static_cast<std::size_t>(it - m_digests.begin())];
+  }
+
+private:
+  std::vector<Digest> m_digests;
+  std::vector<std::uint8_t> m_found;
+};
+
+// Whether `collection` holds (id, key): a point read, or, for an id a point
+// read cannot name (/ \ ? #: such documents exist, written by other tools), a
+// single-key query on the id.
+bool Exists(CosmosClient& account, std::string const& collection, std::string const& id, PartitionKey const& key) {
+  if (id.find_first_of("/\\?#") == std::string::npos && !id.empty()) {
+    try {
+      account.ReadDocument(collection, id, PartitionedClient::HeaderValue(key));
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  }
+  QueryOptions options;
+  options.PartitionKey = PartitionedClient::HeaderValue(key);
+  auto const result = account.QueryDocuments(collection, SqlQuery("SELECT c.id FROM c WHERE c.id = @id").WithParameter("@id", id), options);
+  return !result.Documents.Empty();
+}
+
+// A document kept after the scan: misplaced, or without a partition key.
+struct Kept {
+  std::vector<std::string> In;  // collections holding a copy
+  std::string Expected;         // where the scheme routes it ("" when it cannot)
+  std::optional<PartitionKey> Key;
+  bool Misplaced = false;
+};
+
+} // namespace
+
 VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme, VerifyOptions const& options) {
-  struct Found {
-    std::vector<std::string> In;
-    std::string Expected;
-    bool Misplaced = false;
-  };
-  std::map<std::pair<std::string, std::string>, Found> found;  // (id, key JSON)
+  VerifyReferenceSet reference = options.ExpectedStream;
+  if (options.Expected) {
+    auto const* expected = &*options.Expected;
+    reference = [expected](auto const& visit) {
+      for (auto const& [id, key] : *expected) visit(id, key);
+    };
+  }
+  std::optional<ReferenceDigests> digests;
+  if (reference) digests.emplace(reference);
+
+  std::map<std::pair<std::string, std::string>, Kept> kept;  // (id, key JSON)
+  std::uint64_t copies = 0;                                  // documents read, all collections
   VerifyReport report;
 
   auto collections = scheme.Collections();
@@ -50,7 +130,7 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
       queue.Push({i, std::move(s)});
   }
 
-  std::mutex mutex;  // guards found, report and firstError
+  std::mutex mutex;  // guards kept, copies, digests, report and firstError
   std::exception_ptr firstError;
   QueryOptions feed;
   feed.MaxItemCount = options.PageSize;
@@ -79,14 +159,16 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
       std::set<std::string>* ids = options.KeepIds ? &report.Ids[collection.Text()] : nullptr;
       for (auto const& d : page.Documents().GetArray()) {
         ++count;
+        ++copies;
         std::string const id = d.HasMember("id") && d["id"].IsString()
                                    ? std::string(d["id"].GetString(), d["id"].GetStringLength())
                                    : "";
         if (ids) ids->insert(id);
         std::string keyJson, expected;
+        std::optional<PartitionKey> key;
         bool misplaced = !inScheme;
         try {
-          auto key = scheme.GetPartitionKey(d);
+          key = scheme.GetPartitionKey(d);
           if (key) keyJson = key->ToJson();
           auto const& owner = scheme.ResolveForCreate(d);
           expected = owner.Text();
@@ -94,48 +176,88 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
         } catch (Error const&) {
           misplaced = true;  // the scheme cannot place it at all
         }
-        auto& f = found[{id, keyJson}];
-        f.In.push_back(collection.Text());
-        f.Expected = expected;
-        f.Misplaced |= misplaced;
+        if (digests) digests->MarkFound(IdentityDigest(id, keyJson));
+        // A copy in its right place is the only one there can be in a right
+        // place: forget it, unless it has no key to look it up by later.
+        if (!misplaced && key) continue;
+        auto& k = kept[{id, keyJson}];
+        k.In.push_back(collection.Text());
+        k.Expected = expected;
+        k.Key = key;
+        k.Misplaced |= misplaced;
       }
       stream.Continuation = page.Continuation();
       stream.Done = !page.HasMoreResults();
     }
   };
-  std::vector<std::thread> workers;
-  for (int t = 0; t < std::max(1, options.MaxParallel); ++t)
-    workers.emplace_back([&] {
-      while (auto task = queue.Take()) {
-        try {
-          scan(std::move(*task));
-        } catch (...) {
-          std::lock_guard lock(mutex);
-          if (!firstError) firstError = std::current_exception();
-          queue.Stop();
-        }
-        queue.Finished();
+  auto runWorkers = [&](auto const& work) {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < std::max(1, options.MaxParallel); ++t) workers.emplace_back(work);
+    for (auto& w : workers) w.join();
+    if (firstError) std::rethrow_exception(firstError);
+  };
+  runWorkers([&] {
+    while (auto task = queue.Take()) {
+      try {
+        scan(std::move(*task));
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!firstError) firstError = std::current_exception();
+        queue.Stop();
       }
-    });
-  for (auto& w : workers) w.join();
-  if (firstError) std::rethrow_exception(firstError);
+      queue.Finished();
+    }
+  });
 
-  report.Documents = found.size();
-  for (auto const& [identity, f] : found) {
-    VerifyOffender o{identity.first, identity.second, f.In, f.Expected};
-    if (f.In.size() > 1) report.Duplicated.push_back(o);
-    if (f.Misplaced) report.Misplaced.push_back(std::move(o));
+  // Misplaced copies: is there also one where the scheme wants it? A point
+  // read there says (the scan forgot the right-place copies).
+  std::vector<std::pair<std::string, Kept*>> lookups;  // id, kept entry
+  for (auto& [identity, k] : kept) {
+    if (!k.Misplaced || k.Expected.empty() || !k.Key) continue;
+    if (std::find(k.In.begin(), k.In.end(), k.Expected) != k.In.end()) continue;
+    lookups.emplace_back(identity.first, &k);
   }
-  if (options.Expected) {
-    for (auto const& [id, key] : *options.Expected) {
-      if (found.count({id, key.ToJson()})) continue;
+  std::map<std::string, CollectionRef> byText;
+  for (auto const& c : collections) byText.emplace(c.Text(), c);
+  std::atomic<std::size_t> next{0};
+  runWorkers([&] {
+    for (std::size_t i; (i = next++) < lookups.size();) {
+      try {
+        auto& [id, k] = lookups[i];
+        auto const target = byText.find(k->Expected);
+        if (target == byText.end()) continue;  // a collection outside the scheme: cannot be its owner
+        if (!Exists(client.Account(target->second.Account()), target->second.Link(), id, *k->Key)) continue;
+        std::lock_guard lock(mutex);
+        k->In.push_back(k->Expected);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!firstError) firstError = std::current_exception();
+        next = lookups.size();
+      }
+    }
+  });
+
+  std::uint64_t extraCopies = 0;
+  for (auto const& [identity, k] : kept) {
+    VerifyOffender o{identity.first, identity.second, k.In, k.Expected};
+    if (k.In.size() > 1) {
+      extraCopies += k.In.size() - 1;
+      report.Duplicated.push_back(o);
+    }
+    if (k.Misplaced) report.Misplaced.push_back(std::move(o));
+  }
+  report.Documents = copies - extraCopies;
+  if (digests) {
+    reference([&](std::string const& id, PartitionKey const& key) {
+      auto const keyJson = key.ToJson();
+      if (digests->Found(IdentityDigest(id, keyJson))) return;
       std::string expected;
       try {
         expected = scheme.ResolveForCreate(key).Text();
       } catch (Error const&) {
       }
-      report.Lost.push_back({id, key.ToJson(), {}, expected});
-    }
+      report.Lost.push_back({id, keyJson, {}, expected});
+    });
   }
   return report;
 }

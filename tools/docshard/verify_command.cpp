@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 
 namespace docshard::cli {
 
@@ -24,23 +25,26 @@ namespace {
 constexpr std::array<OptionSpec, 5> Options = {
     {{"config", true}, {"also", true}, {"expected", true}, {"ids", false}, {"max-parallel", true}}};
 
-// One JSON object per line: {"id": "...", "key": <partition key>}.
-std::map<std::string, PartitionKey> ReadExpected(std::string const& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--expected: cannot read " + path);
-  std::map<std::string, PartitionKey> out;
-  std::string line;
-  for (std::size_t n = 1; std::getline(in, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    rapidjson::Document d;
-    // Keys exactly (a number an ulp off is another key) and iteratively (a
-    // deeply nested line is an error, not a stack overflow).
-    auto const parsed = detail::ParseFullPrecision<rapidjson::kParseIterativeFlag>(d, line);
-    if (parsed.IsError() || !d.IsObject() || !d.HasMember("id") || !d["id"].IsString() || !d.HasMember("key"))
-      throw UsageError(path + ":" + std::to_string(n) + ": expected {\"id\": \"...\", \"key\": ...}");
-    out.insert_or_assign(std::string(d["id"].GetString(), d["id"].GetStringLength()), PartitionKey::FromJson(d["key"]));
-  }
-  return out;
+// One JSON object per line: {"id": "...", "key": <partition key>}. Read as
+// a stream (verify reads it twice), so its size is not limited by memory;
+// a bad line is a usage error naming the file and line.
+VerifyReferenceSet ExpectedFile(std::string const& path) {
+  return [path](std::function<void(std::string const&, PartitionKey const&)> const& visit) {
+    std::ifstream in(path);
+    if (!in) throw UsageError("--expected: cannot read " + path);
+    std::string line;
+    for (std::size_t n = 1; std::getline(in, line); ++n) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      rapidjson::Document d;
+      // Keys exactly (a number an ulp off is another key) and iteratively (a
+      // deeply nested line is an error, not a stack overflow).
+      auto const parsed = detail::ParseFullPrecision<rapidjson::kParseIterativeFlag>(d, line);
+      if (parsed.IsError() || !d.IsObject() || !d.HasMember("id") || !d["id"].IsString() || !d.HasMember("key"))
+        throw UsageError(path + ":" + std::to_string(n) + ": expected {\"id\": \"...\", \"key\": ...}");
+      visit(std::string(d["id"].GetString(), d["id"].GetStringLength()), PartitionKey::FromJson(d["key"]));
+    }
+    if (in.bad()) throw UsageError("--expected: cannot read " + path);
+  };
 }
 
 int Run(std::span<char const* const> args) {
@@ -62,7 +66,7 @@ int Run(std::span<char const* const> args) {
     for (auto const& c : other.Resolver()->Collections()) options.AlsoScan.push_back(c);
     for (auto const& [name, a] : other.Accounts()) accounts.emplace(name, a);
   }
-  if (auto expected = arguments.Value("expected")) options.Expected = ReadExpected(*expected);
+  if (auto expected = arguments.Value("expected")) options.ExpectedStream = ExpectedFile(*expected);
   auto client = PartitionedClient::FromScheme(PartitionScheme(scheme.Resolver(), scheme.Epoch(), accounts));
   auto const report = VerifyScheme(*client, *scheme.Resolver(), options);
 
@@ -100,7 +104,8 @@ Command const VerifyCommand{
     "  --also OLD.json   also scan this scheme's collections: documents left\n"
     "                    there (and not in FILE's) count as misplaced\n"
     "  --expected FILE   reference set, one {\"id\": ..., \"key\": ...} per line\n"
-    "  --ids             list the ids per collection\n"
+    "  --ids             list the ids per collection (holds them all in memory;\n"
+    "                    without it, memory does not grow with the documents)\n"
     "  --max-parallel N  partition key ranges read at once (default 8)\n"
     "\n"
     "Exit status: 0 only with 0 lost / 0 duplicated / 0 misplaced; 1 otherwise;\n"

@@ -6,10 +6,21 @@
 //               (or in one of the extra collections, e.g. A's leftovers),
 //   duplicated: found in more than one collection,
 //   lost:       expected (caller's reference set) but found nowhere.
+//
+// Memory does not grow with the number of documents: a document in its right
+// place is counted and forgotten (two copies in right places cannot exist: the
+// scheme names one collection per key, and a collection holds an (id, key)
+// once), so only misplaced copies are kept; afterwards each misplaced one is
+// looked up by a point read in the collection the scheme names, which finds
+// the duplicates. The bound: MaxParallel pages of PageSize documents, the
+// offenders, 17 bytes per document of a reference set (a 16-byte digest of
+// (id, key) and a found flag), and, only if asked, KeepIds. Documents without
+// a partition key (the scheme cannot key them) are the exception: each is kept.
 #include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/partitioned_client.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,9 +47,19 @@ struct DOCSHARD_API VerifyReport {
   std::string Summary() const;
 };
 
+// A reference set read as a stream: calls `visit` once per document that must
+// exist. VerifyScheme calls it twice (once to note digests, once to name the
+// lost), so it must yield the same documents each time; it may throw (the
+// error ends the verify).
+using VerifyReferenceSet =
+    std::function<void(std::function<void(std::string const& id, PartitionKey const& key)> const& visit)>;
+
 struct DOCSHARD_API VerifyOptions {
   // Reference set: id -> partition key of every document that must exist.
   std::optional<std::map<std::string, PartitionKey>> Expected;
+  // The same as a stream, for reference sets too big to hold (used when
+  // Expected is empty): e.g. a file read line by line.
+  VerifyReferenceSet ExpectedStream;
   // Collections outside the scheme to check for stranded documents (every
   // document found there is misplaced), e.g. those of the old scheme.
   std::vector<CollectionRef> AlsoScan;
@@ -46,7 +67,8 @@ struct DOCSHARD_API VerifyOptions {
   // Partition key range streams read at once (every collection is read range
   // by range; a range that splits meanwhile is read on from its children).
   int MaxParallel = 8;
-  bool KeepIds = true;  // fill VerifyReport::Ids
+  // Fill VerifyReport::Ids: every id in memory, so not for large collections.
+  bool KeepIds = false;
 };
 
 // Reads through `client`'s accounts; the scheme's resolver is `scheme`.
