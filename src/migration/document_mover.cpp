@@ -26,9 +26,9 @@ std::string ETagOfResponse(CosmosResponse const& response) {
 } // namespace
 
 DocumentMover::DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target,
-                             CollectionRef targetRef, TokenBucket& pacer)
+                             CollectionRef targetRef, TokenBucket& pacer, RequestUnitBudget* budget)
     : m_source(source), m_sourceRef(std::move(sourceRef)), m_target(target), m_targetRef(std::move(targetRef)),
-      m_pacer(pacer) {}
+      m_pacer(pacer), m_budget(budget) {}
 
 // The client already retries 429s within its budget; when that budget is
 // spent we pause every worker (the pacer) and try the same request again.
@@ -38,6 +38,7 @@ CosmosResponse DocumentMover::Call(Operation&& operation) {
   for (int attempt = 1;; ++attempt) {
     try {
       auto response = operation();
+      if (m_budget) m_budget->Spend(response.RequestCharge());
       if (response.Retries() > 0)
         m_pacer.OnThrottled(std::chrono::milliseconds(0));  // it needed retries: slow down a little
       else

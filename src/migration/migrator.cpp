@@ -1,14 +1,15 @@
 #include "docshard/migration/migrator.hpp"
 
-#include "work_queue.hpp"
+#include "checkpoint_work_store.hpp"
+#include "lease_work_store.hpp"
 #include "worker_pool.hpp"
 
 #include "core/document_id.hpp"
 
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
-#include "docshard/migration/checkpoint_lock.hpp"
 #include "docshard/migration/document_mover.hpp"
+#include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
 #include "docshard/http/transport_errors.hpp"
 
@@ -75,92 +76,78 @@ struct RunState {
   ResolverPtr To;
   std::shared_ptr<PartitionedClient> Client;
   std::vector<CollectionRef> Sources;  // A's collections
+  detail::WorkItemStore* Store = nullptr;
   TokenBucket Pacer;
+  RequestUnitBudget Budget;
+  double Reported = 0;  // of Budget.Spent(), what commits recorded (guarded by Mutex)
   detail::WorkerPool Pool;
-  std::mutex Mutex;  // guards Checkpoint, Progress, FirstError and the OnProgress calls
-  MigrationCheckpoint Checkpoint;
+  std::mutex Mutex;  // guards Progress, FirstError and the OnProgress calls
   MigrationProgress Progress;
-  std::map<std::string, double> Fractions;
   std::exception_ptr FirstError;
   std::atomic<bool> Failed{false};
   std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
 
   RunState(MigratorOptions const& options, ResolverPtr from, ResolverPtr to, std::shared_ptr<PartitionedClient> client)
       : Options(options), From(std::move(from)), To(std::move(to)), Client(std::move(client)),
-        Sources(From->Collections()), Pacer(options.Rate), Pool(options.MaxParallel) {}
+        Sources(From->Collections()), Pacer(options.Rate), Budget(options.RateRu), Pool(options.MaxParallel) {}
 
   void Fail(std::exception_ptr e) {
-    std::lock_guard lock(Mutex);
-    if (!FirstError) FirstError = e;
-    Failed = true;
+    {
+      std::lock_guard lock(Mutex);
+      if (!FirstError) FirstError = e;
+      Failed = true;
+    }
+    Store->Stop();
   }
 
   // Caller holds Mutex.
   void Publish() {
     Progress.Elapsed = std::chrono::steady_clock::now() - Start;
+    Progress.RequestCharge = Budget.Spent();
     if (Options.OnProgress) Options.OnProgress(Progress);
   }
 };
 
-// A source's stream by the start of its span (spans of a source are disjoint).
-// Caller holds state.Mutex.
-RangeStream* FindStream(CollectionCheckpoint& entry, std::string const& min) {
-  for (auto& r : entry.Ranges)
-    if (r.Min == min) return &r;
-  return nullptr;
-}
-
-// One stream to scan: the source (index into RunState::Sources) and its span's start.
-struct StreamTask {
-  std::size_t Source = 0;
-  std::string Min;
-};
-
-using StreamQueue = detail::WorkQueue<StreamTask>;
-
-// The stream's range split or merged away: the checkpoint replaces it by
-// streams on the ranges now covering its span, at its position (the page
-// after the last fully processed one), and those are queued.
-void ReplaceStream(RunState& state, std::size_t sourceIndex, RangeStream const& gone, StreamQueue& queue) {
-  auto const& source = state.Sources[sourceIndex];
+// The item's range split or merged away: the store replaces it by streams
+// on the ranges now covering its span, at its position (the page after the
+// last fully processed one).
+void ReplaceStream(RunState& state, detail::WorkItem const& item, RangeStream const& gone) {
+  auto const& source = state.Sources[item.Source];
   auto children = Paced(state.Pacer, [&] {
     return ReplaceGoneRangeStream(state.Client->Account(source.Account()), source.Link(), gone);
   });
-  {
-    std::lock_guard lock(state.Mutex);
-    auto& ranges = state.Checkpoint.Collections[source.Text()].Ranges;
-    std::erase_if(ranges, [&](RangeStream const& r) { return r.Min == gone.Min; });
-    ranges.insert(ranges.end(), children.begin(), children.end());
-    std::sort(ranges.begin(), ranges.end(), [](auto const& a, auto const& b) { return a.Min < b.Min; });
-    if (!state.Options.Checkpoint.empty()) state.Checkpoint.Save(state.Options.Checkpoint);
-    ++state.Progress.RangesReplaced;
-  }
-  for (auto const& c : children) queue.Push({sourceIndex, c.Min});
+  detail::WorkItem at = item;
+  at.Stream = gone;
+  state.Store->Replace(at, children);
+  std::lock_guard lock(state.Mutex);
+  ++state.Progress.RangesReplaced;
 }
 
-// Reads one partition key range stream of a source page by page, moving what
-// B places elsewhere; the checkpoint advances after each fully processed page.
-void ScanStream(RunState& state, StreamTask const& task, StreamQueue& queue) {
-  auto const& source = state.Sources[task.Source];
+// Reads one work item (a partition key range stream of a source) page by
+// page, moving what B places elsewhere; the store records each fully
+// processed page. Stops when the store says the item is no longer ours.
+void ScanStream(RunState& state, detail::WorkItem const& item) {
+  auto const& source = state.Sources[item.Source];
   auto& sourceClient = state.Client->Account(source.Account());
-  RangeStream stream;
-  {
-    std::lock_guard lock(state.Mutex);
-    auto* s = FindStream(state.Checkpoint.Collections[source.Text()], task.Min);
-    if (!s || s->Done) return;
-    stream = *s;
-  }
+  RangeStream stream = item.Stream;
+  if (stream.Done) return;
   QueryOptions feed;
   feed.MaxItemCount = state.Options.PageSize;
   auto fetch = [&state, &sourceClient, &source, feed](RangeStream const& at) {
-    return Paced(state.Pacer, [&] { return ReadRangeStreamPage(sourceClient, source.Link(), at, feed); });
+    // The job's RU budget, shared by its live workers.
+    if (state.Options.RateRu > 0)
+      state.Budget.SetRate(state.Options.RateRu / static_cast<double>(std::max<std::size_t>(1, state.Store->LiveWorkers())));
+    state.Budget.Wait();
+    auto page = Paced(state.Pacer, [&] { return ReadRangeStreamPage(sourceClient, source.Link(), at, feed); });
+    state.Budget.Spend(page.RequestCharge());
+    return page;
   };
 
   QueryPage page;
   try {
     page = fetch(stream);
   } catch (PartitionKeyRangeGoneError const&) {
-    ReplaceStream(state, task.Source, stream, queue);
+    ReplaceStream(state, item, stream);
     return;
   }
   for (;;) {
@@ -227,7 +214,9 @@ void ScanStream(RunState& state, StreamTask const& task, StreamQueue& queue) {
         try {
           if (!state.Failed) {
             state.Pacer.Acquire();
-            DocumentMover mover(sourceClient, source, state.Client->Account(owner.Account()), owner, state.Pacer);
+            state.Budget.Wait();
+            DocumentMover mover(sourceClient, source, state.Client->Account(owner.Account()), owner, state.Pacer,
+                                &state.Budget);
             auto const r = MoveWithRetries(mover, (*parsed)["Documents"][i], header);
             ++tally->Moved;
             tally->Recopied += static_cast<std::uint64_t>(r.Recopies);
@@ -247,28 +236,36 @@ void ScanStream(RunState& state, StreamTask const& task, StreamQueue& queue) {
     }
     if (state.Failed) {
       if (next.valid()) next.wait();
-      return;  // the checkpoint stays before this page: it is redone on resume
+      return;  // the store stays before this page: it is redone on resume
     }
 
     stream.Continuation = page.Continuation();
     stream.Done = !page.HasMoreResults();
+    detail::PageCounts counts;
+    counts.Scanned = scanned;
+    counts.Skipped = skipped;
+    counts.Moved = tally->Moved;
+    counts.KeptNewer = tally->KeptNewer;
+    counts.Recopied = tally->Recopied;
+    counts.Unresurrected = tally->Unresurrected;
+    counts.LeftInPlace = left.size();
     {
       std::lock_guard lock(state.Mutex);
-      auto& entry = state.Checkpoint.Collections[source.Text()];
-      if (auto* s = FindStream(entry, stream.Min)) {
-        s->Continuation = stream.Continuation;
-        s->Done = stream.Done;
-      }
-      bool const wasDone = entry.Done;
-      entry.Done = std::all_of(entry.Ranges.begin(), entry.Ranges.end(), [](auto const& r) { return r.Done; });
-      entry.Scanned += scanned;
-      entry.Skipped += skipped;
-      entry.Moved += tally->Moved;
-      entry.KeptNewer += tally->KeptNewer;
-      entry.Recopied += tally->Recopied;
-      entry.Unresurrected += tally->Unresurrected;
-      entry.LeftInPlace += left.size();
-      if (!state.Options.Checkpoint.empty()) state.Checkpoint.Save(state.Options.Checkpoint);
+      auto const spent = state.Budget.Spent();
+      counts.RequestCharge = spent - state.Reported;
+      state.Reported = spent;
+    }
+    detail::WorkItem at = item;
+    at.Stream = stream;
+    bool sourceDone = false;
+    if (!state.Store->Commit(at, counts, sourceDone)) {
+      // Taken over by another worker (we were too slow to renew): it goes
+      // on from the last recorded page; this page's moves are idempotent.
+      if (next.valid()) next.wait();
+      return;
+    }
+    {
+      std::lock_guard lock(state.Mutex);
       auto& p = state.Progress;
       p.Scanned += scanned;
       p.Skipped += skipped;
@@ -280,14 +277,14 @@ void ScanStream(RunState& state, StreamTask const& task, StreamQueue& queue) {
       p.LeftInPlace += left.size();
       for (auto& l : left)
         if (p.Left.size() < MigrationProgress::MaxLeftListed) p.Left.push_back(std::move(l));
-      if (entry.Done && !wasDone) ++p.SourcesDone;
+      if (sourceDone) ++p.SourcesDone;
       state.Publish();
     }
     if (!next.valid()) return;
     try {
       page = next.get();
     } catch (PartitionKeyRangeGoneError const&) {
-      ReplaceStream(state, task.Source, stream, queue);
+      ReplaceStream(state, item, stream);
       return;
     }
   }
@@ -333,40 +330,27 @@ MigrationProgress Migrator::Run() {
   RunState state(m_options, m_from, m_to, m_client);
   auto const& sources = state.Sources;
 
-  // Checkpoint: resume only the very same (A, B).
-  state.Checkpoint.FromHash = SchemeHash(*m_from);
-  state.Checkpoint.ToHash = SchemeHash(*m_to);
-  std::optional<CheckpointLock> checkpointLock;
-  if (!m_options.Checkpoint.empty()) {
-    checkpointLock.emplace(m_options.Checkpoint);  // one migrator per checkpoint file
-    // Temp files of killed runs (each writes <checkpoint>.tmp.<pid>) are never
-    // read; remove them so that repeated crashes do not pile them up. Under
-    // the lock, so that no live migrator's temp file goes.
-    auto dir = m_options.Checkpoint.parent_path();
-    std::error_code ec;
-    auto const prefix = m_options.Checkpoint.filename().string() + ".tmp.";
-    for (auto const& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec))
-      if (e.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(e.path(), ec);
-    auto existing = MigrationCheckpoint::TryLoad(m_options.Checkpoint);
-    if (existing && !m_options.Resume && !existing->Finished)
-      throw InvalidArgumentError("checkpoint " + m_options.Checkpoint.string() +
-                                 " exists: resume it (--resume) or remove it");
-    // Resume without a checkpoint starts from the beginning: a run saves its
-    // checkpoint before it writes anything, so none means nothing was moved
-    // with this one (and starting over is always safe: moves are idempotent).
-    if (m_options.Resume && existing) {
-      if (existing->FromHash != state.Checkpoint.FromHash || existing->ToHash != state.Checkpoint.ToHash)
-        throw InvalidArgumentError("checkpoint " + m_options.Checkpoint.string() +
-                                   " was made for other schemes (their SHA-256 differ); refusing to resume");
-      state.Checkpoint.Collections = existing->Collections;
-    }
-  } else if (m_options.Resume) {
-    throw InvalidArgumentError("cannot resume without a checkpoint file");
+  // The one engine, over a local checkpoint file or a job shared through
+  // lease documents. Either resumes only the very same (A, B).
+  std::unique_ptr<detail::WorkItemStore> store;
+  auto const fromHash = SchemeHash(*m_from);
+  auto const toHash = SchemeHash(*m_to);
+  if (!m_options.Lease.Collection.empty()) {
+    auto const lease = CollectionRef::Parse(m_options.Lease.Collection);
+    store = std::make_unique<detail::LeaseWorkStore>(m_client->Account(lease.Account()), lease, m_options.Lease,
+                                                     sources, fromHash, toHash);
+  } else {
+    store = std::make_unique<detail::CheckpointWorkStore>(m_options.Checkpoint, m_options.Resume, sources, fromHash,
+                                                          toHash);
   }
-  for (auto const& s : sources) state.Checkpoint.Collections[s.Text()];  // every source has an entry
-  // Saved before the first write to the backend: a run killed at any later
-  // point leaves a checkpoint to resume.
-  if (!m_options.Checkpoint.empty()) state.Checkpoint.Save(m_options.Checkpoint);
+  state.Store = store.get();
+  // Before anything is written to the data collections: a refused job (other
+  // schemes, a checkpoint in use) changes nothing there.
+  auto totals = store->Open([&](std::size_t i) {
+    auto const& s = sources[i];
+    return Paced(state.Pacer, [&] { return OpenRangeStreams(m_client->Account(s.Account()), s.Link()); });
+  });
+  if (m_options.Lease.CreateOnly && !m_options.Lease.Collection.empty()) return state.Progress;
 
   // B's collections must exist before anything is copied there.
   auto const serverPath = m_to->KeyPath()->ServerPath();
@@ -376,15 +360,6 @@ MigrationProgress Migrator::Run() {
     Paced(state.Pacer, [&] { return client.CreateCollectionIfNotExists(c.Database(), c.Collection(), serverPath); });
   }
 
-  // Every unfinished source is read range by range: one stream per partition
-  // key range (the ranges of the checkpoint, or the current ones for a source
-  // not opened yet).
-  for (auto const& s : sources) {
-    auto& entry = state.Checkpoint.Collections[s.Text()];
-    if (entry.Done || !entry.Ranges.empty()) continue;
-    entry.Ranges = Paced(state.Pacer, [&] { return OpenRangeStreams(m_client->Account(s.Account()), s.Link()); });
-  }
-
   // Progress baseline and the estimate of what is left to move.
   auto& p = state.Progress;
   p.Sources = sources.size();
@@ -392,7 +367,7 @@ MigrationProgress Migrator::Run() {
   std::vector<QueryPage> samplePages;  // owners of the sample documents
   std::vector<rapidjson::Value const*> sample;
   for (auto const& s : sources) {
-    auto const& entry = state.Checkpoint.Collections[s.Text()];
+    auto const& entry = totals[s.Text()];
     p.Scanned += entry.Scanned;
     p.Skipped += entry.Skipped;
     p.Moved += entry.Moved;
@@ -431,35 +406,39 @@ MigrationProgress Migrator::Run() {
   p.EstimatedToMove = static_cast<double>(p.Moved) + m_plan.EstimateDocumentsToMove(remaining);
   {
     std::lock_guard lock(state.Mutex);
-    if (!m_options.Checkpoint.empty()) state.Checkpoint.Save(m_options.Checkpoint);
     state.Publish();
   }
 
-  // Scan the streams (sources x ranges), at most MaxParallel at a time; the
-  // moves of all of them share the one pool of MaxParallel workers. A stream
-  // whose range splits is replaced by its children's streams, queued here.
-  StreamQueue queue;
-  for (std::size_t i = 0; i < sources.size(); ++i)
-    for (auto const& r : state.Checkpoint.Collections[sources[i].Text()].Ranges)
-      if (!r.Done) queue.Push({i, r.Min});
+  // Scan the items (sources x ranges), at most MaxParallel at a time; the
+  // moves of all of them share the one pool of MaxParallel workers. An item
+  // whose range splits is replaced by its children, which the store hands
+  // out in turn.
   std::vector<std::thread> scanners;
   for (int t = 0; t < m_options.MaxParallel; ++t)
     scanners.emplace_back([&] {
-      while (auto task = queue.Take()) {
+      for (;;) {
+        std::optional<detail::WorkItem> item;
         try {
-          if (!state.Failed) ScanStream(state, *task, queue);
+          item = store->Take();
+        } catch (...) {
+          state.Fail(std::current_exception());
+          return;
+        }
+        if (!item) return;
+        try {
+          if (!state.Failed) ScanStream(state, *item);
         } catch (...) {
           state.Fail(std::current_exception());
         }
-        queue.Finished();
+        store->Finished(*item);
       }
     });
   for (auto& t : scanners) t.join();
   if (state.FirstError) std::rethrow_exception(state.FirstError);
 
+  store->Complete();
   std::lock_guard lock(state.Mutex);
-  state.Checkpoint.Finished = true;
-  if (!m_options.Checkpoint.empty()) state.Checkpoint.Save(m_options.Checkpoint);
+  state.Progress.SourcesDone = state.Progress.Sources;
   state.Progress.Finished = true;
   state.Publish();
   return state.Progress;

@@ -8,7 +8,10 @@
 #include "scheme_file.hpp"
 
 #include <docshard/errors.hpp>
+#include <docshard/cosmos/request_failed_error.hpp>
 #include <docshard/migration/finish_migration.hpp>
+#include <docshard/migration/migration_checkpoint.hpp>
+#include <docshard/migration/migration_lease.hpp>
 #include <docshard/migration/migrator.hpp>
 #include <docshard/migration/scheme_verifier.hpp>
 
@@ -17,14 +20,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <thread>
 #include <unistd.h>
 
 namespace docshard::cli {
 
 namespace {
 
-constexpr std::array<OptionSpec, 10> Options = {{{"from", true},
+constexpr std::array<OptionSpec, 17> Options = {{{"from", true},
                                                  {"to", true},
                                                  {"checkpoint", true},
                                                  {"resume", false},
@@ -33,7 +38,14 @@ constexpr std::array<OptionSpec, 10> Options = {{{"from", true},
                                                  {"page-size", true},
                                                  {"write-config", true},
                                                  {"no-finish", false},
-                                                 {"quiet", false}}};
+                                                 {"quiet", false},
+                                                 {"lease", true},
+                                                 {"worker", true},
+                                                 {"lease-seconds", true},
+                                                 {"create-only", false},
+                                                 {"status", false},
+                                                 {"json", false},
+                                                 {"rate-ru", true}}};
 
 PartitionScheme LoadNamed(std::string const& path) {
   try {
@@ -98,16 +110,121 @@ private:
   std::chrono::steady_clock::time_point m_last{};
 };
 
+unsigned long long U(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+// `--status`: the job's items and totals as stored in the lease collection
+// (read only). The rate is the job's moved documents over the time between
+// the job document's creation and the newest item write (service clock).
+int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::string const& fromHash,
+               std::string const& toHash, bool json) {
+  auto const lease = CollectionRef::Parse(leaseText);
+  MigrationJobStatus status;
+  try {
+    status = ReadMigrationJob(client.Account(lease.Account()), lease.Link());
+  } catch (NotFoundError const&) {
+    std::fprintf(stderr, "error: lease collection %s does not exist (no job was created there)\n", leaseText.c_str());
+    return ExitFailed;
+  }
+  if (!status.Exists) {
+    std::fprintf(stderr, "error: lease collection %s holds no migration job\n", leaseText.c_str());
+    return ExitFailed;
+  }
+  bool const same = status.Job.FromHash == fromHash && status.Job.ToHash == toHash;
+  auto const total = status.Totals();
+  std::size_t done = 0, split = 0;
+  for (auto const& i : status.Items) {
+    done += i.State == LeaseItemState::Done;
+    split += i.State == LeaseItemState::Split;
+  }
+  auto const workers = status.Workers();
+  double const seconds = static_cast<double>(total.Timestamp - status.Job.Timestamp);
+  double const rate = seconds > 0 ? static_cast<double>(total.Moved) / seconds : 0.0;
+  std::int64_t const now = static_cast<std::int64_t>(std::time(nullptr));
+  if (json) {
+    std::string out = "{\"lease\":" + JsonString(leaseText) + ",\"from\":" + JsonString(status.Job.FromHash) +
+                      ",\"to\":" + JsonString(status.Job.ToHash) + ",\"sameConfigs\":" + (same ? "true" : "false") +
+                      ",\"ready\":" + (status.Job.Ready ? "true" : "false") + ",\"items\":[";
+    bool first = true;
+    for (auto const& i : status.Items) {
+      if (!first) out += ",";
+      first = false;
+      out += "{\"id\":" + JsonString(i.Id) + ",\"source\":" + JsonString(i.Source) +
+             ",\"range\":" + JsonString(i.Stream.RangeId) + ",\"min\":" + JsonString(i.Stream.Min) +
+             ",\"max\":" + JsonString(i.Stream.Max) + ",\"state\":" + JsonString(std::string(ToString(i.State))) +
+             ",\"owner\":" + JsonString(i.Owner) + ",\"scanned\":" + std::to_string(i.Scanned) +
+             ",\"moved\":" + std::to_string(i.Moved) + ",\"skipped\":" + std::to_string(i.Skipped) +
+             ",\"keptNewer\":" + std::to_string(i.KeptNewer) + ",\"unresurrected\":" +
+             std::to_string(i.Unresurrected) + ",\"leftInPlace\":" + std::to_string(i.LeftInPlace) +
+             ",\"renewals\":" + std::to_string(i.Renewals) + ",\"lastWrite\":" + std::to_string(i.Timestamp) + "}";
+    }
+    out += "],\"total\":{\"items\":" + std::to_string(status.Items.size()) + ",\"done\":" + std::to_string(done) +
+           ",\"split\":" + std::to_string(split) + ",\"remaining\":" + std::to_string(status.Remaining()) +
+           ",\"scanned\":" + std::to_string(total.Scanned) + ",\"moved\":" + std::to_string(total.Moved) +
+           ",\"skipped\":" + std::to_string(total.Skipped) + ",\"keptNewer\":" + std::to_string(total.KeptNewer) +
+           ",\"unresurrected\":" + std::to_string(total.Unresurrected) +
+           ",\"leftInPlace\":" + std::to_string(total.LeftInPlace) +
+           ",\"requestCharge\":" + std::to_string(static_cast<long long>(total.RequestCharge)) + ",\"workers\":[";
+    for (std::size_t w = 0; w < workers.size(); ++w) out += (w ? "," : "") + JsonString(workers[w]);
+    char r[64];
+    std::snprintf(r, sizeof r, "%.1f", rate);
+    out += std::string("],\"movedPerSecond\":") + r + ",\"finished\":" +
+           (status.Job.Ready && status.Remaining() == 0 ? "true" : "false") + "}}";
+    std::printf("%s\n", out.c_str());
+    return ExitOk;
+  }
+  std::printf("job in %s: %s%s\n", leaseText.c_str(), status.Job.Ready ? "ready" : "being created",
+              same ? "" : " (made for OTHER schemes than --from/--to)");
+  std::printf("%-37s %-28s %-6s %-8s %-16s %9s %9s %s\n", "item", "source", "range", "state", "owner", "scanned",
+              "moved", "last write");
+  for (auto const& i : status.Items)
+    std::printf("%-37s %-28s %-6s %-8s %-16s %9llu %9llu %llds ago\n", i.Id.c_str(), i.Source.c_str(),
+                i.Stream.RangeId.c_str(), std::string(ToString(i.State)).c_str(), i.Owner.empty() ? "-" : i.Owner.c_str(),
+                U(i.Scanned), U(i.Moved), static_cast<long long>(now - i.Timestamp));
+  std::string names;
+  for (auto const& w : workers) names += (names.empty() ? "" : ", ") + w;
+  std::printf("total: %zu items: %zu done, %zu split, %zu remaining; moved %llu (kept newer %llu, unresurrected "
+              "%llu), skipped %llu, scanned %llu, left in place %llu; %.0f RU; workers holding items: %zu%s%s%s; %.1f "
+              "moved/s%s\n",
+              status.Items.size(), done, split, status.Remaining(), U(total.Moved), U(total.KeptNewer),
+              U(total.Unresurrected), U(total.Skipped), U(total.Scanned), U(total.LeftInPlace), total.RequestCharge,
+              workers.size(),
+              names.empty() ? "" : " (", names.c_str(), names.empty() ? "" : ")", rate,
+              status.Job.Ready && status.Remaining() == 0 ? "; finished" : "");
+  return ExitOk;
+}
+
 int Run(std::span<char const* const> args) {
   auto const arguments = Arguments::Parse(args, Options);
   auto const fromPath = arguments.Required("from");
   auto const toPath = arguments.Required("to");
   MigratorOptions options;
+  auto const leaseText = arguments.Value("lease");
+  if (leaseText) {
+    if (arguments.Flag("checkpoint") || arguments.Flag("resume"))
+      throw UsageError("--checkpoint and --resume are for one process alone; a --lease worker keeps its progress in "
+                       "the lease collection");
+    try {
+      (void)CollectionRef::Parse(*leaseText);
+    } catch (std::exception const& e) {
+      throw UsageError("--lease: expected ACCOUNT:dbs/DB/colls/COLL, got \"" + *leaseText + "\": " + e.what());
+    }
+    options.Lease.Collection = *leaseText;
+    options.Lease.Duration = std::chrono::seconds(arguments.Integer("lease-seconds", 30, 1, 3600));
+    options.Lease.CreateOnly = arguments.Flag("create-only");
+    if (arguments.Flag("status") || options.Lease.CreateOnly)
+      options.Lease.Worker = arguments.Value("worker").value_or("create-only");
+    else
+      options.Lease.Worker = arguments.Required("worker");
+  } else {
+    for (char const* name : {"worker", "lease-seconds", "create-only", "status", "json"})
+      if (arguments.Flag(name)) throw UsageError(std::string("--") + name + " needs --lease");
+  }
   options.Checkpoint = arguments.Value("checkpoint").value_or(toPath + ".checkpoint");
   options.Resume = arguments.Flag("resume");
   options.MaxParallel = static_cast<int>(arguments.Integer("max-parallel", 16, 1, 256));
   options.Rate = static_cast<double>(arguments.Integer("rate", 0, 0, 100000000));
   options.PageSize = static_cast<int>(arguments.Integer("page-size", 500, 1, 100000));
+  options.RateRu = static_cast<double>(arguments.Integer("rate-ru", 0, 0, 100000000));
   auto const writeConfig = arguments.Value("write-config").value_or(toPath);
   bool const quiet = arguments.Flag("quiet");
 
@@ -123,6 +240,15 @@ int Run(std::span<char const* const> args) {
   }
   auto const scheme = Migrator::TransitionScheme(from, to);
   auto client = PartitionedClient::FromScheme(scheme);
+  if (leaseText) {
+    auto const lease = CollectionRef::Parse(*leaseText);
+    if (!scheme.Accounts().count(std::string(lease.Account())))
+      throw ConfigError("--lease", "account \"" + std::string(lease.Account()) + "\" is in neither " + fromPath +
+                                       " nor " + toPath);
+  }
+  if (leaseText && arguments.Flag("status"))
+    return ShowStatus(*client, *leaseText, SchemeHash(*from.Resolver()), SchemeHash(*to.Resolver()),
+                      arguments.Flag("json"));
 
   ProgressDisplay display(quiet);
   options.OnProgress = [&display](MigrationProgress const& p) { display.Show(p); };
@@ -134,10 +260,13 @@ int Run(std::span<char const* const> args) {
                    100.0 * plan.MovingFraction(), plan.Arcs().size());
     std::error_code ec;
     bool const exists = std::filesystem::exists(options.Checkpoint, ec);
-    std::fprintf(stderr, "migrate: checkpoint %s%s\n", options.Checkpoint.c_str(),
-                 !options.Resume ? ""
-                 : exists        ? " (resuming)"
-                                 : " (none yet: nothing was moved with it; starting from the beginning)");
+    if (leaseText)
+      std::fprintf(stderr, "migrate: worker %s of the job in %s\n", options.Lease.Worker.c_str(), leaseText->c_str());
+    else
+      std::fprintf(stderr, "migrate: checkpoint %s%s\n", options.Checkpoint.c_str(),
+                   !options.Resume ? ""
+                   : exists        ? " (resuming)"
+                                   : " (none yet: nothing was moved with it; starting from the beginning)");
   }
 
   MigrationProgress done;
@@ -147,9 +276,18 @@ int Run(std::span<char const* const> args) {
     std::fprintf(stderr, "error: %s\n", OneLine(e.what()).c_str());
     return ExitUsage;
   } catch (std::exception const& e) {
-    std::fprintf(stderr, "\nerror: migration stopped: %s\nThe checkpoint is kept: run again with --resume.\n",
-                 OneLine(e.what()).c_str());
+    if (leaseText)
+      std::fprintf(stderr, "\nerror: migration stopped: %s\nThe job's progress is kept in %s: start the worker again.\n",
+                   OneLine(e.what()).c_str(), leaseText->c_str());
+    else
+      std::fprintf(stderr, "\nerror: migration stopped: %s\nThe checkpoint is kept: run again with --resume.\n",
+                   OneLine(e.what()).c_str());
     return ExitFailed;
+  }
+  if (options.Lease.CreateOnly) {
+    std::printf("job ready in %s\n", leaseText->c_str());
+    std::fflush(stdout);
+    return ExitOk;
   }
 
   // Every document where B wants it, once; A's dropped collections empty.
@@ -157,15 +295,24 @@ int Run(std::span<char const* const> args) {
   verify.KeepIds = false;
   verify.MaxParallel = options.MaxParallel;
   for (auto const& c : from.Resolver()->Collections()) verify.AlsoScan.push_back(c);
-  auto const report = VerifyScheme(*client, *to.Resolver(), verify);
+  auto report = VerifyScheme(*client, *to.Resolver(), verify);
+  // A worker of a shared job reads the other workers' moves without their
+  // session tokens: a lagging replica can still show a moved document in its
+  // source for the replication lag. Such a report is taken again; a real
+  // duplicate or misplaced document stays.
+  for (int again = 0; leaseText && again < 10 && !report.Ok() && report.Lost.empty(); ++again) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    report = VerifyScheme(*client, *to.Resolver(), verify);
+  }
   double const seconds = std::chrono::duration<double>(done.Elapsed).count();
   std::printf("moved %llu (kept newer %llu, re-copied %llu, unresurrected %llu), skipped %llu, scanned %llu; "
-              "this run moved %llu in %.2f s (%.0f docs/s)\n",
+              "this run moved %llu in %.2f s (%.0f docs/s, %.0f RU, %.0f RU/s)\n",
               static_cast<unsigned long long>(done.Moved), static_cast<unsigned long long>(done.KeptNewer),
               static_cast<unsigned long long>(done.Recopied), static_cast<unsigned long long>(done.Unresurrected),
               static_cast<unsigned long long>(done.Skipped), static_cast<unsigned long long>(done.Scanned),
               static_cast<unsigned long long>(done.MovedThisRun), seconds,
-              seconds > 0 ? static_cast<double>(done.MovedThisRun) / seconds : 0.0);
+              seconds > 0 ? static_cast<double>(done.MovedThisRun) / seconds : 0.0, done.RequestCharge,
+              seconds > 0 ? done.RequestCharge / seconds : 0.0);
   if (done.RangesReplaced > 0)
     std::printf("partition key ranges split or merged during the run: %llu range streams continued on the new ranges\n",
                 static_cast<unsigned long long>(done.RangesReplaced));
@@ -209,7 +356,8 @@ int Run(std::span<char const* const> args) {
 
 Command const MigrateCommand{
     "migrate",
-    "migrate --from OLD.json --to NEW.json [--checkpoint FILE] [--resume] [--max-parallel N] [--rate N]",
+    "migrate --from OLD.json --to NEW.json [--checkpoint FILE] [--resume] [--max-parallel N] [--rate N] [--rate-ru R]\n"
+    "        [--lease ACCOUNT:dbs/DB/colls/LEASES --worker NAME [--lease-seconds S] [--create-only | --status [--json]]]",
     "move documents to a new scheme (resumable), verify, switch",
     "Moves every document whose owner changes from OLD to NEW: copy to the new\n"
     "collection (create, never overwrite), then delete the source If-Match the\n"
@@ -225,15 +373,31 @@ Command const MigrateCommand{
     "checkpoint file at a time (a lock); migrators on other checkpoints or\n"
     "machines are safe, only wasteful.\n"
     "\n"
+    "With --lease, any number of workers on any machines share one job: its\n"
+    "work items (source collection x partition key range) are lease documents\n"
+    "in that collection (created if missing, partition key /job), taken and\n"
+    "renewed with If-Match, taken over when not renewed for the lease time.\n"
+    "The first worker creates the job; a worker with other OLD/NEW files is\n"
+    "refused (exit 2) and changes nothing. Each worker exits 0 once every item\n"
+    "is done (by it or others) and the result verifies.\n"
+    "\n"
     "  --checkpoint FILE  progress file (default NEW.json.checkpoint)\n"
     "  --resume           continue the checkpoint (it must be for OLD and NEW)\n"
     "  --max-parallel N   documents moved concurrently, and partition key range\n"
     "                     streams read concurrently (default 16)\n"
     "  --rate N           at most N documents moved per second (default: no limit)\n"
+    "  --rate-ru R        at most R request units per second for reads and moves,\n"
+    "                     summed over the job's workers (each takes R / live workers)\n"
     "  --page-size N      read-feed page size (default 500)\n"
     "  --write-config F   where NEW (epoch + 1) is written (default: NEW.json itself)\n"
     "  --no-finish        move and verify only\n"
     "  --quiet            no progress output\n"
+    "  --lease L          share the job through lease collection L (ACCOUNT:dbs/DB/colls/C)\n"
+    "  --worker NAME      this worker's name, unique among the job's workers\n"
+    "                     (a restart under the same name takes its items back at once)\n"
+    "  --lease-seconds S  a lease not renewed for S seconds is taken over (default 30)\n"
+    "  --create-only      create the job and its items, move nothing\n"
+    "  --status [--json]  the job's items and totals (done, moved, remaining, workers, rate)\n"
     "\n"
     "Exit status: 0 when everything moved and verified, 1 when the migration\n"
     "stopped, left documents in place or verification failed (resume or\n"

@@ -22,6 +22,7 @@
 #include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
+#include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
 
 #include <rapidjson/document.h>
@@ -43,9 +44,10 @@ struct DOCSHARD_API MoveResult {
 class DOCSHARD_API DocumentMover {
 public:
   // `pacer` receives throttling signals and is never waited on here (the
-  // caller acquires one token per document).
+  // caller acquires one token per document). `budget`, when given, is
+  // charged every successful request's request units (never waited on here).
   DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target, CollectionRef targetRef,
-                TokenBucket& pacer);
+                TokenBucket& pacer, RequestUnitBudget* budget = nullptr);
 
   // `document` as read from the source (with _etag). `partitionKey` is the
   // server-side partition-key header value of the document.
@@ -62,6 +64,7 @@ private:
   CosmosClient& m_target;
   CollectionRef m_targetRef;
   TokenBucket& m_pacer;
+  RequestUnitBudget* m_budget;
 };
 
 } // namespace docshard

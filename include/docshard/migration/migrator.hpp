@@ -17,6 +17,7 @@
 // path (the server-side partition key).
 #include "docshard/export.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
+#include "docshard/migration/migration_lease.hpp"
 #include "docshard/migration/migration_plan.hpp"
 #include "docshard/partition_scheme.hpp"
 #include "docshard/partitioned_client.hpp"
@@ -56,15 +57,23 @@ struct DOCSHARD_API MigrationProgress {
   static constexpr std::size_t MaxLeftListed = 1000;
   std::vector<LeftDocument> Left;   // this run's, the first MaxLeftListed
   std::uint64_t RangesReplaced = 0; // this run: range streams continued on other ranges after a split or merge
+  double RequestCharge = 0;         // this run: request units of the reads and moves (successful requests)
   bool Finished = false;
 };
 
 struct DOCSHARD_API MigratorOptions {
   int MaxParallel = 8;     // documents moved concurrently (and range streams scanned concurrently, at most this many)
   double Rate = 0;         // documents moved per second, 0 = unlimited
+  // Request units per second for the whole job (reads and moves), 0 =
+  // unlimited; a worker of a shared job takes RateRu / its live workers.
+  double RateRu = 0;
   int PageSize = 500;      // read-feed page size
   std::filesystem::path Checkpoint;  // empty: no checkpoint (cannot resume)
   bool Resume = false;     // continue from Checkpoint (which must match A and B); none yet: start
+  // Lease.Collection set: this process is one worker of a job shared through
+  // that lease collection (Checkpoint and Resume unused); Run returns when
+  // every item of the job is done, by this worker or others.
+  MigrationLeaseOptions Lease;
   // Called after every page and at the end, from scanning threads (serialised).
   std::function<void(MigrationProgress const&)> OnProgress;
 };
@@ -86,7 +95,8 @@ public:
   // Documents it cannot move are left in place and listed (LeftInPlace).
   // Throws InvalidArgumentError when resuming from a checkpoint of other schemes,
   // when a checkpoint exists and Resume is off, or when another process holds
-  // the checkpoint (CheckpointLock).
+  // the checkpoint (CheckpointLock), or when the lease collection holds the
+  // job of another (A, B) (nothing is written then).
   MigrationProgress Run();
 
   MigrationPlan const& Plan() const noexcept { return m_plan; }
