@@ -26,7 +26,7 @@ fi
 # Sanitizers go in CMAKE_*_FLAGS rather than DOCSHARD_SANITIZE, because the
 # latter's -fsanitize=... is added after CMAKE_CXX_FLAGS and would switch
 # UBSan's "function" check back on: clang 14 cannot assemble coroutine bodies
-# (cosmos_client.cpp, http_transport.cpp) with it ("Cannot represent a
+# (cosmos_client.cpp, http/connection.cpp, http_transport.cpp) with it ("Cannot represent a
 # difference across sections"). Every other UBSan check stays on.
 # -fsanitize=fuzzer-no-link: the library gets coverage instrumentation too.
 # -fno-sanitize-recover: a UBSan report must stop the run, not scroll past;
