@@ -84,8 +84,9 @@ public:
   std::uint32_t QuickOwnerOf(RingPosition position) const noexcept {
     return m_slots[static_cast<std::uint64_t>(position >> 96) >> m_slotShift];
   }
-  // True when the generator is the built-in murmur3, which callers may
-  // inline (MurmurHash3X86_32) instead of calling Hash() through the interface.
+  // True when the generator hashes as murmur3 (IHashGenerator::IsMurmur3X86_32),
+  // so callers may inline MurmurHash3X86_32 instead of calling Hash() through
+  // the interface.
   bool IsBuiltInMurmur3() const noexcept { return m_isMurmur3; }
   // The built-in murmur3 is hashed inline: a virtual call per key would cost
   // about as much as the whole ring lookup.

@@ -17,6 +17,9 @@ public:
   std::string const& Name() const noexcept override;
   RingPosition Hash(std::string_view bytes) const noexcept override;
   std::string ChainBytes(RingPosition position) const override;
+  // Many chains at once in SIMD lanes (core/md5_chain.hpp).
+  void ChainPositions(std::span<std::string const> first, std::uint32_t pointsPerNode,
+                      RingPosition* positions) const override;
 };
 
 } // namespace docshard

@@ -68,6 +68,12 @@ public:
     return static_cast<RingPosition>(MurmurHash3X86_32(bytes, 0)) << 96;
   }
   std::string ChainBytes(RingPosition position) const override;
+  // Chains of 16 collections advance together (see murmur3.cpp).
+  void ChainPositions(std::span<std::string const> first, std::uint32_t pointsPerNode,
+                      RingPosition* positions) const override;
+  bool ChainSortKeys32(std::span<std::string const> first, std::uint32_t pointsPerNode,
+                       std::uint64_t* keys) const override;
+  bool IsMurmur3X86_32() const noexcept override { return true; }
 };
 
 } // namespace docshard

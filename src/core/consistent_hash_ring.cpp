@@ -1,60 +1,18 @@
 #include "docshard/consistent_hash_ring.hpp"
 
-#include "core/md5_chain.hpp"
 #include "docshard/errors.hpp"
-#include "docshard/md5_hash_generator.hpp"
-#include "docshard/murmur3.hpp"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <utility>
 
 namespace docshard {
 
 namespace {
-
-// ---- Point generation ------------------------------------------------------
-// Points are generated in insertion order: point c * V + v is collection c's
-// v-th point. The generic path asks the generator for ChainBytes and hashes
-// them; the built-in generators have exact shortcuts that give the same
-// positions without a virtual call or a std::string per point, and advance
-// many collections' chains at once (chains of different collections are
-// independent), which lets the CPU overlap them.
-
-// MurmurHash3_x86_32 (seed 0) of the 4 little-endian bytes of `v`: the
-// murmur3 chain step, without a std::string per point. Inlined with a
-// constant length, it compiles to one block and the finaliser.
-inline std::uint32_t Murmur3OfWord(std::uint32_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  char bytes[4];
-  std::memcpy(bytes, &v, 4);
-  return MurmurHash3X86_32(std::string_view(bytes, 4), 0);
-}
-
-// Sort keys of a murmur3 ring, in insertion order: the position's 32 bits
-// above the point's insertion index (see the constructor). Chains of 16
-// collections advance together: independent chains overlap in the CPU (one
-// chain alone is a serial run of multiplies), and each writes its own
-// sequential run of keys.
-void Murmur3Keys(std::vector<std::uint32_t> const& first, std::uint32_t pointsPerNode, std::uint64_t* keys) {
-  constexpr std::size_t kGroup = 16;
-  std::size_t const nodes = first.size();
-  for (std::size_t base = 0; base < nodes; base += kGroup) {
-    std::size_t const lanes = std::min(kGroup, nodes - base);
-    std::uint32_t cur[kGroup] = {};
-    for (std::size_t l = 0; l < lanes; ++l) cur[l] = first[base + l];
-    for (std::uint32_t v = 0; v < pointsPerNode; ++v) {
-      for (std::size_t l = 0; l < lanes; ++l) {
-        if (v > 0) cur[l] = Murmur3OfWord(cur[l]);
-        std::size_t const k = (base + l) * pointsPerNode + v;
-        keys[k] = (static_cast<std::uint64_t>(cur[l]) << 32) | k;
-      }
-    }
-  }
-}
 
 // floor(n / d) for 32-bit n by one multiply: c = ceil(2^64 / d) makes
 // (c * n) >> 64 exact for every 32-bit n (Lemire, Kaser, Kurz 2019). A
@@ -86,38 +44,23 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
   std::size_t const total = nodes.size() * static_cast<std::size_t>(pointsPerNode);
   if (total > (std::size_t{1} << 31)) throw InvalidArgumentError("hash ring: too many points");
   m_pointCount = total;
-  m_isMurmur3 = dynamic_cast<Murmur3HashGenerator const*>(m_hash.get()) != nullptr;
+  m_isMurmur3 = m_hash->IsMurmur3X86_32();
 
   // Points are sorted as 64-bit keys: the position's top 32 bits above the
   // point's insertion index (c * pointsPerNode + v). Sorting those orders by
   // position and, among equal tops, by insertion, which is the tie rule
   // (the last inserted wins); half the bytes of sorting 128-bit positions.
   // Only positions with non-zero low 96 bits (md5) need their full value,
-  // and only where two tops are equal.
-  auto const& firstBytes = firstPointSeeds.empty() ? nodes : firstPointSeeds;
+  // and only where two tops are equal. The generator computes the points in
+  // insertion order (point c * V + v is collection c's v-th point); it may
+  // advance many collections' chains at once (they are independent).
+  std::span<std::string const> const firstBytes(firstPointSeeds.empty() ? nodes : firstPointSeeds);
   std::unique_ptr<std::uint64_t[]> const keys(new std::uint64_t[total]);  // every entry written below
-  auto& full = m_fullPositions;  // insertion order; not for murmur3, released below if not needed
+  auto& full = m_fullPositions;  // insertion order; not for 32-bit positions, released below if not needed
   bool fullPrecision = false;
-  if (m_isMurmur3) {
-    std::vector<std::uint32_t> first(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = MurmurHash3X86_32(firstBytes[i], 0);
-    Murmur3Keys(first, pointsPerNode, keys.get());
-  } else {
+  if (!m_hash->ChainSortKeys32(firstBytes, pointsPerNode, keys.get())) {
     full.resize(total);
-    if (dynamic_cast<Md5HashGenerator const*>(m_hash.get()) != nullptr) {
-      std::vector<std::array<std::uint8_t, 16>> first(nodes.size());
-      for (std::size_t i = 0; i < nodes.size(); ++i) first[i] = Md5Digest(firstBytes[i]);
-      detail::Md5ChainPositions(first, pointsPerNode, full.data());
-    } else {
-      for (std::size_t i = 0; i < nodes.size(); ++i) {
-        RingPosition p = m_hash->Hash(firstBytes[i]);
-        full[i * pointsPerNode] = p;
-        for (std::uint32_t v = 1; v < pointsPerNode; ++v) {
-          p = m_hash->Hash(m_hash->ChainBytes(p));
-          full[i * pointsPerNode + v] = p;
-        }
-      }
-    }
+    m_hash->ChainPositions(firstBytes, pointsPerNode, full.data());
     for (std::size_t k = 0; k < total; ++k) keys[k] = (static_cast<std::uint64_t>(full[k] >> 96) << 32) | k;
     constexpr RingPosition lowMask = (RingPosition{1} << 96) - 1;
     fullPrecision = std::any_of(full.begin(), full.end(), [&](RingPosition p) { return (p & lowMask) != 0; });

@@ -9,6 +9,22 @@
 
 namespace docshard {
 
+void IHashGenerator::ChainPositions(std::span<std::string const> first, std::uint32_t pointsPerNode,
+                                    RingPosition* positions) const {
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    RingPosition p = Hash(first[i]);
+    positions[i * pointsPerNode] = p;
+    for (std::uint32_t v = 1; v < pointsPerNode; ++v) {
+      p = Hash(ChainBytes(p));
+      positions[i * pointsPerNode + v] = p;
+    }
+  }
+}
+
+bool IHashGenerator::ChainSortKeys32(std::span<std::string const>, std::uint32_t, std::uint64_t*) const {
+  return false;
+}
+
 namespace {
 struct Registry {
   std::mutex Mutex;

@@ -4,10 +4,13 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "docshard/md5_hash_generator.hpp"
 
+#include "core/md5_chain.hpp"
+
 #include <openssl/md5.h>
 
 #include <bit>
 #include <cstring>
+#include <vector>
 
 namespace docshard {
 
@@ -43,6 +46,13 @@ std::string Md5HashGenerator::ChainBytes(RingPosition position) const {
     position >>= 8;
   }
   return bytes;
+}
+
+void Md5HashGenerator::ChainPositions(std::span<std::string const> first, std::uint32_t pointsPerNode,
+                                      RingPosition* positions) const {
+  std::vector<std::array<std::uint8_t, 16>> digests(first.size());
+  for (std::size_t i = 0; i < first.size(); ++i) digests[i] = Md5Digest(first[i]);
+  detail::Md5ChainPositions(digests, pointsPerNode, positions);
 }
 
 } // namespace docshard
