@@ -26,6 +26,8 @@
 //       for CPU per merged item. --max-concurrency 0 = the library default.
 //
 // COMMON: --endpoint URL [--endpoint URL2 ...] --ca PEM --key-file F [--key-file F2 ...]
+#include "bench_support.hpp"
+
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/hash_partition_resolver.hpp>
 #include <docshard/murmur3.hpp>
@@ -60,76 +62,18 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-struct Args {
-  std::multimap<std::string, std::string> values;
-  std::string Get(std::string const& k, std::string const& def = "") const {
-    auto it = values.find(k);
-    return it == values.end() ? def : it->second;
-  }
-  std::vector<std::string> All(std::string const& k) const {
-    std::vector<std::string> out;
-    auto range = values.equal_range(k);
-    for (auto it = range.first; it != range.second; ++it) out.push_back(it->second);
-    return out;
-  }
-  long Num(std::string const& k, long def) const {
-    auto v = Get(k);
-    return v.empty() ? def : std::stol(v);
-  }
-};
-
-std::string ReadFile(std::string const& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
-}
+using bench::Args;
+using bench::CpuSeconds;
+using bench::JsonArray;
+using bench::Loadavg;
+using bench::Median;
+using bench::ReadFile;
 
 std::shared_ptr<CosmosClient> Client(std::string const& endpoint, std::string const& keyFile, std::string const& ca) {
-  if (endpoint.rfind("https://127.0.0.1:", 0) != 0 && endpoint.rfind("https://localhost:", 0) != 0)
-    throw std::runtime_error("refusing a non-loopback endpoint: " + endpoint);
-  CosmosClientOptions o;
-  o.Endpoint = endpoint;
-  o.Key = ReadFile(keyFile);
-  o.CaFile = ca;
-  o.OperationTimeout = std::chrono::seconds(30);
-  o.AttemptTimeout = std::chrono::seconds(10);
+  auto o = bench::LocalServerOptions(endpoint, keyFile, ca, false);
   // One connection per stream of the largest fan-out: 32 streams on one server at most.
   o.MaxConnectionsPerHost = 32;
   return std::make_shared<CosmosClient>(o);
-}
-
-double CpuSeconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  auto n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-std::string JsonArray(std::vector<double> const& v, int precision = 3) {
-  std::string s = "[";
-  char buf[64];
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%s%.*f", i ? "," : "", precision, v[i]);
-    s += buf;
-  }
-  return s + "]";
-}
-
-std::string Loadavg() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
 }
 
 // ---- the data: everything follows from the document number g ----------------

@@ -77,39 +77,17 @@ command -v node >/dev/null || { echo "bench-client: node not found (scripts/setu
 [ -d "$root/tools/cosmos-server/node_modules/@azure/cosmos" ] || "$root/scripts/cosmos-server.sh" install
 
 # ---- build -------------------------------------------------------------------
-if ((!skip_build)); then
-  log "building Release tree in $build"
-  mkdir -p "$build"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDOCSHARD_BUILD_BENCH=ON \
-        -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >"$build/bench-client-configure.log" 2>&1 \
-    || { cat "$build/bench-client-configure.log" >&2; exit 1; }
-  cmake --build "$build" --target docshard_client_bench -j"${DOCSHARD_JOBS:-2}" >&2
-fi
+bench_name=bench-client
+# shellcheck source=scripts/bench-support.sh
+source "$root/scripts/bench-support.sh"
+if ((!skip_build)); then bench_build docshard_client_bench; fi
 bench=$build/bench/docshard_client_bench
 [ -x "$bench" ] || { echo "bench-client: $bench not built" >&2; exit 1; }
 
 # ---- servers -----------------------------------------------------------------
-srv=$root/scripts/cosmos-server.sh
-run_dir=${DOCSHARD_RUN_DIR:-$root/.run}
-ca=$run_dir/certs/ca.pem
-prefix=bench-client-$$
-started=()
-tmp=$(mktemp -d)
-cleanup() {
-  local n
-  for n in "${started[@]}"; do "$srv" stop --name "$n" >/dev/null 2>&1 || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_servers_begin
 gateway=(--gateway strict --partitions 4)
-start_server() {  # NAME [start options...] -> sets URL and KEYFILE
-  local name=$prefix-$1
-  shift
-  URL=$("${server_pin[@]}" "$srv" start --name "$name" "${gateway[@]}" "$@")
-  started+=("$name")
-  KEYFILE=$run_dir/servers/$name.key
-  [[ $URL =~ ^https://127\.0\.0\.1:[0-9]+$ ]] || { echo "bench-client: unexpected server URL '$URL'" >&2; exit 1; }
-}
+server_args=("${gateway[@]}")
 set_faults() {  # URL JSON
   curl -sf --max-time 5 --cacert "$ca" -X POST "$1/_docshard/faults" -d "$2" >/dev/null
 }

@@ -58,38 +58,15 @@ command -v node >/dev/null || { echo "bench-fanout: node not found (scripts/setu
 command -v curl >/dev/null || { echo "bench-fanout: curl not found" >&2; exit 1; }
 
 # ---- build -------------------------------------------------------------------
-if ((!skip_build)); then
-  log "building Release tree in $build"
-  mkdir -p "$build"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDOCSHARD_BUILD_BENCH=ON \
-        -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >"$build/bench-fanout-configure.log" 2>&1 \
-    || { cat "$build/bench-fanout-configure.log" >&2; exit 1; }
-  cmake --build "$build" --target docshard_fan_out_bench -j"${DOCSHARD_JOBS:-2}" >&2
-fi
+bench_name=bench-fanout
+# shellcheck source=scripts/bench-support.sh
+source "$root/scripts/bench-support.sh"
+if ((!skip_build)); then bench_build docshard_fan_out_bench; fi
 bench=$build/bench/docshard_fan_out_bench
 [ -x "$bench" ] || { echo "bench-fanout: $bench not built" >&2; exit 1; }
 
 # ---- servers -----------------------------------------------------------------
-srv=$root/scripts/cosmos-server.sh
-run_dir=${DOCSHARD_RUN_DIR:-$root/.run}
-ca=$run_dir/certs/ca.pem
-prefix=bench-fanout-$$
-started=()
-tmp=$(mktemp -d)
-cleanup() {
-  local n
-  for n in "${started[@]}"; do "$srv" stop --name "$n" >/dev/null 2>&1 || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-start_server() {  # NAME [start options...] -> sets URL and KEYFILE
-  local name=$prefix-$1
-  shift
-  URL=$("$srv" start --name "$name" "$@")
-  started+=("$name")
-  KEYFILE=$run_dir/servers/$name.key
-  [[ $URL =~ ^https://127\.0\.0\.1:[0-9]+$ ]] || { echo "bench-fanout: unexpected server URL '$URL'" >&2; exit 1; }
-}
+bench_servers_begin
 control() {  # URL [JSON]: GET or POST /_docshard/faults
   if (($# > 1)); then curl -sf --max-time 5 --cacert "$ca" -X POST "$1/_docshard/faults" -d "$2"
   else curl -sf --max-time 5 --cacert "$ca" "$1/_docshard/faults"; fi

@@ -48,13 +48,11 @@ if [ ! -f "$legacy/node_modules/documentdb/lib/hash/hashPartitionResolver.js" ];
 fi
 
 # ---- build -------------------------------------------------------------------
+bench_name=bench
+# shellcheck source=scripts/bench-support.sh
+source "$root/scripts/bench-support.sh"
 if ((!skip_build)); then
-  log "building Release tree in $build"
-  mkdir -p "$build"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDOCSHARD_BUILD_BENCH=ON \
-        -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >"$build/bench-configure.log" 2>&1 \
-    || { cat "$build/bench-configure.log" >&2; exit 1; }
-  cmake --build "$build" --target docshard_resolver_bench docshard_bench_keys -j"${DOCSHARD_JOBS:-2}" >&2
+  bench_build docshard_resolver_bench docshard_bench_keys
   # The CLI is another area's target; build it when it is there.
   if [ -f "$root/tools/docshard/CMakeLists.txt" ]; then
     cmake --build "$build" -j"${DOCSHARD_JOBS:-2}" >&2 || log "WARNING: building the docshard CLI failed; route comparison skipped"

@@ -118,6 +118,15 @@ private:
   static std::vector<std::pair<CollectionRef, PartitionKey>> Candidates(IPartitionResolver const& resolver,
                                                                         PartitionKey const& key);
   void Trace(RoutingTrace const& trace) const;
+  // A point operation on `key`: traces it as `operation`, then calls
+  // attempt(collection, key) -> CosmosResponse on each candidate of
+  // `routing` in order. The first that does not miss (NotFoundError)
+  // answers; with `everyCandidate` the others are still tried (delete). All
+  // missed: the last miss is rethrown; no candidate: NoTargetError.
+  template <typename Attempt>
+  RoutedResponse OnCandidates(char const* operation, std::string const& resolverName, Published const& snapshot,
+                              IPartitionResolver const& routing, PartitionKey const& key, bool everyCandidate,
+                              Attempt const& attempt);
   enum class WriteKind { Create, Upsert };
   RoutedResponse Write(WriteKind kind, std::string documentJson, OperationOptions const& options);
 

@@ -6,17 +6,16 @@
 // restored backup cannot route clients to an older scheme.
 #include "docshard/export.hpp"
 #include "docshard/partitioned_client.hpp"
+#include "docshard/periodic_worker.hpp"
 #include "docshard/scheme_store.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 namespace docshard {
 
@@ -55,17 +54,14 @@ public:
   bool PollNow();
 
 private:
-  void Run();
+  std::chrono::milliseconds Round();  // one poll of the worker thread
 
   std::shared_ptr<ISchemeStore const> m_store;
   std::shared_ptr<PartitionedClient> m_client;
   SchemeWatcherOptions m_options;
   std::mutex m_pollMutex;     // one poll at a time; guards m_lastETag
   std::string m_lastETag;     // skip parsing a version already seen
-  std::mutex m_stateMutex;
-  std::condition_variable m_wake;
-  bool m_stop = false;
-  std::thread m_thread;
+  PeriodicWorker m_worker;  // last: stopped before the members it uses go
 };
 
 } // namespace docshard

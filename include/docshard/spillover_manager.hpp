@@ -19,11 +19,11 @@
 #include "docshard/export.hpp"
 #include "docshard/partition_scheme.hpp"
 #include "docshard/partitioned_client.hpp"
+#include "docshard/periodic_worker.hpp"
 #include "docshard/scheme_store.hpp"
 #include "docshard/spillover_partition_resolver.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -34,7 +34,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 namespace docshard {
@@ -130,7 +129,7 @@ public:
   void SaveState(std::filesystem::path const& path) const;
 
 private:
-  void Run();
+  std::chrono::milliseconds Round();  // one check of the worker thread
   SpilloverCheck Check(bool measure);
   void SaveToStore(std::int64_t epoch);
   // Ids of `prefix` + M in the database with M above the newest, unsorted.
@@ -139,10 +138,7 @@ private:
   std::shared_ptr<PartitionedClient> m_client;
   SpilloverManagerOptions m_options;
   std::mutex m_checkMutex;  // one check at a time
-  std::mutex m_stateMutex;  // guards m_stop and the thread handle
-  std::condition_variable m_wake;
-  bool m_stop = false;
-  std::thread m_thread;
+  PeriodicWorker m_worker;  // last: stopped before the members it uses go
 };
 
 } // namespace docshard

@@ -221,25 +221,39 @@ std::vector<std::pair<CollectionRef, PartitionKey>> PartitionedClient::Candidate
   return out;
 }
 
-RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey const& key,
-                                               OperationOptions const& options) {
-  auto snapshot = Snapshot(options.Resolver);
-  auto candidates = Candidates(*snapshot.Resolver, key);
+template <typename Attempt>
+RoutedResponse PartitionedClient::OnCandidates(char const* operation, std::string const& resolverName,
+                                               Published const& snapshot, IPartitionResolver const& routing,
+                                               PartitionKey const& key, bool everyCandidate, Attempt const& attempt) {
+  auto candidates = Candidates(routing, key);
   if (m_tracing.load(std::memory_order_relaxed)) {
-    RoutingTrace t{"read", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
+    RoutingTrace t{operation, resolverName, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
     for (auto const& c : candidates) t.Collections.push_back(c.first.Text());
     Trace(t);
   }
+  std::optional<RoutedResponse> first;
   std::exception_ptr lastMiss;
   for (auto const& [c, k] : candidates) {
     try {
-      return {Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request), c};
+      auto response = attempt(c, k);
+      if (!first) first = RoutedResponse{std::move(response), c};
+      if (!everyCandidate) break;
     } catch (NotFoundError const&) {
       lastMiss = std::current_exception();  // try the next candidate
     }
   }
+  if (first) return std::move(*first);
   if (lastMiss) std::rethrow_exception(lastMiss);
   throw NoTargetError("no collection can hold key " + key.ToJson());
+}
+
+RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey const& key,
+                                               OperationOptions const& options) {
+  auto snapshot = Snapshot(options.Resolver);
+  return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false,
+                      [&](CollectionRef const& c, PartitionKey const& k) {
+                        return Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request);
+                      });
 }
 
 RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, PartitionKey const& key,
@@ -262,22 +276,11 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
   // During a transition a replace lands in next, like a create (docs/migration.md).
   if (auto const* transition = dynamic_cast<TransitionPartitionResolver const*>(snapshot.Resolver.get()))
     return detail::ReplaceInTransition(*this, *transition, doc, id, key, documentJson, options);
-  auto candidates = Candidates(*snapshot.Resolver, key);
-  if (m_tracing.load(std::memory_order_relaxed)) {
-    RoutingTrace t{"replace", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
-    for (auto const& c : candidates) t.Collections.push_back(c.first.Text());
-    Trace(t);
-  }
-  std::exception_ptr lastMiss;
-  for (auto const& [c, k] : candidates) {
-    try {
-      return {Account(c.Account()).ReplaceDocument(c.Link(), id, documentJson, HeaderValue(k), options.Request), c};
-    } catch (NotFoundError const&) {
-      lastMiss = std::current_exception();
-    }
-  }
-  if (lastMiss) std::rethrow_exception(lastMiss);
-  throw NoTargetError("no collection can hold key " + key.ToJson());
+  return OnCandidates("replace", options.Resolver, snapshot, *snapshot.Resolver, key, false,
+                      [&](CollectionRef const& c, PartitionKey const& k) {
+                        return Account(c.Account()).ReplaceDocument(c.Link(), id, documentJson, HeaderValue(k),
+                                                                    options.Request);
+                      });
 }
 
 RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionKey const& key,
@@ -287,29 +290,15 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
   // mode. A migrator copies into next before it deletes from current, so a
   // delete in this order cannot miss a copy made while it runs (docs/migration.md).
   auto const* transition = dynamic_cast<TransitionPartitionResolver const*>(snapshot.Resolver.get());
-  auto candidates =
-      transition ? Candidates(TransitionPartitionResolver(transition->Current(), transition->Next(),
-                                                          TransitionReadMode::ReadBoth),
-                              key)
-                 : Candidates(*snapshot.Resolver, key);
-  if (m_tracing.load(std::memory_order_relaxed)) {
-    RoutingTrace t{"delete", options.Resolver, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
-    for (auto const& c : candidates) t.Collections.push_back(c.first.Text());
-    Trace(t);
-  }
-  std::optional<RoutedResponse> first;
-  std::exception_ptr lastMiss;
-  for (auto const& [c, k] : candidates) {
-    try {
-      auto response = Account(c.Account()).DeleteDocument(c.Link(), id, HeaderValue(k), options.Request);
-      if (!first) first = RoutedResponse{std::move(response), c};
-    } catch (NotFoundError const&) {
-      lastMiss = std::current_exception();
-    }
-  }
-  if (first) return std::move(*first);
-  if (lastMiss) std::rethrow_exception(lastMiss);
-  throw NoTargetError("no collection can hold key " + key.ToJson());
+  auto const attempt = [&](CollectionRef const& c, PartitionKey const& k) {
+    return Account(c.Account()).DeleteDocument(c.Link(), id, HeaderValue(k), options.Request);
+  };
+  if (transition)
+    return OnCandidates("delete", options.Resolver, snapshot,
+                        TransitionPartitionResolver(transition->Current(), transition->Next(),
+                                                    TransitionReadMode::ReadBoth),
+                        key, true, attempt);
+  return OnCandidates("delete", options.Resolver, snapshot, *snapshot.Resolver, key, true, attempt);
 }
 
 FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const& options) {

@@ -1,4 +1,5 @@
 target_sources(docshard_objects PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/atomic_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collection_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/config_node.cpp
   ${CMAKE_CURRENT_LIST_DIR}/document_id.cpp
@@ -12,6 +13,7 @@ target_sources(docshard_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_path.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_resolver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_scheme.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/periodic_worker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/read_selector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_target.cpp

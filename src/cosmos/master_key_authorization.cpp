@@ -1,5 +1,7 @@
 #include <docshard/cosmos/master_key_authorization.hpp>
 
+#include "cosmos/percent_encoding.hpp"
+
 #include <cctype>
 
 namespace docshard {
@@ -16,17 +18,9 @@ std::string Lower(std::string_view s)
 
 std::string UrlEncode(std::string_view s)
 {
-  static constexpr char hex[] = "0123456789ABCDEF";
+  static constexpr detail::PercentKeepSet keep = detail::MakePercentKeepSet("");
   std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
+  detail::AppendPercentEncoded(out, s, keep);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "cosmos/resource_path.hpp"
 
+#include "cosmos/percent_encoding.hpp"
+
 #include <docshard/errors.hpp>
 
 #include <cctype>
@@ -43,20 +45,10 @@ std::string CheckCollectionLink(std::string_view link)
 
 std::string EncodePath(std::string_view path)
 {
-  static constexpr char hex[] = "0123456789ABCDEF";
+  // RFC 3986 pchar and '/', minus the characters Node's URL parser treats specially.
+  static constexpr PercentKeepSet keep = MakePercentKeepSet("/!$&'()*+,;=:@");
   std::string out = "/";
-  for (unsigned char c : path) {
-    // RFC 3986 pchar, minus the characters Node's URL parser treats specially.
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/' || c == '!' || c == '$'
-        || c == '&' || c == '\'' || c == '(' || c == ')' || c == '*' || c == '+' || c == ',' || c == ';'
-        || c == '=' || c == ':' || c == '@') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
+  AppendPercentEncoded(out, path, keep);
   return out;
 }
 

@@ -10,6 +10,7 @@ target_sources(docshard_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/master_key_authorization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_range_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_value.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/percent_encoding.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_page.cpp
   ${CMAKE_CURRENT_LIST_DIR}/range_stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/request_failed_error.cpp

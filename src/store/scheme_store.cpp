@@ -1,5 +1,6 @@
 #include "docshard/scheme_store.hpp"
 
+#include "docshard/atomic_file.hpp"
 #include "docshard/md5_hash_generator.hpp"
 
 #include <rapidjson/document.h>
@@ -54,18 +55,6 @@ std::optional<std::string> ReadFile(std::filesystem::path const& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-void WriteFileAtomically(std::filesystem::path const& path, std::string const& text) {
-  auto tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw InvalidArgumentError("cannot write " + tmp.string());
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 // An exclusive advisory lock on `<path>.lock` for one compare-and-replace.

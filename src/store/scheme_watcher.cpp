@@ -14,33 +14,18 @@ SchemeWatcher::SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::sha
 SchemeWatcher::~SchemeWatcher() { Stop(); }
 
 void SchemeWatcher::Start() {
-  std::lock_guard lock(m_stateMutex);
-  if (m_thread.joinable()) return;
-  m_stop = false;
-  m_thread = std::thread([this] { Run(); });
+  m_worker.Start([this] { return Round(); });
 }
 
-void SchemeWatcher::Stop() {
-  std::thread thread;
-  {
-    std::lock_guard lock(m_stateMutex);
-    m_stop = true;
-    thread = std::move(m_thread);
-  }
-  m_wake.notify_all();
-  if (thread.joinable()) thread.join();
-}
+void SchemeWatcher::Stop() { m_worker.Stop(); }
 
-void SchemeWatcher::Run() {
-  for (;;) {
-    try {
-      (void)PollNow();
-    } catch (...) {
-      if (m_options.OnError) m_options.OnError(std::current_exception());
-    }
-    std::unique_lock lock(m_stateMutex);
-    if (m_wake.wait_for(lock, m_options.Interval, [this] { return m_stop; })) return;
+std::chrono::milliseconds SchemeWatcher::Round() {
+  try {
+    (void)PollNow();
+  } catch (...) {
+    if (m_options.OnError) m_options.OnError(std::current_exception());
   }
+  return m_options.Interval;
 }
 
 bool SchemeWatcher::PollNow() {

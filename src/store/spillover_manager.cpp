@@ -1,5 +1,6 @@
 #include "docshard/spillover_manager.hpp"
 
+#include "docshard/atomic_file.hpp"
 #include "docshard/cosmos/cosmos_requests.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
@@ -20,17 +21,6 @@ std::shared_ptr<SpilloverPartitionResolver const> AsSpillover(ResolverPtr const&
   return s;
 }
 
-void WriteFileAtomically(std::filesystem::path const& path, std::string const& text) {
-  auto tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw InvalidArgumentError("cannot write " + tmp.string());
-  }
-  std::filesystem::rename(tmp, path);  // readers see the old or the new file, never half of one
-}
 } // namespace
 
 std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::string_view header) {
@@ -61,42 +51,26 @@ SpilloverManager::SpilloverManager(std::shared_ptr<PartitionedClient> client, Sp
 SpilloverManager::~SpilloverManager() { Stop(); }
 
 void SpilloverManager::Start() {
-  std::lock_guard lock(m_stateMutex);
-  if (m_thread.joinable()) return;
-  m_stop = false;
-  m_thread = std::thread([this] { Run(); });
+  m_worker.Start([this] { return Round(); });
 }
 
-void SpilloverManager::Stop() {
-  std::thread thread;
-  {
-    std::lock_guard lock(m_stateMutex);
-    m_stop = true;
-    thread = std::move(m_thread);
+void SpilloverManager::Stop() { m_worker.Stop(); }
+
+std::chrono::milliseconds SpilloverManager::Round() {
+  std::chrono::milliseconds interval{1000};
+  try {
+    auto result = CheckNow();
+    if (m_options.OnCheck) m_options.OnCheck(result);
+  } catch (...) {
+    if (m_options.OnError) m_options.OnError(std::current_exception());
   }
-  m_wake.notify_all();
-  if (thread.joinable()) thread.join();
-}
-
-void SpilloverManager::Run() {
-  for (;;) {
-    std::chrono::milliseconds interval{1000};
-    try {
-      auto result = CheckNow();
-      if (m_options.OnCheck) m_options.OnCheck(result);
-    } catch (...) {
-      if (m_options.OnError) m_options.OnError(std::current_exception());
-    }
-    try {
-      auto r = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(m_client->GetResolver(m_options.Resolver));
-      interval = m_options.CheckInterval.value_or(r ? r->Settings().CheckInterval : interval);
-    } catch (...) {
-    }
-    std::unique_lock lock(m_stateMutex);
-    if (m_wake.wait_for(lock, interval, [this] { return m_stop; })) return;
+  try {
+    auto r = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(m_client->GetResolver(m_options.Resolver));
+    interval = m_options.CheckInterval.value_or(r ? r->Settings().CheckInterval : interval);
+  } catch (...) {
   }
+  return interval;
 }
-
 
 CollectionFill SpilloverManager::MeasureFill(SpilloverPartitionResolver const& resolver,
                                              CollectionRef const& collection) const {

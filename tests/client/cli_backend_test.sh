@@ -1,24 +1,9 @@
 #!/usr/bin/env bash
 # docshard init/put/get/delete/query against the fixture's two servers.
 # Expected answers are computed here from the documents written.
-set -uo pipefail
-cli=${DOCSHARD_CLI:?DOCSHARD_CLI is not set}
-run=${DOCSHARD_RUN_DIR:-$DOCSHARD_SOURCE_DIR/.run}
-prefix=${DOCSHARD_TEST_PREFIX:?}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-check() { if [ "$1" = "$2" ]; then passes=$((passes+1)); else echo "FAIL: $3: expected [$2] got [$1]"; fails=$((fails+1)); fi; }
-
-# Each docshard command is a new process, hence a new session without the writer's
-# session tokens: it reads another process's writes once every replica has them, at most
-# the servers' replica lag (tests/servers.conf) after the write.
-lag_ms=0
-for role in a b; do
-  ms=$(curl -sf --cacert "$run/certs/ca.pem" "$(cat "$run/servers/$prefix-$role.url")/_docshard/state" |
-       sed -n 's/.*"replicaLagMs":\([0-9]*\).*/\1/p')
-  [ "${ms:-0}" -gt "$lag_ms" ] && lag_ms=$ms
-done
-settle() { sleep "$(awk -v ms="$lag_ms" 'BEGIN { printf "%.3f", (ms > 0 ? (ms + 50) / 1000 : 0) }')"; }
+# shellcheck source=tests/support/cli_test_preamble.sh
+source "$(cd "$(dirname "$0")" && pwd)/../support/cli_test_preamble.sh"
+measure_lag a b
 
 db=cli$$
 cat >"$tmp/scheme.json" <<JSON

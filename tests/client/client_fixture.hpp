@@ -52,6 +52,18 @@ struct ClientFixture {
   }
 };
 
+// A murmur3 hash resolver on /userId (64 points per collection) over six
+// collections of the fixture's database, <prefix>0-2 on the default account
+// and <prefix>3-5 on account b.
+inline std::string SixCollectionHashScheme(std::string const& prefix) {
+  std::string collections;
+  for (int i = 0; i < 6; ++i)
+    collections += std::string(i ? ", " : "") + "\"" + (i >= 3 ? "b:" : "") + "dbs/{DB}/colls/" + prefix +
+                   std::to_string(i) + "\"";
+  return R"({"type": "hash", "partitionKey": "/userId", "hash": "murmur3", "virtualNodesPerCollection": 64,
+    "collections": [)" + collections + "]}";
+}
+
 inline std::string DocJson(std::string const& id, std::string const& user, long n, int grp) {
   return "{\"id\":\"" + id + "\",\"userId\":\"" + user + "\",\"n\":" + std::to_string(n) +
          ",\"grp\":" + std::to_string(grp) + "}";

@@ -5,6 +5,7 @@
 // split between pages. Every expected answer is computed here from the
 // documents written, with this file's own ordering and aggregation.
 #include "client_fixture.hpp"
+#include "cosmos_order_oracle.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -28,33 +29,10 @@ std::string const Scheme = R"({"type": "hash", "partitionKey": "/userId",
                     "b:dbs/{DB}/colls/k3", "b:dbs/{DB}/colls/k4", "b:dbs/{DB}/colls/k5"]})";
 int const Count = 3000;
 
-std::string Text(rapidjson::Value const& v) {
-  rapidjson::StringBuffer b;
-  rapidjson::Writer<rapidjson::StringBuffer> w(b);
-  v.Accept(w);
-  return std::string(b.GetString(), b.GetSize());
-}
+using test::JsonText;
+std::string Text(rapidjson::Value const& v) { return JsonText(v); }
+int Cmp(rapidjson::Value const* a, rapidjson::Value const* b) { return test::CosmosCompare(a, b); }
 
-// This file's Cosmos order: undefined < null < false < true < numbers < strings.
-int Rank(rapidjson::Value const* v) {
-  if (!v) return 0;
-  if (v->IsNull()) return 1;
-  if (v->IsFalse()) return 2;
-  if (v->IsTrue()) return 3;
-  if (v->IsNumber()) return 4;
-  if (v->IsString()) return 5;
-  return 6;
-}
-int Cmp(rapidjson::Value const* a, rapidjson::Value const* b) {
-  int ra = Rank(a), rb = Rank(b);
-  if (ra != rb) return ra < rb ? -1 : 1;
-  if (ra == 4) return a->GetDouble() < b->GetDouble() ? -1 : a->GetDouble() > b->GetDouble() ? 1 : 0;
-  if (ra == 5) {
-    std::string x = a->GetString(), y = b->GetString();  // ASCII here
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  return 0;
-}
 // Equality for DISTINCT and GROUP BY: numbers by value, others by text.
 std::string Key(rapidjson::Value const* v) {
   if (!v) return "undefined";

@@ -2,22 +2,11 @@
 # Interop with the official Node SDK (@azure/cosmos 4.9.3): documents written
 # by docshard are read back by the SDK, and documents the SDK writes are read
 # back by docshard, through the same partitioned collections.
-set -uo pipefail
-cli=${DOCSHARD_CLI:?DOCSHARD_CLI is not set}
 here=$(cd "$(dirname "$0")" && pwd)
-run=${DOCSHARD_RUN_DIR:-$DOCSHARD_SOURCE_DIR/.run}
-prefix=${DOCSHARD_TEST_PREFIX:?}
-url=$(cat "$run/servers/$prefix-a.url")
-ca=$run/certs/ca.pem
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-check() { if [ "$1" = "$2" ]; then passes=$((passes+1)); else echo "FAIL: $3: expected [$2] got [$1]"; fails=$((fails+1)); fi; }
-
-# docshard's commands and the SDK's runs are separate processes, hence separate sessions:
-# one reads another's writes once every replica has them, at most the server's replica
-# lag (tests/servers.conf) after the write.
-lag_ms=$(curl -sf --cacert "$ca" "$url/_docshard/state" | sed -n 's/.*"replicaLagMs":\([0-9]*\).*/\1/p')
-settle() { sleep "$(awk -v ms="${lag_ms:-0}" 'BEGIN { printf "%.3f", (ms > 0 ? (ms + 50) / 1000 : 0) }')"; }
+# shellcheck source=tests/support/cli_test_preamble.sh
+source "$here/../support/cli_test_preamble.sh"
+url=$(server_url a)
+measure_lag a
 
 db=interop$$
 cat >"$tmp/scheme.json" <<JSON

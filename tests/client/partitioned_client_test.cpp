@@ -14,10 +14,7 @@ using namespace docshard;
 using namespace docshard::test;
 
 namespace {
-std::string const HashScheme = R"({
-    "type": "hash", "partitionKey": "/userId", "hash": "murmur3", "virtualNodesPerCollection": 64,
-    "collections": ["dbs/{DB}/colls/h0", "dbs/{DB}/colls/h1", "dbs/{DB}/colls/h2",
-                    "b:dbs/{DB}/colls/h3", "b:dbs/{DB}/colls/h4", "b:dbs/{DB}/colls/h5"]})";
+std::string const HashScheme = SixCollectionHashScheme("h");
 
 // id -> collection text, read back from every collection directly.
 std::map<std::string, std::vector<std::string>> ActualPlacement(PartitionedClient& client) {

@@ -4,15 +4,11 @@
 # x 3 collections (4 ranges each, strict gateway) and into one collection of
 # the same server; every query through `docshard query` over the scheme must
 # equal what @azure/cosmos 4.9.3 returns on the one collection.
-set -uo pipefail
-cli=${DOCSHARD_CLI:?DOCSHARD_CLI is not set}
 here=$(cd "$(dirname "$0")" && pwd)
-run=${DOCSHARD_RUN_DIR:-$DOCSHARD_SOURCE_DIR/.run}
-prefix=${DOCSHARD_TEST_PREFIX:?}
-url_a=$(cat "$run/servers/$prefix-a.url")
-url_b=$(cat "$run/servers/$prefix-b.url")
-ca=$run/certs/ca.pem
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/support/cli_test_preamble.sh
+source "$here/../support/cli_test_preamble.sh"
+url_a=$(server_url a)
+url_b=$(server_url b)
 db=cmp$$
 
 cat >"$tmp/scheme.json" <<JSON
@@ -43,8 +39,8 @@ done >"$tmp/docs.jsonl"
 "$cli" put --config "$tmp/one.json" <"$tmp/docs.jsonl" >/dev/null || { echo "FAIL: put one"; exit 1; }
 # The queries below are other processes (other sessions): they see every write once the
 # servers' replica lag (tests/servers.conf, /_docshard/state) has passed since the last.
-lag_ms=$(curl -sf --cacert "$ca" "$url_a/_docshard/state" | sed -n 's/.*"replicaLagMs":\([0-9]*\).*/\1/p')
-sleep "$(awk -v ms="${lag_ms:-0}" 'BEGIN { printf "%.3f", (ms > 0 ? (ms + 50) / 1000 : 0) }')"
+measure_lag a
+settle
 
 # Queries the SDK itself answers right (it cannot merge ORDER BY over mixed
 # types, MAX with null, falsy DISTINCT values, or SUM over non-numbers).

@@ -22,10 +22,7 @@ using namespace docshard;
 using namespace docshard::test;
 
 namespace {
-std::string const Scheme = R"({
-    "type": "hash", "partitionKey": "/userId", "hash": "murmur3", "virtualNodesPerCollection": 64,
-    "collections": ["dbs/{DB}/colls/s0", "dbs/{DB}/colls/s1", "dbs/{DB}/colls/s2",
-                    "b:dbs/{DB}/colls/s3", "b:dbs/{DB}/colls/s4", "b:dbs/{DB}/colls/s5"]})";
+std::string const Scheme = SixCollectionHashScheme("s");
 
 struct PairCounts {
   int Pairs = 0;

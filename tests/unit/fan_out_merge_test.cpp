@@ -13,6 +13,8 @@
 #include <docshard/errors.hpp>
 #include <docshard/query_plan.hpp>
 
+#include "cosmos_order_oracle.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <rapidjson/stringbuffer.h>
@@ -31,12 +33,7 @@ using namespace docshard::detail;
 
 namespace {
 
-std::string Text(rapidjson::Value const& v) {
-  rapidjson::StringBuffer b;
-  rapidjson::Writer<rapidjson::StringBuffer> w(b);
-  v.Accept(w);
-  return std::string(b.GetString(), b.GetSize());
-}
+std::string Text(rapidjson::Value const& v) { return test::JsonText(v); }
 
 rapidjson::Document Parse(std::string const& json) {
   rapidjson::Document d;
@@ -45,29 +42,8 @@ rapidjson::Document Parse(std::string const& json) {
   return d;
 }
 
-// --- this test's own Cosmos order (independent of cosmos_value.cpp) ----------
-// A value is either missing (nullopt), or JSON text of a scalar.
-int TypeOf(rapidjson::Value const* v) {
-  if (!v) return 0;
-  if (v->IsNull()) return 1;
-  if (v->IsFalse()) return 2;
-  if (v->IsTrue()) return 3;
-  if (v->IsNumber()) return 4;
-  if (v->IsString()) return 5;
-  if (v->IsArray()) return 6;
-  return 7;
-}
-int Order(rapidjson::Value const* a, rapidjson::Value const* b) {
-  int ta = TypeOf(a), tb = TypeOf(b);
-  if (ta != tb) return ta < tb ? -1 : 1;
-  if (ta == 4) return a->GetDouble() < b->GetDouble() ? -1 : a->GetDouble() > b->GetDouble() ? 1 : 0;
-  if (ta == 5) {
-    // The strings of these tests are ASCII, where byte order is UTF-16 order.
-    std::string x = a->GetString(), y = b->GetString();
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  return 0;
-}
+// This test's own Cosmos order (tests/support, independent of cosmos_value.cpp).
+int Order(rapidjson::Value const* a, rapidjson::Value const* b) { return test::CosmosCompare(a, b); }
 
 // --- documents ------------------------------------------------------------
 struct Doc {

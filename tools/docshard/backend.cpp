@@ -1,10 +1,16 @@
 #include "backend.hpp"
 
 #include "arguments.hpp"
+#include "command.hpp"
+#include "json_text.hpp"
 #include "scheme_file.hpp"
+
+#include <docshard/cosmos/request_failed_error.hpp>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <cstdio>
 
 namespace docshard::cli {
 
@@ -37,6 +43,17 @@ PointOperation ParsePointOperation(std::span<char const* const> args) {
   auto id = a.Required("id");
   auto key = KeyArgument(a.Value("key"), a.Value("key-json"), true);
   return {std::move(id), std::move(*key), OpenBackend(a.Required("config"))};
+}
+
+int RunPointOperation(std::span<char const* const> args, std::function<void(PointOperation&)> const& operation) {
+  auto op = ParsePointOperation(args);
+  try {
+    operation(op);
+    return ExitOk;
+  } catch (NotFoundError const&) {
+    std::fprintf(stderr, "not found: id %s with key %s\n", JsonString(op.Id).c_str(), op.Key.ToJson().c_str());
+    return ExitFailed;
+  }
 }
 
 std::string CompactJson(rapidjson::Value const& value) {

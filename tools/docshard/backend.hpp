@@ -4,6 +4,7 @@
 // arguments, and JSON result lines.
 #include <docshard/partitioned_client.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -31,6 +32,10 @@ struct PointOperation {
   Backend Target;
 };
 PointOperation ParsePointOperation(std::span<char const* const> args);
+// Parses those arguments and runs `operation`: ExitOk, or ExitFailed with
+// "not found: id <id> with key <key>" on stderr when the document does not
+// exist. Other errors propagate.
+int RunPointOperation(std::span<char const* const> args, std::function<void(PointOperation&)> const& operation);
 
 // A value as compact JSON text.
 std::string CompactJson(rapidjson::Value const& value);

@@ -4,27 +4,17 @@
 #include "command.hpp"
 #include "json_text.hpp"
 
-#include <docshard/cosmos/request_failed_error.hpp>
-
 #include <cstdio>
 
 namespace docshard::cli {
 
 namespace {
 int Run(std::span<char const* const> args) {
-  auto op = ParsePointOperation(args);
-  auto const& id = op.Id;
-  auto const* key = &op.Key;
-  auto& backend = op.Target;
-  try {
-    auto r = backend.Client->DeleteDocument(id, *key);
-    std::printf("{\"id\":%s,\"collection\":%s,\"status\":%u}\n", JsonString(id).c_str(),
+  return RunPointOperation(args, [](PointOperation& op) {
+    auto r = op.Target.Client->DeleteDocument(op.Id, op.Key);
+    std::printf("{\"id\":%s,\"collection\":%s,\"status\":%u}\n", JsonString(op.Id).c_str(),
                 JsonString(r.Collection.Text()).c_str(), r.Response.Status());
-    return ExitOk;
-  } catch (NotFoundError const&) {
-    std::fprintf(stderr, "not found: id %s with key %s\n", JsonString(id).c_str(), key->ToJson().c_str());
-    return ExitFailed;
-  }
+  });
 }
 } // namespace
 

@@ -2,9 +2,6 @@
 #include "arguments.hpp"
 #include "backend.hpp"
 #include "command.hpp"
-#include "json_text.hpp"
-
-#include <docshard/cosmos/request_failed_error.hpp>
 
 #include <cstdio>
 
@@ -12,18 +9,10 @@ namespace docshard::cli {
 
 namespace {
 int Run(std::span<char const* const> args) {
-  auto op = ParsePointOperation(args);
-  auto const& id = op.Id;
-  auto const* key = &op.Key;
-  auto& backend = op.Target;
-  try {
-    auto r = backend.Client->ReadDocument(id, *key);
+  return RunPointOperation(args, [](PointOperation& op) {
+    auto r = op.Target.Client->ReadDocument(op.Id, op.Key);
     std::printf("%s\n", r.Response.Body().c_str());
-    return ExitOk;
-  } catch (NotFoundError const&) {
-    std::fprintf(stderr, "not found: id %s with key %s\n", JsonString(id).c_str(), key->ToJson().c_str());
-    return ExitFailed;
-  }
+  });
 }
 } // namespace
 

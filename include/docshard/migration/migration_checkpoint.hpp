@@ -12,6 +12,7 @@
 // range by range) still loads: its unfinished sources are scanned again from
 // the start, which is safe (moved documents are no longer there; the ones left
 // in place are skipped again and counted once).
+#include "docshard/atomic_file.hpp"  // WriteFileAtomically, which checkpoints are saved with
 #include "docshard/export.hpp"
 #include <docshard/cosmos/range_stream.hpp>
 
@@ -58,7 +59,5 @@ struct DOCSHARD_API MigrationCheckpoint {
 // SHA-256 (hex) of a resolver's stable JSON: identifies a scheme's routing.
 DOCSHARD_API std::string SchemeHash(IPartitionResolver const& resolver);
 
-// Writes `text` to `path` atomically (temp + fsync + rename + directory fsync).
-DOCSHARD_API void WriteFileAtomically(std::filesystem::path const& path, std::string const& text);
 
 } // namespace docshard
