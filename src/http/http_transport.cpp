@@ -3,6 +3,7 @@
 // connections and TLS set-up have files of their own.
 #include <docshard/http/http_transport.hpp>
 
+#include "http/exchange_override.hpp"
 #include "http/io_shard.hpp"
 #include "http/send_operation.hpp"
 #include "http/tls_context.hpp"
@@ -84,6 +85,8 @@ public:
   detail::TlsContext const m_tls;
   std::vector<std::unique_ptr<IoShard>> m_shards;
   mutable std::atomic<std::size_t> m_nextShard{0};
+  // Unit tests only (exchange_override.hpp): answers requests instead of the network.
+  std::shared_ptr<detail::IExchange> const m_exchange = detail::CurrentExchangeOverride();
 };
 
 HttpTransport::Impl::Impl(HttpTransportOptions options) : m_options(Validated(std::move(options))), m_tls(m_options.CaFile)
@@ -163,6 +166,10 @@ HttpTransport::~HttpTransport() = default;
 void HttpTransport::StartSend(HttpRequest request, Deadline deadline, SendHandler handler)
 {
   auto& shard = m_impl->ShardForNewOperation();
+  if (m_impl->m_exchange) [[unlikely]] {
+    detail::StartOverriddenSend(shard, m_impl->m_exchange, std::move(request), std::move(handler));
+    return;
+  }
   detail::StartSendOperation(shard, m_impl->CurrentShard() == &shard, std::move(request), deadline,
                              std::move(handler));
 }

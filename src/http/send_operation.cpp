@@ -491,4 +491,23 @@ void StartSendOperation(IoShard& shard, bool onShardThread, HttpRequest request,
   asio::post(shard.Ioc, [op = std::move(op)]() mutable { SendOp::Start(std::move(op)); });
 }
 
+void StartOverriddenSend(IoShard& shard, std::shared_ptr<IExchange> exchange, HttpRequest request,
+                         HttpTransport::SendHandler handler)
+{
+  asio::any_completion_executor work = asio::prefer(asio::get_associated_executor(handler, shard.Ioc.get_executor()),
+                                                    asio::execution::outstanding_work.tracked);
+  asio::post(shard.Ioc, [exchange = std::move(exchange), request = std::move(request), handler = std::move(handler),
+                         work = std::move(work)]() mutable {
+    std::exception_ptr failure;
+    HttpResponse response;
+    try {
+      ValidateRequest(request);
+      response = exchange->Exchange(request);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    asio::dispatch(work, asio::append(std::move(handler), std::move(failure), std::move(response)));
+  });
+}
+
 } // namespace docshard::http::detail

@@ -7,6 +7,7 @@
 // associated executor, with the response or the error (the errors and the
 // one-time stale-connection retry are those described in http_transport.hpp).
 // The handler's cancellation slot cancels it (terminal cancellation only).
+#include "http/exchange_override.hpp"
 #include "http/io_shard.hpp"
 
 #include <docshard/http/http_request.hpp>
@@ -19,5 +20,10 @@ namespace docshard::http::detail {
 // counts it as outstanding work from this call on.
 void StartSendOperation(IoShard& shard, bool onShardThread, HttpRequest request, Deadline deadline,
                         HttpTransport::SendHandler handler);
+
+// The request answered by `exchange` (exchange_override.hpp) on the shard's
+// thread instead of the network; completes `handler` as StartSendOperation does.
+void StartOverriddenSend(IoShard& shard, std::shared_ptr<IExchange> exchange, HttpRequest request,
+                         HttpTransport::SendHandler handler);
 
 } // namespace docshard::http::detail

@@ -5,6 +5,7 @@ target_sources(docshard_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/connection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/connection_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/endpoint.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/exchange_override.cpp
   ${CMAKE_CURRENT_LIST_DIR}/http_date.cpp
   ${CMAKE_CURRENT_LIST_DIR}/http_headers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/http_transport.cpp

@@ -1,0 +1,272 @@
+// The client's retry and routing logic against a scripted fake gateway
+// (tests/support/fake_gateway.hpp): no server, no socket. Each test scripts
+// the gateway's answers and checks which requests the client sent, in which
+// order, and what it returned or threw. Expected collections are computed
+// here (the naive ring of ring_oracle.hpp; lookup entries read off the config
+// text), never by asking the code under test.
+#include "fake_gateway.hpp"
+#include "ring_oracle.hpp"
+
+#include <catch2/catch.hpp>
+#include <docshard/cosmos/cosmos_client.hpp>
+#include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/http/transport_errors.hpp>
+#include <docshard/partition_scheme.hpp>
+#include <docshard/partitioned_client.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace docshard;
+using docshard::test::FakeGateway;
+using docshard::test::Respond;
+using docshard::test::SeenRequest;
+using Lines = std::vector<std::string>;
+
+namespace {
+
+constexpr char const* Coll = "dbs/d/colls/c";
+
+CosmosClientOptions Options(std::string endpoint = "https://gw-a.test:443") {
+  CosmosClientOptions o;
+  o.Endpoint = std::move(endpoint);
+  o.Key = "a2V5";
+  // Short waits: the tests check which requests are retried, not how long
+  // the backoff is.
+  o.Retry.BaseDelay = std::chrono::milliseconds(1);
+  o.Retry.MaxDelay = std::chrono::milliseconds(2);
+  o.Retry.MaxTransientRetries = 3;
+  return o;
+}
+
+// A client whose transport answers through `gateway`.
+std::shared_ptr<CosmosClient> FakeClient(std::shared_ptr<FakeGateway> const& gateway,
+                                         CosmosClientOptions options = Options()) {
+  auto guard = test::InstallOnThisThread(gateway);
+  return std::make_shared<CosmosClient>(std::move(options));
+}
+
+// Answers the n-th call (0-based) with answers[min(n, last)].
+FakeGateway::Answer Sequence(std::vector<FakeGateway::Answer> answers) {
+  auto calls = std::make_shared<std::atomic<std::size_t>>(0);
+  return [answers = std::move(answers), calls](SeenRequest const& r) {
+    auto const n = calls->fetch_add(1);
+    return answers[std::min(n, answers.size() - 1)](r);
+  };
+}
+
+FakeGateway::Answer Status(unsigned status, std::initializer_list<std::pair<std::string, std::string>> headers = {}) {
+  std::vector<std::pair<std::string, std::string>> copy(headers);
+  return [status, copy](SeenRequest const&) {
+    auto r = Respond(status, status < 300 ? R"({"id":"x"})" : R"({"code":"x","message":"scripted"})");
+    for (auto const& h : copy) r.Headers.Set(h.first, h.second);
+    return r;
+  };
+}
+
+FakeGateway::Answer Throw(bool requestSent) {
+  return [requestSent](SeenRequest const&) -> http::HttpResponse {
+    throw TimeoutError("scripted timeout", requestSent);
+  };
+}
+
+std::string const DocPath = std::string("/") + Coll + "/docs/x";
+
+} // namespace
+
+// ---- retries ----------------------------------------------------------------
+
+TEST_CASE("a 429 is retried after its x-ms-retry-after-ms until it succeeds", "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", DocPath, Sequence({Status(429, {{"x-ms-retry-after-ms", "30"}}), Status(429, {{"x-ms-retry-after-ms", "30"}}),
+                                        Status(200)}));
+  auto client = FakeClient(gateway);
+  auto const start = std::chrono::steady_clock::now();
+  auto const response = client->ReadDocument(Coll, "x", PartitionKeyValue("k"));
+  auto const waited = std::chrono::steady_clock::now() - start;
+  CHECK(response.Status() == 200);
+  CHECK(response.Retries() == 2);
+  CHECK(gateway->Requests().size() == 3);
+  // Two waits of the 30 ms the service asked for (a lower bound only: the
+  // machine may be slow, never faster than the waits).
+  CHECK(waited >= std::chrono::milliseconds(60));
+}
+
+TEST_CASE("a 429 past MaxThrottleRetries is a ThrottledError after 1 + MaxThrottleRetries requests", "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", DocPath, Status(429, {{"x-ms-retry-after-ms", "1"}}));
+  auto options = Options();
+  options.Retry.MaxThrottleRetries = 2;
+  auto client = FakeClient(gateway, options);
+  CHECK_THROWS_AS(client->ReadDocument(Coll, "x", PartitionKeyValue("k")), ThrottledError);
+  CHECK(gateway->Requests().size() == 3);
+}
+
+TEST_CASE("a 503 is retried up to MaxTransientRetries; a 404 is not retried", "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", std::string("/") + Coll + "/docs/flaky", Sequence({Status(503), Status(200)}));
+  gateway->On("GET", std::string("/") + Coll + "/docs/down", Status(503));
+  gateway->On("GET", std::string("/") + Coll + "/docs/missing", Status(404));
+  auto client = FakeClient(gateway);
+
+  auto const ok = client->ReadDocument(Coll, "flaky", PartitionKeyValue("k"));
+  CHECK(ok.Status() == 200);
+  CHECK(ok.Retries() == 1);
+  CHECK(gateway->Requests().size() == 2);
+
+  CHECK_THROWS_AS(client->ReadDocument(Coll, "down", PartitionKeyValue("k")), ServiceUnavailableError);
+  CHECK(gateway->Requests().size() == 2 + 1 + 3);  // first try and MaxTransientRetries = 3
+
+  CHECK_THROWS_AS(client->ReadDocument(Coll, "missing", PartitionKeyValue("k")), NotFoundError);
+  CHECK(gateway->Requests().size() == 6 + 1);
+}
+
+TEST_CASE("a timeout is retried unless a non-idempotent request may have been executed", "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  // A read that timed out after it was sent: idempotent, so retried.
+  gateway->On("GET", DocPath, Sequence({Throw(true), Status(200)}));
+  // A create that timed out after it was sent: its fate is unknown, not retried.
+  gateway->On("POST", std::string("/") + Coll + "/docs", Throw(true));
+  auto client = FakeClient(gateway);
+
+  CHECK(client->ReadDocument(Coll, "x", PartitionKeyValue("k")).Status() == 200);
+  CHECK(gateway->Requests().size() == 2);
+
+  CHECK_THROWS_AS(client->CreateDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k")),
+                  TimeoutError);
+  CHECK(gateway->Requests().size() == 3);
+}
+
+TEST_CASE("a create that timed out before it was sent is retried", "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("POST", std::string("/") + Coll + "/docs", Sequence({Throw(false), Status(201)}));
+  auto client = FakeClient(gateway);
+  CHECK(client->CreateDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k")).Status() == 201);
+  CHECK(gateway->Requests().size() == 2);
+}
+
+// ---- routing ----------------------------------------------------------------
+
+TEST_CASE("point operations go to the collection the ring assigns, with the key's header", "[fake][routing]") {
+  std::vector<std::string> const links = {"dbs/app/colls/c0", "dbs/app/colls/c1", "dbs/app/colls/c2",
+                                          "dbs/app/colls/c3"};
+  auto const scheme = PartitionScheme::Load(R"({"docshard": 1, "resolver": {"type": "hash", "partitionKey": "/k",
+      "hash": "murmur3", "virtualNodesPerCollection": 16,
+      "collections": ["dbs/app/colls/c0", "dbs/app/colls/c1", "dbs/app/colls/c2", "dbs/app/colls/c3"]}})");
+  auto const points = oracle::BuildPoints(oracle::Murmur3(), links, 16);
+
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("POST", "/dbs/app/colls/", Status(201));
+  gateway->On("GET", "/dbs/app/colls/", Status(200));
+  auto client = std::make_shared<PartitionedClient>(
+      std::map<std::string, std::shared_ptr<CosmosClient>>{{"default", FakeClient(gateway)}});
+  client->SetResolver("", scheme.Resolver());
+
+  std::vector<std::string> keys;
+  for (int i = 0; i < 40; ++i) keys.push_back("user-" + std::to_string(i * 7919));
+  Lines expected;
+  for (auto const& key : keys) {
+    auto const& link = links[oracle::PredecessorOwner(points, oracle::MurmurPos(key))];
+    expected.push_back("POST gw-a.test:443 /" + link + "/docs");
+    expected.push_back("GET gw-a.test:443 /" + link + "/docs/" + key);
+    client->CreateDocument(R"({"id":")" + key + R"(","k":")" + key + R"("})");
+    client->ReadDocument(key, PartitionKey(key));
+  }
+  CHECK(gateway->Lines() == expected);
+  std::size_t used = 0;
+  for (auto const& link : links)
+    used += std::find_if(expected.begin(), expected.end(),
+                         [&](std::string const& l) { return l.find(link + "/") != std::string::npos; }) !=
+            expected.end();
+  CHECK(used == links.size());  // the sample reaches every collection
+  for (auto const& r : gateway->Requests()) {
+    auto const header = r.Headers.Get("x-ms-documentdb-partitionkey");
+    REQUIRE(header);
+    CHECK(header->find("user-") != std::string_view::npos);
+  }
+}
+
+TEST_CASE("collections on another account are sent to that account's endpoint", "[fake][routing]") {
+  auto const scheme = PartitionScheme::Load(R"({"docshard": 1,
+      "accounts": {"default": {"endpoint": "https://gw-a.test:443", "keyEnv": "UNUSED"},
+                   "west": {"endpoint": "https://gw-west.test:8443", "keyEnv": "UNUSED"}},
+      "resolver": {"type": "lookup", "partitionKey": "/k",
+      "keyType": "string", "entries": [{"key": "eu", "collection": "west:dbs/d/colls/eu"}],
+      "default": "dbs/d/colls/rest"}})");
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/", Status(200));
+  auto client = std::make_shared<PartitionedClient>(std::map<std::string, std::shared_ptr<CosmosClient>>{
+      {"default", FakeClient(gateway)}, {"west", FakeClient(gateway, Options("https://gw-west.test:8443"))}});
+  client->SetResolver("", scheme.Resolver());
+  client->ReadDocument("1", PartitionKey("eu"));
+  client->ReadDocument("2", PartitionKey("us"));
+  CHECK(gateway->Lines() ==
+        Lines{"GET gw-west.test:8443 /dbs/d/colls/eu/docs/1", "GET gw-a.test:443 /dbs/d/colls/rest/docs/2"});
+}
+
+// ---- transition read modes: what a miss does ---------------------------------
+// Current routes u1 to a1, next to b1 (lookup entries below).
+
+namespace {
+
+std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway> const& gateway, char const* mode) {
+  auto lookup = [](char const* target) {
+    return std::string(R"({"type": "lookup", "partitionKey": "/k", "keyType": "string", "entries": [
+        {"key": "u1", "collection": "dbs/d/colls/)") + target + R"("}], "default": "dbs/d/colls/)" + target + R"(0"})";
+  };
+  auto const scheme = PartitionScheme::Load(std::string(R"({"docshard": 1, "resolver": {"type": "transition",
+      "readMode": ")") + mode + R"(", "current": )" + lookup("a1") + R"(, "next": )" + lookup("b1") + "}}");
+  auto client = std::make_shared<PartitionedClient>(
+      std::map<std::string, std::shared_ptr<CosmosClient>>{{"default", FakeClient(gateway)}});
+  client->SetResolver("", scheme.Resolver());
+  return client;
+}
+
+} // namespace
+
+TEST_CASE("ReadBoth: a miss in current reads next; ReadNextThenCurrent: next first", "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Status(404));
+  gateway->On("GET", "/dbs/d/colls/b1/", Status(200));
+  auto both = TransitionClient(gateway, "ReadBoth");
+  auto const r = both->ReadDocument("x", PartitionKey("u1"));
+  CHECK(r.Collection.Text() == "dbs/d/colls/b1");
+  auto nextFirst = TransitionClient(gateway, "ReadNextThenCurrent");
+  auto const n = nextFirst->ReadDocument("x", PartitionKey("u1"));
+  CHECK(n.Collection.Text() == "dbs/d/colls/b1");
+  CHECK(gateway->Lines() == Lines{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x", "GET gw-a.test:443 /dbs/d/colls/b1/docs/x",
+                                  "GET gw-a.test:443 /dbs/d/colls/b1/docs/x"});
+}
+
+TEST_CASE("ReadCurrent and ReadNext read one collection; a miss there is NotFoundError", "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/", Status(404));
+  CHECK_THROWS_AS(TransitionClient(gateway, "ReadCurrent")->ReadDocument("x", PartitionKey("u1")), NotFoundError);
+  CHECK_THROWS_AS(TransitionClient(gateway, "ReadNext")->ReadDocument("x", PartitionKey("u1")), NotFoundError);
+  CHECK(gateway->Lines() ==
+        Lines{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x", "GET gw-a.test:443 /dbs/d/colls/b1/docs/x"});
+}
+
+TEST_CASE("ReadBoth: a miss in both is NotFoundError after both were read, in order", "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/", Status(404));
+  CHECK_THROWS_AS(TransitionClient(gateway, "ReadBoth")->ReadDocument("x", PartitionKey("u1")), NotFoundError);
+  CHECK(gateway->Lines() ==
+        Lines{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x", "GET gw-a.test:443 /dbs/d/colls/b1/docs/x"});
+}
+
+TEST_CASE("read mode None sends nothing; a delete in any mode tries current then next", "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(404));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));
+  CHECK_THROWS_AS(TransitionClient(gateway, "None")->ReadDocument("x", PartitionKey("u1")), MigrationInProgressError);
+  CHECK(gateway->Requests().empty());
+  auto const r = TransitionClient(gateway, "ReadNext")->DeleteDocument("x", PartitionKey("u1"));
+  CHECK(r.Collection.Text() == "dbs/d/colls/b1");
+  CHECK(gateway->Lines() ==
+        Lines{"DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x", "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"});
+}
