@@ -6,8 +6,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 
+# clang-14 + libclang-rt-14-dev: the sanitizer and fuzz builds; clang-format-14,
+# clang-tidy-14, doxygen, python3: scripts/lint.sh and scripts/docs.sh.
 apt_pkgs=(libboost1.81-dev libssl-dev rapidjson-dev catch2 cmake g++ make pkg-config
-          openssl nodejs npm ca-certificates wrk)
+          openssl nodejs npm ca-certificates wrk
+          clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 doxygen python3)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -31,5 +34,7 @@ if [ -f "$root/tools/cosmos-server/package.json" ]; then
   fi
 fi
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${DOCSHARD_BUILD_TYPE:-RelWithDebInfo} ${DOCSHARD_CMAKE_ARGS:-} >/dev/null
+# DOCSHARD_WERROR=ON/OFF overrides the default (cmake/DocshardWarnings.cmake).
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${DOCSHARD_BUILD_TYPE:-RelWithDebInfo} \
+  ${DOCSHARD_WERROR:+-DDOCSHARD_WERROR=$DOCSHARD_WERROR} ${DOCSHARD_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"${DOCSHARD_JOBS:-2}"

@@ -44,7 +44,9 @@ public:
   Writer(std::shared_ptr<PartitionedClient> client, int index, std::vector<SeededDocument> const& seeded, int of)
       : m_client(std::move(client)), m_index(index), m_rng(1234 + index) {
     for (std::size_t i = static_cast<std::size_t>(index); i < seeded.size(); i += static_cast<std::size_t>(of)) {
-      m_docs[seeded[i].Id] = Tracked{seeded[i].Key.AsString()};
+      Tracked tracked;
+      tracked.User = seeded[i].Key.AsString();
+      m_docs[seeded[i].Id] = std::move(tracked);
       m_ids.push_back(seeded[i].Id);
     }
   }
