@@ -7,11 +7,17 @@ build=${DOCSHARD_BUILD_DIR:-$root/build}
 "$root/scripts/setup.sh" "$build"
 cd "$build"
 ctest --output-on-failure -j"${DOCSHARD_TEST_JOBS:-2}" "$@"
+# API reference stage (CI): Doxygen with warnings as errors (scripts/docs.sh).
+case "${DOCSHARD_CI_EXTRAS:-0}" in
+1|full)
+  "$root/scripts/docs.sh"
+  ;;
+esac
 # Reliability stage (docs/reliability.md), each part in its own build
 # directory. Owner of this stage: reliability.
 #   DOCSHARD_CI_EXTRAS=1 (what .ci/run sets): fuzz each target 20 s, ASan+UBSan
-#     of the whole suite, TSan of the concurrency tests (transport pool,
-#     fan-out, migration, hardening); fits CI's 30 minutes on 2 cores.
+#     of the whole suite (built with clang 14: CI's clang build), TSan of the
+#     concurrency tests (transport pool, fan-out, migration, hardening).
 #   DOCSHARD_CI_EXTRAS=full: fuzz each target DOCSHARD_FUZZ_SECONDS (300 s),
 #     and TSan of the unit tests too.
 case "${DOCSHARD_CI_EXTRAS:-0}" in

@@ -19,6 +19,7 @@ enum class PartialResultsPolicy {
   ReturnPartial,  // return what answered plus a per-collection error list
 };
 
+// Settings of one fan-out query (PartitionedClient::Query).
 struct DOCSHARD_API FanOutOptions {
   std::string Resolver;                  // "" = the client's default resolver
   std::optional<ReadSelector> Selector;  // none = every collection
@@ -31,32 +32,34 @@ struct DOCSHARD_API FanOutOptions {
   // Stop after this many results and return a continuation (0 = everything).
   std::size_t MaxItems = 0;
   std::string Continuation;              // from a previous FanOutResult
-  PartialResultsPolicy PartialResults = PartialResultsPolicy::Fail;
+  PartialResultsPolicy PartialResults = PartialResultsPolicy::Fail;  // when a collection fails
   std::optional<std::chrono::milliseconds> Timeout;  // per request
   // x-ms-consistency-level of every request (default: the client's). Any
   // level but Session reads without this client's session tokens.
   std::optional<ConsistencyLevel> Consistency;
 };
 
+// What one collection contributed to a fan-out query.
 struct DOCSHARD_API CollectionDiagnostics {
-  std::string Collection;
+  std::string Collection;  // the collection reference's text
   std::size_t Ranges = 0;  // streams read: partition key ranges (or keys) of this collection
-  int Pages = 0;
+  int Pages = 0;  // pages read from it
   std::size_t Items = 0;      // rows this collection contributed to the result (GROUP BY: partial rows)
   std::size_t ItemsRead = 0;  // rows its streams' pages returned: what the merge read, used or not
-  double RequestCharge = 0;
+  double RequestCharge = 0;  // request units its requests cost
   std::chrono::microseconds Latency{0};  // summed over this collection's requests
   std::string Error;                     // set when the collection failed (ReturnPartial)
 };
 
+// The merged result of a fan-out query.
 struct DOCSHARD_API FanOutResult {
-  rapidjson::Document Items{rapidjson::kArrayType};
+  rapidjson::Document Items{rapidjson::kArrayType};  // the result rows, in the query's order
   // Non-empty when MaxItems stopped the query early: pass it back to resume.
   std::string Continuation;
   std::vector<CollectionDiagnostics> Diagnostics;  // one per collection queried
   bool Partial = false;                            // some collection failed (ReturnPartial)
-  double RequestCharge = 0;
-  std::chrono::microseconds Elapsed{0};
+  double RequestCharge = 0;               // request units of every request
+  std::chrono::microseconds Elapsed{0};  // wall time of the whole query
 };
 
 } // namespace docshard

@@ -17,6 +17,9 @@ namespace docshard {
 
 __extension__ using RingPosition = unsigned __int128;  // GCC and Clang both provide it
 
+// A hash function for the consistent hash ring: maps bytes to a ring
+// position. Implementations are stateless and thread-safe; "md5" and
+// "murmur3" are built in, others are registered by name.
 class DOCSHARD_API IHashGenerator {
 public:
   virtual ~IHashGenerator() = default;

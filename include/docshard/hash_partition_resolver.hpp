@@ -10,8 +10,12 @@ namespace docshard {
 
 class ConfigNode;
 
+// Consistent hashing of keys over a list of collections, with virtual nodes
+// (bit-exact with the legacy SDKs' rings). Immutable, thread-safe; adding a
+// collection moves only about 1/N of the keys.
 class DOCSHARD_API HashPartitionResolver final : public IPartitionResolver {
 public:
+  // Points per collection when a config does not say.
   static constexpr std::uint32_t DefaultVirtualNodes = 128;
   // Collections x virtual nodes a ring may hold (configs; managedHash too):
   // 2^24 points take about 0.8 GB to build.
@@ -35,6 +39,8 @@ public:
                                                              std::uint32_t virtualNodesPerCollection = DefaultVirtualNodes,
                                                              std::optional<PartitionKeyPath> keyPath = std::nullopt);
 
+  // Builds the resolver from its config object (docs/config.md); throws
+  // ConfigError naming the place of the first problem.
   static ResolverPtr FromConfig(ConfigNode const& node);
 
   std::string const& Type() const noexcept override;
@@ -57,10 +63,13 @@ public:
   std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
+  // The ring itself, for ownership diffs and statistics.
   ConsistentHashRing const& Ring() const noexcept { return m_ring; }
   // "md5", "murmur3", a registered name, or "dotnet-legacy".
   std::string const& HashName() const noexcept { return m_hashName; }
+  // Ring points per collection.
   std::uint32_t VirtualNodesPerCollection() const noexcept { return m_virtualNodes; }
+  // DotNetLegacy's seeds, one per collection; empty for every other ring.
   std::vector<std::int32_t> const& LegacySeeds() const noexcept { return m_seeds; }
 
 private:

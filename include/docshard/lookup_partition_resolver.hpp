@@ -10,16 +10,22 @@
 
 namespace docshard {
 
+// Routes keys by exact match against a table, with an optional default
+// target for keys not in it (NoTargetError without one). Immutable,
+// thread-safe.
 class DOCSHARD_API LookupPartitionResolver final : public IPartitionResolver {
 public:
+  // One key and where it goes.
   struct Entry {
-    PartitionKey Key;
-    ResolverTarget Target;
+    PartitionKey Key;       // of the resolver's KeyType, unique in the table
+    ResolverTarget Target;  // a collection or a nested resolver
   };
 
   // Throws InvalidArgumentError for duplicate keys or keys not of `keyType`.
   LookupPartitionResolver(KeyType keyType, std::vector<Entry> entries, std::optional<ResolverTarget> defaultTarget,
                           std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  // Builds the resolver from its config object (docs/config.md); throws
+  // ConfigError naming the place of the first problem.
   static ResolverPtr FromConfig(ConfigNode const& node);
 
   std::string const& Type() const noexcept override;
@@ -32,8 +38,11 @@ public:
   std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
+  // The type of every key; keys of another type are a KeyTypeError.
   KeyType GetKeyType() const noexcept { return m_keyType; }
+  // The table in config order.
   std::vector<Entry> const& Entries() const noexcept { return m_entries; }
+  // Where keys not in the table go; none: they are a NoTargetError.
   std::optional<ResolverTarget> const& Default() const noexcept { return m_default; }
 
 private:

@@ -20,20 +20,31 @@
 
 namespace docshard {
 
+// Where a resolver finds the key in a document (see above). Immutable value
+// type. Every factory throws InvalidArgumentError naming the bad path or
+// argument (no paths, zero buckets, a path without a leading '/').
 class DOCSHARD_API PartitionKeyPath {
 public:
-  // Throws InvalidArgumentError naming the bad path.
+  // One path, e.g. `/userId`.
   static PartitionKeyPath Parse(std::string_view path);
+  // A composite key: one value per path, in order (at least one path).
   static PartitionKeyPath Composite(std::vector<std::string> const& paths);
+  // Synthetic: the values at `paths` joined with `separator`, stored at `store`.
   static PartitionKeyPath Concat(std::vector<std::string> const& paths, std::string separator,
                                  std::string store = "/partitionKey");
+  // Synthetic: the value at `path` + separator + (murmur3 of the value at
+  // `hashOf` % buckets), stored at `store`.
   static PartitionKeyPath HashSuffix(std::string const& path, std::string const& hashOf, std::uint32_t buckets,
                                      std::string separator, std::string store = "/partitionKey");
+  // Synthetic: the value at `path` + separator + a random 1..buckets, stored
+  // at `store`; a read of the base value covers every suffix.
   static PartitionKeyPath RandomSuffix(std::string const& path, std::uint32_t buckets, std::string separator,
                                        std::string store = "/partitionKey");
 
+  // Which factory made this path.
   enum class Kind { Path, Composite, Concat, HashSuffix, RandomSuffix };
-  Kind GetKind() const noexcept { return m_kind; }
+  Kind GetKind() const noexcept { return m_kind; }  // see Kind
+  // True for Concat, HashSuffix and RandomSuffix (the key is computed and stored).
   bool IsSynthetic() const noexcept { return m_kind >= Kind::Concat; }
   // Where a synthetic key is written in the document; empty otherwise.
   std::string const& StorePath() const noexcept { return m_store; }
@@ -46,7 +57,9 @@ public:
   // Writes a synthetic key into the document at StorePath() (no-op otherwise).
   void Store(rapidjson::Document& document, PartitionKey const& key) const;
 
+  // True for Composite: keys are arrays of one value per path.
   bool IsComposite() const noexcept { return m_composite; }
+  // The source paths, in order (one for Parse).
   std::vector<std::string> const& Paths() const noexcept { return m_paths; }
   // The path text for messages: `/userId` or `["/a","/b"]`.
   std::string ToString() const;
@@ -66,6 +79,7 @@ public:
   // path and the key otherwise.
   void CheckKeyShape(PartitionKey const& key) const;
 
+  // Same kind, paths, separator, buckets and store path.
   friend bool operator==(PartitionKeyPath const& a, PartitionKeyPath const& b) noexcept {
     return a.m_kind == b.m_kind && a.m_composite == b.m_composite && a.m_paths == b.m_paths &&
            a.m_separator == b.m_separator && a.m_buckets == b.m_buckets && a.m_store == b.m_store;

@@ -17,6 +17,8 @@
 
 namespace docshard {
 
+// Maps partition keys to collections: where a document is created, and which
+// collections a read must look at. See the notes at the top of this file.
 class DOCSHARD_API IPartitionResolver {
 public:
   virtual ~IPartitionResolver() = default;

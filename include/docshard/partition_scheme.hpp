@@ -22,14 +22,22 @@ struct DOCSHARD_API AccountConfig {
   std::string CaFile;    // an extra trusted CA (PEM) for this account
 };
 
+// A loaded scheme: the resolver tree, its epoch and its accounts. Immutable;
+// a new scheme is a new object (PartitionedClient and SchemeWatcher swap them).
 class DOCSHARD_API PartitionScheme {
 public:
+  // The `docshard` format version this library reads and writes; Load rejects
+  // any other.
   static constexpr int FormatVersion = 1;
 
   // Throws ConfigError naming the place of the first problem.
   static PartitionScheme Load(std::string_view json, ResolverRegistry const& registry = ResolverRegistry::Default());
+  // Load() of a file's contents. Throws ConfigError whose place is the path
+  // when the file cannot be opened or read, else as Load().
   static PartitionScheme LoadFile(std::filesystem::path const& path,
                                   ResolverRegistry const& registry = ResolverRegistry::Default());
+  // A scheme built in code. Throws InvalidArgumentError for a null `resolver`
+  // or a negative epoch. Save() checks that `accounts` covers the collections.
   PartitionScheme(ResolverPtr resolver, std::optional<std::int64_t> epoch = std::nullopt,
                   std::map<std::string, AccountConfig> accounts = {});
 
@@ -38,8 +46,11 @@ public:
   // account the scheme does not describe (Load would refuse the file).
   std::string Save() const;
 
+  // The top resolver; never null.
   ResolverPtr const& Resolver() const noexcept { return m_resolver; }
+  // The scheme's `epoch`, raised by one by each migration; none when unset.
   std::optional<std::int64_t> Epoch() const noexcept { return m_epoch; }
+  // The accounts by name ("default" for unprefixed collections).
   std::map<std::string, AccountConfig> const& Accounts() const noexcept { return m_accounts; }
 
 private:

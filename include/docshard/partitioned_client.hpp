@@ -22,12 +22,14 @@ namespace detail {
 class QueryPlanCache;
 }
 
+// Settings of PartitionedClient::FromScheme.
 struct DOCSHARD_API PartitionedClientOptions {
   // Timeouts, retries, pool and body limits for every account's client
   // (endpoint, key and CA come from the scheme's accounts).
   CosmosClientOptions Client;
 };
 
+// Per-call settings of a PartitionedClient point operation.
 struct DOCSHARD_API OperationOptions {
   std::string Resolver;    // "" = default resolver
   RequestOptions Request;  // If-Match, timeout
@@ -35,10 +37,16 @@ struct DOCSHARD_API OperationOptions {
 
 // A response and where it was served from.
 struct DOCSHARD_API RoutedResponse {
-  CosmosResponse Response;
-  CollectionRef Collection;
+  CosmosResponse Response;   // the service's answer (status, headers, body)
+  CollectionRef Collection;  // the collection that answered
 };
 
+// Routed CRUD and fan-out queries over one or more accounts through named
+// resolvers. Thread-safe: any number of threads may call it at once, and
+// resolvers can be swapped while requests run (each call uses one snapshot).
+// Errors: the Error subclasses of the resolvers (PartitionKeyError,
+// KeyTypeError, NoTargetError, MigrationInProgressError) and of the service
+// (RequestFailedError and its subclasses, TransportError, TimeoutError).
 class DOCSHARD_API PartitionedClient {
 public:
   // One CosmosClient per account of the scheme; keys are read from each
@@ -50,13 +58,16 @@ public:
 
   // Publishes a resolver under `name` ("" = default). It must have a key path.
   void SetResolver(std::string const& name, ResolverPtr resolver, std::int64_t epoch = 0);
+  // GetResolverSnapshot(name).Resolver: throws InvalidArgumentError when
+  // nothing is published under `name`.
   ResolverPtr GetResolver(std::string const& name = "") const;
+  // GetResolverSnapshot(name).Epoch, with the same error.
   std::int64_t GetEpoch(std::string const& name = "") const;
 
   // A resolver and its epoch, read together.
   struct ResolverSnapshot {
-    ResolverPtr Resolver;
-    std::int64_t Epoch = 0;
+    ResolverPtr Resolver;    // never null
+    std::int64_t Epoch = 0;  // as published with it
   };
   // Throws InvalidArgumentError when nothing is published under `name`.
   ResolverSnapshot GetResolverSnapshot(std::string const& name = "") const;
@@ -70,7 +81,10 @@ public:
   // Publishes only when `epoch` is newer than the published one (or nothing
   // is published yet), so two sources of schemes can never move a client back.
   bool SetResolverIfNewer(std::string const& name, ResolverPtr resolver, std::int64_t epoch);
+  // The client of account `name`; throws InvalidArgumentError for an unknown name.
   CosmosClient& Account(std::string const& name) const;
+  // Calls `hook` with a RoutingTrace for every routed operation (null: none).
+  // The hook runs on the calling thread and must not throw.
   void SetTraceHook(RoutingTraceHook hook);
 
   // Creates the databases and collections the resolver names, each with a
@@ -84,9 +98,13 @@ public:
   // Writes to ResolveForCreate of the document's key. Throws
   // PartitionKeyError when the document has no key at the resolver's path.
   RoutedResponse CreateDocument(std::string documentJson, OperationOptions const& options = {});
+  // As CreateDocument, replacing a document with the same id and key.
   RoutedResponse UpsertDocument(std::string documentJson, OperationOptions const& options = {});
   // Tries each collection ResolveForRead names, in order; the first hit wins.
   RoutedResponse ReadDocument(std::string_view id, PartitionKey const& key, OperationOptions const& options = {});
+  // Replaces the document `id` with `key` where it is found. Throws
+  // InvalidArgumentError when the new document's key differs from `key`
+  // (delete and create instead), NotFoundError when no candidate has it.
   RoutedResponse ReplaceDocument(std::string_view id, PartitionKey const& key, std::string documentJson,
                                  OperationOptions const& options = {});
   // Deletes the document from every candidate collection that holds it, so a

@@ -11,6 +11,8 @@
 
 namespace docshard {
 
+// Runs a round function on its own thread until stopped (see the notes at
+// the top of this file).
 class DOCSHARD_API PeriodicWorker {
 public:
   // One round; returns how long to wait before the next. It must not throw

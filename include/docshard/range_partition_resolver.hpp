@@ -9,19 +9,27 @@ namespace docshard {
 
 class ConfigNode;
 
+// The key type of a range or lookup resolver: all its bounds/keys and all
+// keys routed through it are of this type.
 enum class KeyType { String, Number };
+// "string" or "number", for messages and configs.
 DOCSHARD_API char const* KeyTypeName(KeyType type) noexcept;
 
+// Routes keys by closed ranges [Low, High] of one key type, first match in
+// list order (ranges may overlap; the first wins). Immutable, thread-safe.
 class DOCSHARD_API RangePartitionResolver final : public IPartitionResolver {
 public:
+  // One range and where its keys go.
   struct Entry {
-    PartitionKey Low;
-    PartitionKey High;
-    ResolverTarget Target;
+    PartitionKey Low;       // inclusive, of the resolver's KeyType
+    PartitionKey High;      // inclusive, >= Low
+    ResolverTarget Target;  // a collection or a nested resolver
   };
 
   // Throws InvalidArgumentError for no ranges, low > high, or bounds not of `keyType`.
   RangePartitionResolver(KeyType keyType, std::vector<Entry> ranges, std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  // Builds the resolver from its config object (docs/config.md); throws
+  // ConfigError naming the place of the first problem.
   static ResolverPtr FromConfig(ConfigNode const& node);
 
   std::string const& Type() const noexcept override;
@@ -36,7 +44,9 @@ public:
   std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
+  // The type of every bound; keys of another type are a KeyTypeError.
   KeyType GetKeyType() const noexcept { return m_keyType; }
+  // The ranges in list order.
   std::vector<Entry> const& Ranges() const noexcept { return m_ranges; }
 
 private:

@@ -9,20 +9,26 @@ namespace docshard {
 
 class ConfigNode;
 
+// Which scheme(s) reads of a TransitionPartitionResolver cover.
 enum class TransitionReadMode {
-  ReadCurrent,
-  ReadNext,
+  ReadCurrent,          // the current (old) scheme's collections only
+  ReadNext,             // the next (new) scheme's collections only
   ReadBoth,             // current's collections, then next's, each once (default)
   ReadNextThenCurrent,  // next's first: point reads try the new location first
   None,                 // reads fail with MigrationInProgressError (retryable)
 };
+// The config name of `mode`, e.g. "ReadBoth".
 DOCSHARD_API char const* TransitionReadModeName(TransitionReadMode mode) noexcept;
 
+// Scheme A -> B during a migration: creates go to `next`, reads cover what
+// the read mode says. Immutable; a new read mode is a new resolver.
 class DOCSHARD_API TransitionPartitionResolver final : public IPartitionResolver {
 public:
   // Throws InvalidArgumentError when either is null or their key paths differ.
   TransitionPartitionResolver(ResolverPtr current, ResolverPtr next,
                               TransitionReadMode readMode = TransitionReadMode::ReadBoth);
+  // Builds the resolver from its config object (docs/config.md); throws
+  // ConfigError naming the place of the first problem.
   static ResolverPtr FromConfig(ConfigNode const& node);
 
   std::string const& Type() const noexcept override;
@@ -39,8 +45,11 @@ public:
   std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
+  // The scheme data moves from; never null.
   ResolverPtr const& Current() const noexcept { return m_current; }
+  // The scheme data moves to, which every create uses; never null.
   ResolverPtr const& Next() const noexcept { return m_next; }
+  // Which schemes reads cover.
   TransitionReadMode ReadMode() const noexcept { return m_readMode; }
 
 private:
