@@ -35,8 +35,8 @@ inline std::string UuidLikeKey(SplitMix64& rng) {
     s[static_cast<std::size_t>(i)] = hex[(word >> (bit % 64)) & 0xf];
     bit += 4;
   }
-  s[14] = '4';                                  // version nibble
-  s[19] = hex[8 + ((lo >> 60) & 0x3)];          // variant nibble 8..b
+  s[14] = '4';                          // version nibble
+  s[19] = hex[8 + ((lo >> 60) & 0x3)];  // variant nibble 8..b
   return s;
 }
 
@@ -58,4 +58,4 @@ inline std::vector<std::string> BenchLinks(std::size_t collections) {
   return links;
 }
 
-} // namespace docshard::bench
+}  // namespace docshard::bench

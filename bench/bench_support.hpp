@@ -99,4 +99,4 @@ inline std::string Loadavg() {
   return a + " " + b + " " + c;
 }
 
-} // namespace bench
+}  // namespace bench

@@ -171,12 +171,12 @@ int Crud(Args const& a) {
   auto ops = run->completed.load();
   auto stats = client.TransportStatistics();
   (void)stats;
-  std::printf(
-      "{\"client\":\"docshard\",\"op\":\"%s\",\"concurrency\":%d,\"ops\":%llu,\"errors\":%llu,\"wallS\":%.4f,"
-      "\"opsPerSec\":%.1f,\"cpuS\":%.4f,\"cpuUsPerOp\":%.2f,\"load\":\"%s\",\"ioThreads\":%zu%s%s%s}\n",
-      op.c_str(), concurrency, static_cast<unsigned long long>(ops), static_cast<unsigned long long>(run->errors.load()),
-      wall, ops / wall, cpu, ops ? cpu * 1e6 / ops : 0.0, Loadavg().c_str(), options.IoThreads, run->errors ? ",\"firstError\":\"" : "",
-      run->errors ? run->firstError.c_str() : "", run->errors ? "\"" : "");
+  std::printf("{\"client\":\"docshard\",\"op\":\"%s\",\"concurrency\":%d,\"ops\":%llu,\"errors\":%llu,\"wallS\":%.4f,"
+              "\"opsPerSec\":%.1f,\"cpuS\":%.4f,\"cpuUsPerOp\":%.2f,\"load\":\"%s\",\"ioThreads\":%zu%s%s%s}\n",
+              op.c_str(), concurrency, static_cast<unsigned long long>(ops),
+              static_cast<unsigned long long>(run->errors.load()), wall, ops / wall, cpu, ops ? cpu * 1e6 / ops : 0.0,
+              Loadavg().c_str(), options.IoThreads, run->errors ? ",\"firstError\":\"" : "",
+              run->errors ? run->firstError.c_str() : "", run->errors ? "\"" : "");
   return run->errors ? 1 : 0;
 }
 
@@ -197,8 +197,7 @@ int Reset(Args const& a) {
   client.CreateDatabaseIfNotExists(db);
   try {
     client.DeleteCollection("dbs/" + db + "/colls/" + coll);
-  } catch (NotFoundError const&) {
-  }
+  } catch (NotFoundError const&) {}
   client.CreateCollectionIfNotExists(db, coll, "/pk");
   std::printf("{\"reset\":\"ok\"}\n");
   return 0;
@@ -289,18 +288,17 @@ int Routed(Args const& a) {
     return ns;
   };
   double routingNs = inProc(0), headerValueNs = inProc(1), directHeaderNs = inProc(2);
-  std::printf(
-      "{\"mode\":\"routed\",\"routingOnlyCpuNsPerOp\":%.1f,\"headerValueCpuNsPerOp\":%.1f,"
-      "\"directPartitionKeyValueCpuNsPerOp\":%.1f,",
-      routingNs, headerValueNs, directHeaderNs);
-  std::printf(
-      "\"collections\":8,\"docs\":%d,\"opsPerBlock\":%d,\"rounds\":%d,"
-      "\"directCpuUsPerOp\":%s,\"routedCpuUsPerOp\":%s,\"directWallUsPerOp\":%s,\"routedWallUsPerOp\":%s,"
-      "\"pairedRatios\":%s,\"directCpuUsPerOpMedian\":%.2f,\"routedCpuUsPerOpMedian\":%.2f,"
-      "\"ratioOfMedians\":%.4f,\"pairedRatioMedian\":%.4f,\"load\":\"%s\"}\n",
-      nDocs, opsPerBlock, done, JsonArray(directCpu, 2).c_str(), JsonArray(routedCpu, 2).c_str(),
-      JsonArray(directWall, 2).c_str(), JsonArray(routedWall, 2).c_str(), JsonArray(ratios, 4).c_str(),
-      Median(directCpu), Median(routedCpu), Median(routedCpu) / Median(directCpu), Median(ratios), Loadavg().c_str());
+  std::printf("{\"mode\":\"routed\",\"routingOnlyCpuNsPerOp\":%.1f,\"headerValueCpuNsPerOp\":%.1f,"
+              "\"directPartitionKeyValueCpuNsPerOp\":%.1f,",
+              routingNs, headerValueNs, directHeaderNs);
+  std::printf("\"collections\":8,\"docs\":%d,\"opsPerBlock\":%d,\"rounds\":%d,"
+              "\"directCpuUsPerOp\":%s,\"routedCpuUsPerOp\":%s,\"directWallUsPerOp\":%s,\"routedWallUsPerOp\":%s,"
+              "\"pairedRatios\":%s,\"directCpuUsPerOpMedian\":%.2f,\"routedCpuUsPerOpMedian\":%.2f,"
+              "\"ratioOfMedians\":%.4f,\"pairedRatioMedian\":%.4f,\"load\":\"%s\"}\n",
+              nDocs, opsPerBlock, done, JsonArray(directCpu, 2).c_str(), JsonArray(routedCpu, 2).c_str(),
+              JsonArray(directWall, 2).c_str(), JsonArray(routedWall, 2).c_str(), JsonArray(ratios, 4).c_str(),
+              Median(directCpu), Median(routedCpu), Median(routedCpu) / Median(directCpu), Median(ratios),
+              Loadavg().c_str());
   return 0;
 }
 
@@ -326,7 +324,8 @@ FanOutClients MakeFanOut(Args const& a) {
         CollectionRef::Parse("s" + std::to_string(i % endpoints.size()) + ":dbs/fan/colls/f" + std::to_string(i)));
   f.client = std::make_unique<PartitionedClient>(accounts);
   auto murmur = std::make_shared<Murmur3HashGenerator>();
-  f.client->SetResolver("", std::make_shared<HashPartitionResolver>(f.all, murmur, 128, PartitionKeyPath::Parse("/pk")));
+  f.client->SetResolver("",
+                        std::make_shared<HashPartitionResolver>(f.all, murmur, 128, PartitionKeyPath::Parse("/pk")));
   f.client->SetResolver("one", std::make_shared<HashPartitionResolver>(std::vector<CollectionRef>{f.all[0]}, murmur,
                                                                        128, PartitionKeyPath::Parse("/pk")));
   return f;
@@ -377,17 +376,16 @@ int FanOut(Args const& a) {
     serial.push_back(once("", 1, 8 * perColl));
   }
   double ms1 = Median(single), ms8 = Median(parallel), msSerial = Median(serial);
-  std::printf(
-      "{\"mode\":\"fanout\",\"endpoints\":%zu,\"collections\":8,\"docsPerCollection\":%zu,\"rounds\":%d,"
-      "\"query\":\"SELECT * FROM c WHERE c.n >= 0\",\"singleMs\":%s,\"parallelMs\":%s,\"serialMs\":%s,"
-      "\"singleMedianMs\":%.2f,\"parallelMedianMs\":%.2f,\"serialMedianMs\":%.2f,"
-      "\"parallelRatio\":%.3f,\"serialRatio\":%.3f,\"load\":\"%s\"}\n",
-      a.All("--endpoint").size(), perColl, done, JsonArray(single, 2).c_str(), JsonArray(parallel, 2).c_str(),
-      JsonArray(serial, 2).c_str(), ms1, ms8, msSerial, ms8 / ms1, msSerial / ms1, Loadavg().c_str());
+  std::printf("{\"mode\":\"fanout\",\"endpoints\":%zu,\"collections\":8,\"docsPerCollection\":%zu,\"rounds\":%d,"
+              "\"query\":\"SELECT * FROM c WHERE c.n >= 0\",\"singleMs\":%s,\"parallelMs\":%s,\"serialMs\":%s,"
+              "\"singleMedianMs\":%.2f,\"parallelMedianMs\":%.2f,\"serialMedianMs\":%.2f,"
+              "\"parallelRatio\":%.3f,\"serialRatio\":%.3f,\"load\":\"%s\"}\n",
+              a.All("--endpoint").size(), perColl, done, JsonArray(single, 2).c_str(), JsonArray(parallel, 2).c_str(),
+              JsonArray(serial, 2).c_str(), ms1, ms8, msSerial, ms8 / ms1, msSerial / ms1, Loadavg().c_str());
   return 0;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) try {
   if (argc < 2) {

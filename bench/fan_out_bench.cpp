@@ -143,7 +143,8 @@ int Load(Args const& a) {
   if (collections < 1 || collections > 64 || perColl < 1 || perColl > 100000 || concurrency < 1 || concurrency > 256)
     throw std::runtime_error("--collections 1..64, --docs-per-coll 1..100000, --concurrency 1..256");
   auto loader = std::make_unique<Loader>();
-  for (std::size_t i = 0; i < endpoints.size(); ++i) loader->clients.push_back(Client(endpoints[i], keys[i], a.Get("--ca")));
+  for (std::size_t i = 0; i < endpoints.size(); ++i)
+    loader->clients.push_back(Client(endpoints[i], keys[i], a.Get("--ca")));
   for (long c = 0; c < collections; ++c) {
     auto& client = *loader->clients[static_cast<std::size_t>(c) % loader->clients.size()];
     auto name = prefix + std::to_string(c);
@@ -160,9 +161,12 @@ int Load(Args const& a) {
     auto& client = *loader->clients[static_cast<std::size_t>(i) % loader->clients.size()];
     boost::asio::post(client.GetExecutor(), [l = loader.get()] { l->Issue(); });
   }
-  if (finished.wait_for(std::chrono::minutes(5)) != std::future_status::ready) throw std::runtime_error("load did not finish in 5 minutes");
+  if (finished.wait_for(std::chrono::minutes(5)) != std::future_status::ready)
+    throw std::runtime_error("load did not finish in 5 minutes");
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (loader->errors) throw std::runtime_error("load: " + std::to_string(loader->errors.load()) + " failed creates, first: " + loader->firstError);
+  if (loader->errors)
+    throw std::runtime_error("load: " + std::to_string(loader->errors.load()) +
+                             " failed creates, first: " + loader->firstError);
   std::printf("{\"load\":\"ok\",\"collections\":%ld,\"docsPerCollection\":%ld,\"created\":%ld,\"seconds\":%.2f}\n",
               collections, perColl, loader->created.load(), seconds);
   return 0;
@@ -180,15 +184,17 @@ void CheckOrderByTop(rapidjson::Document const& items, long count, std::string c
   std::sort(scores.rbegin(), scores.rend());
   scores.resize(std::min<std::size_t>(scores.size(), 100));
   if (items.Size() != scores.size())
-    throw std::runtime_error(what + ": " + std::to_string(items.Size()) + " rows, expected " + std::to_string(scores.size()));
+    throw std::runtime_error(what + ": " + std::to_string(items.Size()) + " rows, expected " +
+                             std::to_string(scores.size()));
   for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
     auto const& row = items[i];
-    if (!row.IsObject() || !row.HasMember("id") || !row["id"].IsString() || !row.HasMember("score") || !row["score"].IsInt64())
+    if (!row.IsObject() || !row.HasMember("id") || !row["id"].IsString() || !row.HasMember("score") ||
+        !row["score"].IsInt64())
       throw std::runtime_error(what + ": row " + std::to_string(i) + " is not {id, score}");
     long g = std::stol(std::string(row["id"].GetString()).substr(1));
     if (row["score"].GetInt64() != scores[i] || Score(g) != scores[i])
-      throw std::runtime_error(what + ": row " + std::to_string(i) + " has score " + std::to_string(row["score"].GetInt64()) +
-                               ", expected " + std::to_string(scores[i]));
+      throw std::runtime_error(what + ": row " + std::to_string(i) + " has score " +
+                               std::to_string(row["score"].GetInt64()) + ", expected " + std::to_string(scores[i]));
   }
 }
 
@@ -200,10 +206,11 @@ void CheckGroupBy(rapidjson::Document const& items, long count, std::string cons
     e.second += Amount(g);
   }
   if (items.Size() != expected.size())
-    throw std::runtime_error(what + ": " + std::to_string(items.Size()) + " groups, expected " + std::to_string(expected.size()));
+    throw std::runtime_error(what + ": " + std::to_string(items.Size()) + " groups, expected " +
+                             std::to_string(expected.size()));
   for (auto const& row : items.GetArray()) {
-    if (!row.IsObject() || !row.HasMember("cat") || !row["cat"].IsString() || !row.HasMember("n") || !row["n"].IsInt64() ||
-        !row.HasMember("total") || !row["total"].IsNumber())
+    if (!row.IsObject() || !row.HasMember("cat") || !row["cat"].IsString() || !row.HasMember("n") ||
+        !row["n"].IsInt64() || !row.HasMember("total") || !row["total"].IsNumber())
       throw std::runtime_error(what + ": a group is not {cat, n, total}");
     auto it = expected.find(row["cat"].GetString());
     if (it == expected.end() || it->second.first != row["n"].GetInt64() ||
@@ -244,8 +251,9 @@ std::string StreamText(CosmosClient& client, std::string const& link, std::strin
   rapidjson::Document d;
   d.Parse(plan.Body().c_str());
   std::string text = sql;
-  if (d.IsObject() && d.HasMember("queryInfo") && d["queryInfo"].IsObject() && d["queryInfo"].HasMember("rewrittenQuery") &&
-      d["queryInfo"]["rewrittenQuery"].IsString() && d["queryInfo"]["rewrittenQuery"].GetStringLength() > 0)
+  if (d.IsObject() && d.HasMember("queryInfo") && d["queryInfo"].IsObject() &&
+      d["queryInfo"].HasMember("rewrittenQuery") && d["queryInfo"]["rewrittenQuery"].IsString() &&
+      d["queryInfo"]["rewrittenQuery"].GetStringLength() > 0)
     text = d["queryInfo"]["rewrittenQuery"].GetString();
   std::string const placeholder = "{documentdb-formattableorderbyquery-filter}";
   if (auto at = text.find(placeholder); at != std::string::npos) text.replace(at, placeholder.size(), "true");
@@ -269,12 +277,13 @@ int Run(Args const& a) {
   auto timeLimit = Clock::now() + std::chrono::milliseconds(a.Num("--time-limit-ms", 150000));
 
   std::map<std::string, std::shared_ptr<CosmosClient>> accounts;
-  for (std::size_t i = 0; i < fanEndpoints.size(); ++i) accounts["s" + std::to_string(i)] = Client(fanEndpoints[i], fanKeys[i], ca);
+  for (std::size_t i = 0; i < fanEndpoints.size(); ++i)
+    accounts["s" + std::to_string(i)] = Client(fanEndpoints[i], fanKeys[i], ca);
   accounts["one"] = Client(a.Get("--one-endpoint"), a.Get("--one-key-file"), ca);
   std::vector<CollectionRef> fan;
   for (long c = 0; c < collections; ++c)
-    fan.push_back(CollectionRef::Parse("s" + std::to_string(static_cast<std::size_t>(c) % fanEndpoints.size()) + ":dbs/" + db +
-                                       "/colls/f" + std::to_string(c)));
+    fan.push_back(CollectionRef::Parse("s" + std::to_string(static_cast<std::size_t>(c) % fanEndpoints.size()) +
+                                       ":dbs/" + db + "/colls/f" + std::to_string(c)));
   PartitionedClient client(accounts);
   auto murmur = std::make_shared<Murmur3HashGenerator>();
   auto const keyPath = PartitionKeyPath::Parse("/pk");
@@ -282,9 +291,11 @@ int Run(Args const& a) {
   // Baselines on the one-range server: "one" holds as many documents as one
   // stream of the fan-out reads, "total" as many as all of them.
   client.SetResolver("one", std::make_shared<HashPartitionResolver>(
-                                std::vector<CollectionRef>{CollectionRef::Parse("one:dbs/" + db + "/colls/one0")}, murmur, 128, keyPath));
+                                std::vector<CollectionRef>{CollectionRef::Parse("one:dbs/" + db + "/colls/one0")},
+                                murmur, 128, keyPath));
   client.SetResolver("total", std::make_shared<HashPartitionResolver>(
-                                  std::vector<CollectionRef>{CollectionRef::Parse("one:dbs/" + db + "/colls/total0")}, murmur, 128, keyPath));
+                                  std::vector<CollectionRef>{CollectionRef::Parse("one:dbs/" + db + "/colls/total0")},
+                                  murmur, 128, keyPath));
 
   auto once = [&](std::string const& resolver, std::string const& sql) {
     FanOutOptions o;
@@ -299,8 +310,10 @@ int Run(Args const& a) {
     long const count = resolver == "one" ? oneDocs : totalDocs;
     std::string const what = (resolver.empty() ? "fan-out" : resolver) + ": " + sql;
     if (!r.Continuation.empty() || r.Partial) throw std::runtime_error(what + ": partial or unfinished result");
-    if (sql == OrderByTop) CheckOrderByTop(r.Items, count, what);
-    else CheckGroupBy(r.Items, count, what);
+    if (sql == OrderByTop)
+      CheckOrderByTop(r.Items, count, what);
+    else
+      CheckGroupBy(r.Items, count, what);
     for (auto const& d : r.Diagnostics) {
       s.Streams += d.Ranges;
       s.ItemsRead += d.ItemsRead;
@@ -334,7 +347,9 @@ int Run(Args const& a) {
   // The first query of each kind pays for what is cached afterwards
   // (collection definitions, the plan, partition key ranges, connections).
   std::map<std::string, Series> series;  // orderBy|groupBy x Fan|One|Total|Raw
-  auto name = [](std::string const& sql, char const* what) { return (sql == OrderByTop ? "orderBy" : "groupBy") + std::string(what); };
+  auto name = [](std::string const& sql, char const* what) {
+    return (sql == OrderByTop ? "orderBy" : "groupBy") + std::string(what);
+  };
   for (auto const* sql : {&OrderByTop, &GroupBy}) {
     series[name(*sql, "Fan")].ColdMs = once("", *sql).WallMs;
     series[name(*sql, "One")].ColdMs = once("one", *sql).WallMs;
@@ -342,7 +357,8 @@ int Run(Args const& a) {
   }
   for (auto const& c : fan) {
     auto& cosmos = client.Account(c.Account());
-    for (auto const& r : cosmos.PartitionKeyRanges().GetOverlappingRanges(c.Link(), "", "FF")) raw.push_back({&cosmos, c.Link(), r.Id});
+    for (auto const& r : cosmos.PartitionKeyRanges().GetOverlappingRanges(c.Link(), "", "FF"))
+      raw.push_back({&cosmos, c.Link(), r.Id});
     for (auto const* sql : {&OrderByTop, &GroupBy})
       if (!rawText.count(*sql)) rawText[*sql] = StreamText(cosmos, c.Link(), *sql);
   }
@@ -371,35 +387,40 @@ int Run(Args const& a) {
   auto describe = [&](std::string const& key) {
     auto const& s = series[key];
     char buf[1024];
-    std::snprintf(buf, sizeof buf,
-                  "\"%s\":{\"wallMs\":%s,\"cpuMs\":%s,\"wallMedianMs\":%.2f,\"cpuMedianMs\":%.3f,\"streams\":%zu,"
-                  "\"pages\":%d,\"itemsRead\":%zu,\"itemsReturned\":%zu,\"cpuUsPerItemReadMedian\":%.3f,\"coldMs\":%.2f}",
-                  key.c_str(), JsonArray(s.Wall, 2).c_str(), JsonArray(s.Cpu, 3).c_str(), Median(s.Wall), Median(s.Cpu),
-                  s.Last.Streams, s.Last.Pages, s.Last.ItemsRead, s.Last.Items, Median(s.CpuUsPerRead), s.ColdMs);
+    std::snprintf(
+        buf, sizeof buf,
+        "\"%s\":{\"wallMs\":%s,\"cpuMs\":%s,\"wallMedianMs\":%.2f,\"cpuMedianMs\":%.3f,\"streams\":%zu,"
+        "\"pages\":%d,\"itemsRead\":%zu,\"itemsReturned\":%zu,\"cpuUsPerItemReadMedian\":%.3f,\"coldMs\":%.2f}",
+        key.c_str(), JsonArray(s.Wall, 2).c_str(), JsonArray(s.Cpu, 3).c_str(), Median(s.Wall), Median(s.Cpu),
+        s.Last.Streams, s.Last.Pages, s.Last.ItemsRead, s.Last.Items, Median(s.CpuUsPerRead), s.ColdMs);
     return std::string(buf);
   };
-  auto ratio = [&](std::string const& a, std::string const& b) { return Median(series[a].Wall) / Median(series[b].Wall); };
-  std::string out = "{\"mode\":\"fanout-ranges\",\"servers\":" + std::to_string(fanEndpoints.size()) +
-                    ",\"collections\":" + std::to_string(collections) + ",\"docsPerCollection\":" + std::to_string(perColl) +
-                    ",\"oneDocs\":" + std::to_string(oneDocs) + ",\"totalDocs\":" + std::to_string(totalDocs) +
-                    ",\"rounds\":" + std::to_string(done) + ",\"maxConcurrency\":" +
-                    std::to_string(maxConcurrency > 0 ? maxConcurrency : FanOutOptions{}.MaxConcurrency) +
-                    ",\"orderByQuery\":\"" + OrderByTop + "\",\"groupByQuery\":\"" + GroupBy + "\"";
+  auto ratio = [&](std::string const& a, std::string const& b) {
+    return Median(series[a].Wall) / Median(series[b].Wall);
+  };
+  std::string out =
+      "{\"mode\":\"fanout-ranges\",\"servers\":" + std::to_string(fanEndpoints.size()) +
+      ",\"collections\":" + std::to_string(collections) + ",\"docsPerCollection\":" + std::to_string(perColl) +
+      ",\"oneDocs\":" + std::to_string(oneDocs) + ",\"totalDocs\":" + std::to_string(totalDocs) +
+      ",\"rounds\":" + std::to_string(done) +
+      ",\"maxConcurrency\":" + std::to_string(maxConcurrency > 0 ? maxConcurrency : FanOutOptions{}.MaxConcurrency) +
+      ",\"orderByQuery\":\"" + OrderByTop + "\",\"groupByQuery\":\"" + GroupBy + "\"";
   for (auto const* q : {"orderBy", "groupBy"})
     for (auto const* w : {"One", "Total", "Raw", "Fan"}) out += "," + describe(std::string(q) + w);
   char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                ",\"orderByRatioOne\":%.3f,\"groupByRatioOne\":%.3f,\"orderByRatioTotal\":%.3f,\"groupByRatioTotal\":%.3f,"
-                "\"orderByRatioRaw\":%.3f,\"groupByRatioRaw\":%.3f,\"orderByPairedRatioOneMedian\":%.3f,"
-                "\"groupByPairedRatioOneMedian\":%.3f,\"load\":\"%s\"}",
-                ratio("orderByFan", "orderByOne"), ratio("groupByFan", "groupByOne"), ratio("orderByFan", "orderByTotal"),
-                ratio("groupByFan", "groupByTotal"), ratio("orderByFan", "orderByRaw"), ratio("groupByFan", "groupByRaw"),
-                Median(orderByPaired), Median(groupByPaired), Loadavg().c_str());
+  std::snprintf(
+      buf, sizeof buf,
+      ",\"orderByRatioOne\":%.3f,\"groupByRatioOne\":%.3f,\"orderByRatioTotal\":%.3f,\"groupByRatioTotal\":%.3f,"
+      "\"orderByRatioRaw\":%.3f,\"groupByRatioRaw\":%.3f,\"orderByPairedRatioOneMedian\":%.3f,"
+      "\"groupByPairedRatioOneMedian\":%.3f,\"load\":\"%s\"}",
+      ratio("orderByFan", "orderByOne"), ratio("groupByFan", "groupByOne"), ratio("orderByFan", "orderByTotal"),
+      ratio("groupByFan", "groupByTotal"), ratio("orderByFan", "orderByRaw"), ratio("groupByFan", "groupByRaw"),
+      Median(orderByPaired), Median(groupByPaired), Loadavg().c_str());
   std::printf("%s%s\n", out.c_str(), buf);
   return 0;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) try {
   if (argc < 2) {

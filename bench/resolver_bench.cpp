@@ -204,10 +204,13 @@ void BM_Md5Chain(benchmark::State& state, detail::Md5ChainIsa isa) {
     benchmark::ClobberMemory();
   }
 }
-BENCHMARK_CAPTURE(BM_Md5Chain, portable, detail::Md5ChainIsa::Portable)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Md5Chain, portable, detail::Md5ChainIsa::Portable)
+    ->Arg(8)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Md5Chain, avx2, detail::Md5ChainIsa::Avx2)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Md5Chain, avx512, detail::Md5ChainIsa::Avx512)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
 
-} // namespace
+}  // namespace
 
 BENCHMARK_MAIN();

@@ -18,4 +18,4 @@ void RegisterBuiltInResolvers(ResolverRegistry& registry) {
   registry.Register("managedHash", &ManagedHashPartitionResolver::FromConfig);
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -56,7 +56,7 @@ std::string Compact(rapidjson::Value const& v) {
   v.Accept(writer);
   return std::string(buffer.GetString(), buffer.GetSize());
 }
-} // namespace
+}  // namespace
 
 CollectionTemplate CollectionTemplate::FromValue(rapidjson::Value const& value) {
   CollectionTemplate t;
@@ -130,4 +130,4 @@ rapidjson::Value CollectionTemplate::ToJson(rapidjson::MemoryPoolAllocator<>& al
   return rapidjson::Value(*m_value, allocator);
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -42,7 +42,7 @@ std::vector<std::string> SeedBytes(std::vector<std::int32_t> const& seeds) {
   }
   return bytes;
 }
-} // namespace
+}  // namespace
 
 HashPartitionResolver::HashPartitionResolver(std::vector<CollectionRef> collections,
                                              std::shared_ptr<IHashGenerator const> hash,
@@ -166,9 +166,11 @@ ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
 
   auto seedsNode = node.OptionalChild("seeds");
   if (hashName == LegacyName) {
-    if (!seedsNode) node.Fail("hash \"dotnet-legacy\" needs \"seeds\": one .NET String.GetHashCode() value per collection");
+    if (!seedsNode)
+      node.Fail("hash \"dotnet-legacy\" needs \"seeds\": one .NET String.GetHashCode() value per collection");
     std::vector<std::int32_t> seeds;
-    for (auto const& s : seedsNode->Elements()) seeds.push_back(static_cast<std::int32_t>(s.GetInteger(INT32_MIN, INT32_MAX)));
+    for (auto const& s : seedsNode->Elements())
+      seeds.push_back(static_cast<std::int32_t>(s.GetInteger(INT32_MIN, INT32_MAX)));
     if (seeds.size() != collections.size())
       seedsNode->Fail("has " + std::to_string(seeds.size()) + " seeds for " + std::to_string(collections.size()) +
                       " collections");
@@ -179,4 +181,4 @@ ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
                                                  std::move(path));
 }
 
-} // namespace docshard
+}  // namespace docshard

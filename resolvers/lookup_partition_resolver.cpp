@@ -19,8 +19,7 @@ LookupPartitionResolver::LookupPartitionResolver(KeyType keyType, std::vector<En
     auto const& key = m_entries[i].Key;
     if (key.GetKind() != kind)
       throw InvalidArgumentError("lookup resolver: key " + key.ToJson() + " is not a " + KeyTypeName(keyType));
-    if (!m_index.emplace(key, i).second)
-      throw InvalidArgumentError("lookup resolver: duplicate key " + key.ToJson());
+    if (!m_index.emplace(key, i).second) throw InvalidArgumentError("lookup resolver: duplicate key " + key.ToJson());
   }
 }
 
@@ -147,4 +146,4 @@ ResolverPtr LookupPartitionResolver::FromConfig(ConfigNode const& node) {
                                                    std::move(path));
 }
 
-} // namespace docshard
+}  // namespace docshard

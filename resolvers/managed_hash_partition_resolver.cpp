@@ -50,7 +50,7 @@ std::shared_ptr<HashPartitionResolver const> BuildRing(ManagedHashSettings const
 rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
   return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
-} // namespace
+}  // namespace
 
 ManagedHashPartitionResolver::ManagedHashPartitionResolver(ManagedHashSettings settings,
                                                            std::optional<PartitionKeyPath> keyPath)
@@ -66,8 +66,8 @@ std::string ManagedHashPartitionResolver::CollectionId(std::uint32_t index) cons
 }
 
 std::string ManagedHashPartitionResolver::CollectionDefinition(std::string_view id) const {
-  return m_settings.Template.Definition(id, m_keyPath ? std::string_view(m_keyPath->Paths().front())
-                                                      : std::string_view());
+  return m_settings.Template.Definition(id,
+                                        m_keyPath ? std::string_view(m_keyPath->Paths().front()) : std::string_view());
 }
 
 std::string ManagedHashPartitionResolver::ExplainRoute(PartitionKey const& key) const {
@@ -89,7 +89,8 @@ void ManagedHashPartitionResolver::CreateCollections(PartitionedClient& client) 
   }
 }
 
-std::shared_ptr<ManagedHashPartitionResolver const> ManagedHashPartitionResolver::Grow(PartitionedClient& client) const {
+std::shared_ptr<ManagedHashPartitionResolver const>
+ManagedHashPartitionResolver::Grow(PartitionedClient& client) const {
   auto grown = WithCount(m_settings.Count + 1);  // validates before any I/O
   auto& account = client.Account(m_settings.Account);
   account.CreateDatabaseIfNotExists(m_settings.Database);
@@ -164,4 +165,4 @@ ResolverPtr ManagedHashPartitionResolver::FromConfig(ConfigNode const& node) {
   return std::make_shared<ManagedHashPartitionResolver>(std::move(s), std::move(path));
 }
 
-} // namespace docshard
+}  // namespace docshard

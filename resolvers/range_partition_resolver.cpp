@@ -11,7 +11,7 @@ namespace {
 PartitionKey::Kind KindOf(KeyType type) {
   return type == KeyType::String ? PartitionKey::Kind::String : PartitionKey::Kind::Number;
 }
-} // namespace
+}  // namespace
 
 RangePartitionResolver::RangePartitionResolver(KeyType keyType, std::vector<Entry> ranges,
                                                std::optional<PartitionKeyPath> keyPath)
@@ -147,11 +147,10 @@ ResolverPtr RangePartitionResolver::FromConfig(ConfigNode const& node) {
     e.AllowOnly({"low", "high", "collection", "resolver"});
     auto low = e.Child("low").GetKey(keyType);
     auto high = e.Child("high").GetKey(keyType);
-    if (PartitionKey::Compare(low, high) > 0)
-      e.Fail("low " + low.ToJson() + " is greater than high " + high.ToJson());
+    if (PartitionKey::Compare(low, high) > 0) e.Fail("low " + low.ToJson() + " is greater than high " + high.ToJson());
     ranges.push_back({std::move(low), std::move(high), LoadTarget(e, path)});
   }
   return std::make_shared<RangePartitionResolver>(keyType, std::move(ranges), std::move(path));
 }
 
-} // namespace docshard
+}  // namespace docshard

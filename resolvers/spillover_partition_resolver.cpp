@@ -29,10 +29,10 @@ std::string PrefixProblem(std::string const& prefix) {
 rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
   return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
-} // namespace
+}  // namespace
 
 std::optional<std::uint64_t> SpilloverPartitionResolver::ParseNumber(std::string_view prefix,
-                                                                      std::string_view id) noexcept {
+                                                                     std::string_view id) noexcept {
   if (id.size() <= prefix.size() || id.substr(0, prefix.size()) != prefix) return std::nullopt;
   auto digits = id.substr(prefix.size());
   // Canonical decimal only: "01", "+1", "1x", " 1" would name a collection
@@ -90,12 +90,12 @@ std::int64_t SpilloverPartitionResolver::Threshold(std::int64_t quota) const noe
 }
 
 std::string SpilloverPartitionResolver::CollectionDefinition(std::string_view id) const {
-  return m_settings.Template.Definition(id, m_keyPath ? std::string_view(m_keyPath->Paths().front())
-                                                      : std::string_view());
+  return m_settings.Template.Definition(id,
+                                        m_keyPath ? std::string_view(m_keyPath->Paths().front()) : std::string_view());
 }
 
-std::shared_ptr<SpilloverPartitionResolver const> SpilloverPartitionResolver::WithAppended(
-    std::vector<std::string> ids) const {
+std::shared_ptr<SpilloverPartitionResolver const>
+SpilloverPartitionResolver::WithAppended(std::vector<std::string> ids) const {
   std::vector<std::pair<std::uint64_t, std::string>> numbered;
   for (auto& id : ids) {
     auto n = ParseNumber(m_settings.CollectionPrefix, id);
@@ -129,8 +129,10 @@ rapidjson::Value SpilloverPartitionResolver::ToJson(rapidjson::MemoryPoolAllocat
     obj.AddMember("maxDocumentsPerCollection", static_cast<std::int64_t>(*m_settings.MaxDocumentsPerCollection), a);
   auto ms = m_settings.CheckInterval.count();
   // Whole seconds as an integer, so that the common case reads "10", not "10.0".
-  if (ms % 1000 == 0) obj.AddMember("checkIntervalSeconds", static_cast<std::int64_t>(ms / 1000), a);
-  else obj.AddMember("checkIntervalSeconds", static_cast<double>(ms) / 1000.0, a);
+  if (ms % 1000 == 0)
+    obj.AddMember("checkIntervalSeconds", static_cast<std::int64_t>(ms / 1000), a);
+  else
+    obj.AddMember("checkIntervalSeconds", static_cast<double>(ms) / 1000.0, a);
   if (!m_settings.Template.IsEmpty()) obj.AddMember("template", m_settings.Template.ToJson(a), a);
   return obj;
 }
@@ -173,8 +175,8 @@ ResolverPtr SpilloverPartitionResolver::FromConfig(ConfigNode const& node) {
       e.Fail("\"" + id + "\" is not \"" + s.CollectionPrefix +
              "\" followed by a number (decimal digits, no sign, no leading zero)");
     if (last && *n <= *last)
-      e.Fail("\"" + id + "\" is out of order: numbers must increase, newest last (previous is " +
-             s.CollectionPrefix + std::to_string(*last) + ")");
+      e.Fail("\"" + id + "\" is out of order: numbers must increase, newest last (previous is " + s.CollectionPrefix +
+             std::to_string(*last) + ")");
     try {
       (void)MakeRef(s.Account, s.Database, id);
     } catch (Error const& ex) {
@@ -206,4 +208,4 @@ ResolverPtr SpilloverPartitionResolver::FromConfig(ConfigNode const& node) {
   return std::make_shared<SpilloverPartitionResolver>(std::move(s), std::move(ids), std::move(path));
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -16,7 +16,7 @@ constexpr ModeName Modes[] = {{TransitionReadMode::ReadCurrent, "ReadCurrent"},
                               {TransitionReadMode::ReadBoth, "ReadBoth"},
                               {TransitionReadMode::ReadNextThenCurrent, "ReadNextThenCurrent"},
                               {TransitionReadMode::None, "None"}};
-} // namespace
+}  // namespace
 
 char const* TransitionReadModeName(TransitionReadMode mode) noexcept {
   for (auto const& m : Modes)
@@ -102,4 +102,4 @@ ResolverPtr TransitionPartitionResolver::FromConfig(ConfigNode const& node) {
   return std::make_shared<TransitionPartitionResolver>(std::move(current), std::move(next), mode);
 }
 
-} // namespace docshard
+}  // namespace docshard

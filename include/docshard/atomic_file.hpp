@@ -14,4 +14,4 @@ namespace docshard {
 // fsync, closing, renaming); the temporary file is removed on failure.
 DOCSHARD_API void WriteFileAtomically(std::filesystem::path const& path, std::string const& text);
 
-} // namespace docshard
+}  // namespace docshard

@@ -24,8 +24,8 @@ public:
 
   // The text as parsed, e.g. `west:dbs/app/colls/users0`.
   std::string const& Text() const noexcept { return m_data->Text; }
-  std::string const& Account() const noexcept { return m_data->Account; }     // "default" when unprefixed
-  std::string const& Link() const noexcept { return m_data->Link; }           // dbs/<db>/colls/<coll>
+  std::string const& Account() const noexcept { return m_data->Account; }        // "default" when unprefixed
+  std::string const& Link() const noexcept { return m_data->Link; }              // dbs/<db>/colls/<coll>
   std::string const& Database() const noexcept { return m_data->Database; }      // <db>
   std::string const& Collection() const noexcept { return m_data->Collection; }  // <coll>
   // True when the text carries an `account:` prefix.
@@ -46,4 +46,4 @@ private:
   std::shared_ptr<Data const> m_data;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -43,4 +43,4 @@ private:
   std::optional<std::string> m_partitionKeyPath;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -2,9 +2,9 @@
 // A cursor into a config document that knows its place (`resolver.ranges[2].low`),
 // so every error names where it is. Loaders of user-defined resolver types
 // get one too.
-#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/export.hpp"
 #include "docshard/partition_key.hpp"
 #include "docshard/partition_key_path.hpp"
 #include "docshard/partition_resolver.hpp"
@@ -80,4 +80,4 @@ private:
 // Short JSON text of a value for messages, truncated.
 DOCSHARD_API std::string DescribeJson(rapidjson::Value const& value);
 
-} // namespace docshard
+}  // namespace docshard

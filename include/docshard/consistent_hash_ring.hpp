@@ -39,7 +39,7 @@ struct UninitialisedAllocator : std::allocator<T> {
 };
 template <class T>
 using RingVector = std::vector<T, UninitialisedAllocator<T>>;
-} // namespace detail
+}  // namespace detail
 
 class DOCSHARD_API ConsistentHashRing {
 public:
@@ -117,9 +117,9 @@ private:
 
   // The hot path reads only these first members and one slot.
   bool m_isMurmur3 = false;
-  unsigned m_slotShift = 32;  // 32 - log2(slot count); 32 = one slot
+  unsigned m_slotShift = 32;                 // 32 - log2(slot count); 32 = one slot
   detail::RingVector<std::uint8_t> m_slots;  // owner, or kNoSlotOwner: look in m_table
-  unsigned m_bucketShift = 32;  // 32 - log2(bucket count)
+  unsigned m_bucketShift = 32;               // 32 - log2(bucket count)
   std::shared_ptr<IHashGenerator const> m_hash;
   Lookup m_lookup;
   std::size_t m_nodeCount;
@@ -139,4 +139,4 @@ private:
   detail::RingVector<std::uint32_t> m_owners;
 };
 
-} // namespace docshard
+}  // namespace docshard

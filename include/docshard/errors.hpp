@@ -104,10 +104,9 @@ public:
 class DOCSHARD_API MigrationInProgressError : public Error {
 public:
   // A MigrationInProgress error with `message`.
-  explicit MigrationInProgressError(std::string const& message)
-      : Error(ErrorCode::MigrationInProgress, message) {}
+  explicit MigrationInProgressError(std::string const& message) : Error(ErrorCode::MigrationInProgress, message) {}
   // Always true: the same call succeeds after the migration.
   bool IsRetryable() const noexcept override { return true; }
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -1,8 +1,8 @@
 #pragma once
 // Options and results of a query fanned out over the collections a resolver names.
-#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/consistency_level.hpp"
+#include "docshard/export.hpp"
 #include "docshard/read_selector.hpp"
 
 #include <rapidjson/document.h>
@@ -28,12 +28,12 @@ struct DOCSHARD_API FanOutOptions {
   // costs about one round trip however many ranges it reads (each account's
   // connection pool, MaxConnectionsPerHost, still bounds what is on the wire).
   std::size_t MaxConcurrency = 0;
-  int PageSize = 0;                      // x-ms-max-item-count per request (0 = service default)
+  int PageSize = 0;  // x-ms-max-item-count per request (0 = service default)
   // Stop after this many results and return a continuation (0 = everything).
   std::size_t MaxItems = 0;
-  std::string Continuation;              // from a previous FanOutResult
+  std::string Continuation;                                          // from a previous FanOutResult
   PartialResultsPolicy PartialResults = PartialResultsPolicy::Fail;  // when a collection fails
-  std::optional<std::chrono::milliseconds> Timeout;  // per request
+  std::optional<std::chrono::milliseconds> Timeout;                  // per request
   // x-ms-consistency-level of every request (default: the client's). Any
   // level but Session reads without this client's session tokens.
   std::optional<ConsistencyLevel> Consistency;
@@ -41,12 +41,12 @@ struct DOCSHARD_API FanOutOptions {
 
 // What one collection contributed to a fan-out query.
 struct DOCSHARD_API CollectionDiagnostics {
-  std::string Collection;  // the collection reference's text
-  std::size_t Ranges = 0;  // streams read: partition key ranges (or keys) of this collection
-  int Pages = 0;  // pages read from it
-  std::size_t Items = 0;      // rows this collection contributed to the result (GROUP BY: partial rows)
-  std::size_t ItemsRead = 0;  // rows its streams' pages returned: what the merge read, used or not
-  double RequestCharge = 0;  // request units its requests cost
+  std::string Collection;                // the collection reference's text
+  std::size_t Ranges = 0;                // streams read: partition key ranges (or keys) of this collection
+  int Pages = 0;                         // pages read from it
+  std::size_t Items = 0;                 // rows this collection contributed to the result (GROUP BY: partial rows)
+  std::size_t ItemsRead = 0;             // rows its streams' pages returned: what the merge read, used or not
+  double RequestCharge = 0;              // request units its requests cost
   std::chrono::microseconds Latency{0};  // summed over this collection's requests
   std::string Error;                     // set when the collection failed (ReturnPartial)
 };
@@ -58,8 +58,8 @@ struct DOCSHARD_API FanOutResult {
   std::string Continuation;
   std::vector<CollectionDiagnostics> Diagnostics;  // one per collection queried
   bool Partial = false;                            // some collection failed (ReturnPartial)
-  double RequestCharge = 0;               // request units of every request
-  std::chrono::microseconds Elapsed{0};  // wall time of the whole query
+  double RequestCharge = 0;                        // request units of every request
+  std::chrono::microseconds Elapsed{0};            // wall time of the whole query
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -60,4 +60,4 @@ DOCSHARD_API std::shared_ptr<IHashGenerator const> MakeHashGenerator(std::string
 DOCSHARD_API void RegisterHashGenerator(std::string name, HashGeneratorFactory factory);
 DOCSHARD_API bool IsKnownHashGenerator(std::string_view name);
 
-} // namespace docshard
+}  // namespace docshard

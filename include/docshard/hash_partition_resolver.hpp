@@ -1,7 +1,7 @@
 #pragma once
 // Consistent hashing over an ordered collection list (docs/resolvers.md, "The consistent hash ring").
-#include "docshard/export.hpp"
 #include "docshard/consistent_hash_ring.hpp"
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 
 #include <cstdint>
@@ -34,10 +34,10 @@ public:
   // collection's first point is MD5 of the 4 little-endian bytes of its .NET
   // String.GetHashCode() (`seeds`, one per collection, supplied by the caller
   // because it differs per process), successor lookup.
-  static std::shared_ptr<HashPartitionResolver> DotNetLegacy(std::vector<CollectionRef> collections,
-                                                             std::vector<std::int32_t> seeds,
-                                                             std::uint32_t virtualNodesPerCollection = DefaultVirtualNodes,
-                                                             std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  static std::shared_ptr<HashPartitionResolver>
+  DotNetLegacy(std::vector<CollectionRef> collections, std::vector<std::int32_t> seeds,
+               std::uint32_t virtualNodesPerCollection = DefaultVirtualNodes,
+               std::optional<PartitionKeyPath> keyPath = std::nullopt);
 
   // Builds the resolver from its config object (docs/config.md); throws
   // ConfigError naming the place of the first problem.
@@ -87,4 +87,4 @@ private:
   ConsistentHashRing m_ring;
 };
 
-} // namespace docshard
+}  // namespace docshard

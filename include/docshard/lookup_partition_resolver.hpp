@@ -59,4 +59,4 @@ private:
   std::optional<PartitionKeyPath> m_keyPath;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -7,8 +7,8 @@
 // Routing is HashPartitionResolver's, unchanged: the ring hashes the full
 // collection reference text, so `managedHash` over N collections routes
 // exactly like `hash` over the same N references.
-#include "docshard/export.hpp"
 #include "docshard/collection_template.hpp"
+#include "docshard/export.hpp"
 #include "docshard/hash_partition_resolver.hpp"
 
 #include <cstdint>
@@ -38,7 +38,9 @@ public:
 
   std::string const& Type() const noexcept override;
   std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_keyPath; }
-  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override { return m_ring->ResolveForCreate(key); }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
+    return m_ring->ResolveForCreate(key);
+  }
   using IPartitionResolver::ResolveForCreate;
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override {
     return m_ring->ResolveForRead(selector);
@@ -71,4 +73,4 @@ private:
   std::shared_ptr<HashPartitionResolver const> m_ring;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -22,4 +22,4 @@ public:
                       RingPosition* positions) const override;
 };
 
-} // namespace docshard
+}  // namespace docshard

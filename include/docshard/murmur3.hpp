@@ -4,8 +4,8 @@
 
 #include <bit>
 #include <cstddef>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace docshard {
@@ -76,4 +76,4 @@ public:
   bool IsMurmur3X86_32() const noexcept override { return true; }
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -77,4 +77,4 @@ DOCSHARD_API std::string FormatJsNumber(double value);
 // True when `text` is well-formed UTF-8 without surrogate code points.
 DOCSHARD_API bool IsValidUtf8(std::string_view text) noexcept;
 
-} // namespace docshard
+}  // namespace docshard

@@ -94,8 +94,8 @@ private:
   std::string m_store;
   std::vector<std::string> m_storeSegments;
   bool m_composite = false;
-  std::vector<std::string> m_paths;                      // as written
-  std::vector<std::vector<std::string>> m_segments;      // unescaped
+  std::vector<std::string> m_paths;                  // as written
+  std::vector<std::vector<std::string>> m_segments;  // unescaped
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -2,8 +2,8 @@
 // The resolver interface of the legacy SDKs, with JSON state. Resolvers are
 // immutable once built and safe to share between threads; the resolve path
 // does no I/O. A change of scheme builds a new resolver and publishes it.
-#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
+#include "docshard/export.hpp"
 #include "docshard/partition_key.hpp"
 #include "docshard/partition_key_path.hpp"
 #include "docshard/read_selector.hpp"
@@ -61,4 +61,4 @@ public:
 
 using ResolverPtr = std::shared_ptr<IPartitionResolver const>;
 
-} // namespace docshard
+}  // namespace docshard

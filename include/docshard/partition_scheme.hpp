@@ -62,4 +62,4 @@ private:
 // Pretty, stable JSON text of any resolver (two-space indent, trailing newline).
 DOCSHARD_API std::string SaveResolverJson(IPartitionResolver const& resolver);
 
-} // namespace docshard
+}  // namespace docshard

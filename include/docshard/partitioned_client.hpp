@@ -3,8 +3,8 @@
 // collections, across one or more accounts. Holds several named resolvers
 // (e.g. one per entity type). Resolvers are published as immutable
 // snapshots: SetResolver never disturbs an operation in flight.
-#include "docshard/export.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
+#include "docshard/export.hpp"
 #include "docshard/fan_out_query.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/partition_scheme.hpp"
@@ -150,10 +150,10 @@ private:
 
   std::map<std::string, std::shared_ptr<CosmosClient>> m_accounts;
   std::shared_ptr<detail::QueryPlanCache> m_plans;  // plans and partition key ranges (thread-safe)
-  mutable std::mutex m_mutex;  // guards the two members below (snapshots are copied out)
+  mutable std::mutex m_mutex;                       // guards the two members below (snapshots are copied out)
   std::map<std::string, Published> m_resolvers;
   std::shared_ptr<RoutingTraceHook const> m_traceHook;
   std::atomic<bool> m_tracing{false};  // skips building traces when nobody listens
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -3,8 +3,8 @@
 // collection's gateway for the query plan and merges the per-range results
 // itself; a query whose plan needs something docshard does not implement is
 // refused with UnsupportedQueryError, never answered wrongly.
-#include "docshard/export.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/export.hpp"
 
 #include <string>
 #include <string_view>
@@ -31,4 +31,4 @@ private:
 // NonValueAggregate, OffsetAndLimit, OrderBy, Top).
 DOCSHARD_API std::string_view SupportedQueryFeatures() noexcept;
 
-} // namespace docshard
+}  // namespace docshard

@@ -27,7 +27,8 @@ public:
   };
 
   // Throws InvalidArgumentError for no ranges, low > high, or bounds not of `keyType`.
-  RangePartitionResolver(KeyType keyType, std::vector<Entry> ranges, std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  RangePartitionResolver(KeyType keyType, std::vector<Entry> ranges,
+                         std::optional<PartitionKeyPath> keyPath = std::nullopt);
   // Builds the resolver from its config object (docs/config.md); throws
   // ConfigError naming the place of the first problem.
   static ResolverPtr FromConfig(ConfigNode const& node);
@@ -58,4 +59,4 @@ private:
   std::optional<PartitionKeyPath> m_keyPath;
 };
 
-} // namespace docshard
+}  // namespace docshard

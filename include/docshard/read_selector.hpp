@@ -46,4 +46,4 @@ private:
   std::vector<PartitionKey> m_keys;  // Range: {low, high}
 };
 
-} // namespace docshard
+}  // namespace docshard

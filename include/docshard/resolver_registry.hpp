@@ -33,4 +33,4 @@ private:
   std::map<std::string, ResolverLoader, std::less<>> m_loaders;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -49,4 +49,4 @@ private:
   std::vector<CollectionRef> m_list;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -3,9 +3,9 @@
 // hash space per collection (balance statistics) and the arcs that change
 // owner between two rings (what a migration must move). Computed from the
 // sorted ring points, not by sampling, so they are exact to double precision.
-#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/consistent_hash_ring.hpp"
+#include "docshard/export.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -90,8 +90,9 @@ struct DOCSHARD_API OwnerChange {
 // says whether node `from` of the first ring and node `to` of the second are
 // the same collection (the rings' node lists may differ in content and order).
 // Only meaningful when both rings hash keys with the same generator.
-DOCSHARD_API std::vector<OwnerChange> RingDiff(ConsistentHashRing const& from, ConsistentHashRing const& to,
-                                  std::function<bool(std::uint32_t from, std::uint32_t to)> const& sameNode);
+DOCSHARD_API std::vector<OwnerChange>
+RingDiff(ConsistentHashRing const& from, ConsistentHashRing const& to,
+         std::function<bool(std::uint32_t from, std::uint32_t to)> const& sameNode);
 
 struct DOCSHARD_API CollectionMove {
   RingArc Arc;
@@ -102,7 +103,8 @@ struct DOCSHARD_API CollectionMove {
 // RingDiff for two hash resolvers, collections matched by their reference text.
 // Throws InvalidArgumentError when the resolvers hash keys differently (e.g.
 // md5 against murmur3): their positions are then not comparable.
-DOCSHARD_API std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from, HashPartitionResolver const& to);
+DOCSHARD_API std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from,
+                                                          HashPartitionResolver const& to);
 
 // True when keys hash to the same positions on both resolvers' rings, so an
 // arc diff is meaningful.
@@ -111,4 +113,4 @@ DOCSHARD_API bool HaveComparableRings(HashPartitionResolver const& a, HashPartit
 // 32 lower-case hex digits, most significant first.
 DOCSHARD_API std::string FormatRingPosition(RingPosition position);
 
-} // namespace docshard
+}  // namespace docshard

@@ -9,14 +9,14 @@
 namespace docshard {
 
 struct DOCSHARD_API RoutingTrace {
-  std::string Operation;                // "create", "read", "query", ...
-  std::string Resolver;                 // resolver name in the client ("" = default)
-  std::int64_t Epoch = 0;               // epoch of the scheme that routed it
-  std::string Key;                      // the key as JSON; empty for a fan-out without key
-  std::string Route;                    // resolver path, e.g. `range[1] -> hash`
-  std::vector<std::string> Collections; // chosen collection(s), in the order tried
+  std::string Operation;                 // "create", "read", "query", ...
+  std::string Resolver;                  // resolver name in the client ("" = default)
+  std::int64_t Epoch = 0;                // epoch of the scheme that routed it
+  std::string Key;                       // the key as JSON; empty for a fan-out without key
+  std::string Route;                     // resolver path, e.g. `range[1] -> hash`
+  std::vector<std::string> Collections;  // chosen collection(s), in the order tried
 };
 
 using RoutingTraceHook = std::function<void(RoutingTrace const&)>;
 
-} // namespace docshard
+}  // namespace docshard

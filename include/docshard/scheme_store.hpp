@@ -5,9 +5,9 @@
 // based on (If-Match on the ETag), so two writers cannot overwrite each
 // other: the later one gets SchemeConflictError and nothing is written.
 // Epochs only go up: a save must carry a higher epoch than its base.
-#include "docshard/export.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/export.hpp"
 #include "docshard/partition_scheme.hpp"
 
 #include <cstdint>
@@ -27,9 +27,9 @@ public:
 
 // One stored version of a scheme.
 struct DOCSHARD_API StoredScheme {
-  std::string Text;       // the config JSON as saved (PartitionScheme::Save)
+  std::string Text;  // the config JSON as saved (PartitionScheme::Save)
   std::int64_t Epoch = 0;
-  std::string ETag;       // the version, for the next save's If-Match
+  std::string ETag;  // the version, for the next save's If-Match
 
   PartitionScheme Parse(ResolverRegistry const& registry = ResolverRegistry::Default()) const {
     return PartitionScheme::Load(Text, registry);
@@ -93,4 +93,4 @@ private:
   std::filesystem::path m_path;
 };
 
-} // namespace docshard
+}  // namespace docshard

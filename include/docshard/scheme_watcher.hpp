@@ -59,9 +59,9 @@ private:
   std::shared_ptr<ISchemeStore const> m_store;
   std::shared_ptr<PartitionedClient> m_client;
   SchemeWatcherOptions m_options;
-  std::mutex m_pollMutex;     // one poll at a time; guards m_lastETag
-  std::string m_lastETag;     // skip parsing a version already seen
+  std::mutex m_pollMutex;   // one poll at a time; guards m_lastETag
+  std::string m_lastETag;   // skip parsing a version already seen
   PeriodicWorker m_worker;  // last: stopped before the members it uses go
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -60,18 +60,18 @@ DOCSHARD_API std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbe
 // (then the manager counts). A documentsCount quota <= 0 means "no limit":
 // `maxDocumentsPerCollection` is the quota then.
 DOCSHARD_API std::optional<CollectionFill> FillFromUsageHeaders(http::HttpHeaders const& headers,
-                                                   std::optional<std::int64_t> maxDocumentsPerCollection);
+                                                                std::optional<std::int64_t> maxDocumentsPerCollection);
 
 // What one check saw and did.
 struct DOCSHARD_API SpilloverCheck {
-  std::string Measured;                // the collection measured first (the newest at the start)
-  std::int64_t Documents = 0;          // its documents
-  std::int64_t Threshold = 0;          // its spill threshold in documents (0: no document quota)
-  std::vector<std::string> Created;    // collections this client created (201)
-  std::vector<std::string> Adopted;    // collections another client made (listed, or 409)
-  bool Published = false;              // a new resolver was published
-  std::string Newest;                  // the newest collection after the check
-  std::int64_t Epoch = 0;              // the published epoch after the check
+  std::string Measured;              // the collection measured first (the newest at the start)
+  std::int64_t Documents = 0;        // its documents
+  std::int64_t Threshold = 0;        // its spill threshold in documents (0: no document quota)
+  std::vector<std::string> Created;  // collections this client created (201)
+  std::vector<std::string> Adopted;  // collections another client made (listed, or 409)
+  bool Published = false;            // a new resolver was published
+  std::string Newest;                // the newest collection after the check
+  std::int64_t Epoch = 0;            // the published epoch after the check
 };
 
 struct DOCSHARD_API SpilloverManagerOptions {
@@ -141,4 +141,4 @@ private:
   PeriodicWorker m_worker;  // last: stopped before the members it uses go
 };
 
-} // namespace docshard
+}  // namespace docshard

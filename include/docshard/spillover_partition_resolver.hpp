@@ -4,8 +4,8 @@
 // from the template and publishes a new resolver. Reads fan out to all.
 // The resolver itself is pure: it only names collections. Fill checks and
 // creation happen in SpilloverManager, off the resolve path.
-#include "docshard/export.hpp"
 #include "docshard/collection_template.hpp"
+#include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 
 #include <chrono>
@@ -82,4 +82,4 @@ private:
   std::optional<PartitionKeyPath> m_keyPath;
 };
 
-} // namespace docshard
+}  // namespace docshard

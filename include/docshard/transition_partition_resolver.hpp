@@ -33,7 +33,9 @@ public:
 
   std::string const& Type() const noexcept override;
   std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_next->KeyPath(); }
-  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override { return m_next->ResolveForCreate(key); }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
+    return m_next->ResolveForCreate(key);
+  }
   CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const override {
     return m_next->ResolveForCreate(document);
   }
@@ -58,4 +60,4 @@ private:
   TransitionReadMode m_readMode;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -20,7 +20,8 @@ int main() {
   HashPartitionResolver ring(collections, MakeHashGenerator("murmur3"), 128, PartitionKeyPath::Parse("/userId"));
 
   for (char const* key : {"a", "x", "J1", "U4", ""})
-    std::printf("  %-4s -> %s\n", ("\"" + std::string(key) + "\"").c_str(), ring.ResolveForCreate(PartitionKey(key)).Text().c_str());
+    std::printf("  %-4s -> %s\n", ("\"" + std::string(key) + "\"").c_str(),
+                ring.ResolveForCreate(PartitionKey(key)).Text().c_str());
   // The same keys land where the legacy SDKs put them (the vectors in docs/resolvers.md).
   check(ring.ResolveForCreate(PartitionKey("a")).Collection() == "A" &&
             ring.ResolveForCreate(PartitionKey("x")).Collection() == "B" &&

@@ -28,7 +28,7 @@ std::string Document(int i) {
   return "{\"id\":\"order-" + std::to_string(i) + "\",\"userId\":\"user-" + std::to_string(i % 500) +
          "\",\"amount\":" + std::to_string((i * 7919) % 10007) + ",\"region\":\"" + (i % 3 ? "eu" : "us") + "\"}";
 }
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) try {
   if (argc != 2) {

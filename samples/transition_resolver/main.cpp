@@ -12,7 +12,7 @@ std::shared_ptr<HashPartitionResolver> Ring(int n) {
   for (int i = 0; i < n; ++i) c.push_back(CollectionRef::Parse("dbs/app/colls/c" + std::to_string(i)));
   return std::make_shared<HashPartitionResolver>(c, MakeHashGenerator("murmur3"), 128, PartitionKeyPath::Parse("/k"));
 }
-} // namespace
+}  // namespace
 
 int main() {
   int failures = 0;

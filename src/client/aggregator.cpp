@@ -14,7 +14,7 @@ rapidjson::Value const* Find(rapidjson::Value const& object, char const* name) {
 }
 
 bool IsExactInteger(rapidjson::Value const& v) { return v.IsInt64() || (v.IsUint64() && v.GetUint64() <= INT64_MAX); }
-} // namespace
+}  // namespace
 
 rapidjson::Value const* UnwrapPartial(rapidjson::Value const& wrapped) {
   if (!wrapped.IsObject()) return &wrapped;  // a bare partial
@@ -123,19 +123,21 @@ void Aggregator::Result(rapidjson::Value& out, rapidjson::MemoryPoolAllocator<>&
   }
   switch (*m_kind) {
   case AggregateKind::Count:
-    if (m_countExact) out.SetInt64(m_exactCount);
-    else SetNumber(out, m_count);
+    if (m_countExact)
+      out.SetInt64(m_exactCount);
+    else
+      SetNumber(out, m_count);
     return;
   case AggregateKind::Sum:
-    if (m_exact) out.SetInt64(m_exactSum);
-    else SetNumber(out, m_sum);
+    if (m_exact)
+      out.SetInt64(m_exactSum);
+    else
+      SetNumber(out, m_sum);
     return;
-  case AggregateKind::Average:
-    SetNumber(out, (m_exact ? static_cast<double>(m_exactSum) : m_sum) / m_count);
-    return;
+  case AggregateKind::Average: SetNumber(out, (m_exact ? static_cast<double>(m_exactSum) : m_sum) / m_count); return;
   case AggregateKind::Min:
   case AggregateKind::Max: out.CopyFrom(m_value, allocator); return;
   }
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

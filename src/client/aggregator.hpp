@@ -4,8 +4,8 @@
 // queries deliver them:
 //   COUNT -> a number;  SUM -> a number, or undefined when a value was not a
 //   number;  MIN/MAX -> {"min"|"max": v, "count": n} (or a bare value from
-//   older gateways; no "min" with n > 0 = undefined: an array or object);  AVG -> {"sum": s, "count": n}, so the average is
-//   total sum / total count, never an average of averages.
+//   older gateways; no "min" with n > 0 = undefined: an array or object);  AVG -> {"sum": s, "count": n}, so the
+//   average is total sum / total count, never an average of averages.
 // A partial arrives wrapped as {"item": ...} / {"item2": ...}; Unwrap takes
 // the value out (a null pointer = undefined).
 #include "query_info.hpp"
@@ -37,19 +37,19 @@ private:
   void AddNumber(double& sum, std::int64_t& exact, bool& exactOk, rapidjson::Value const& v);
 
   std::optional<AggregateKind> m_kind;
-  bool m_seen = false;         // something was added
-  bool m_undefined = false;    // SUM met an undefined partial: the result is undefined
+  bool m_seen = false;       // something was added
+  bool m_undefined = false;  // SUM met an undefined partial: the result is undefined
   double m_sum = 0;
   std::int64_t m_exactSum = 0;  // integral partials summed exactly while they fit
   bool m_exact = true;
   double m_count = 0;
   std::int64_t m_exactCount = 0;
   bool m_countExact = true;
-  bool m_any = false;          // MIN/MAX/AVG/SUM received at least one value
-  rapidjson::Document m_value; // MIN/MAX best so far, or the grouping value
+  bool m_any = false;           // MIN/MAX/AVG/SUM received at least one value
+  rapidjson::Document m_value;  // MIN/MAX best so far, or the grouping value
 };
 
 // Sets `out` to `d` as the service prints it: integers without a fraction.
 void SetNumber(rapidjson::Value& out, double d);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -88,7 +88,7 @@ void AppendNumber(std::string& out, rapidjson::Value const& v) {
   auto r = std::to_chars(buffer, buffer + sizeof buffer, d);
   out.append(buffer, r.ptr);
 }
-} // namespace
+}  // namespace
 
 int CompareCosmosValues(rapidjson::Value const* a, rapidjson::Value const* b) {
   int ra = Rank(a), rb = Rank(b);
@@ -178,4 +178,4 @@ std::string Sha256Hex(std::string_view bytes) {
   return out;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

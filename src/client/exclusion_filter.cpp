@@ -17,9 +17,7 @@ struct Word {
   std::string Upper;
 };
 
-bool IsWordChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '@' || c == '$';
-}
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '@' || c == '$'; }
 
 // The words at bracket depth 0, outside literals and comments, in order.
 std::vector<Word> TopLevelWords(std::string const& sql) {
@@ -66,7 +64,7 @@ bool IsClauseKeyword(std::string const& w) {
   return w == "WHERE" || w == "GROUP" || w == "ORDER" || w == "OFFSET" || w == "LIMIT" || w == "JOIN";
 }
 
-} // namespace
+}  // namespace
 
 std::string ExcludeIdentities(std::string const& sql, std::string const& parameter,
                               std::vector<std::string> const& keyPath) {
@@ -83,8 +81,10 @@ std::string ExcludeIdentities(std::string const& sql, std::string const& paramet
     auto const& next = words[f + 2].Upper;
     if (next == "IN")
       throw UnsupportedQueryError("FROM ... IN (iterating an array) through a scheme in transition", sql);
-    if (next == "AS" && f + 3 < words.size()) alias = sql.substr(words[f + 3].Begin, words[f + 3].End - words[f + 3].Begin);
-    else if (!IsClauseKeyword(next)) alias = sql.substr(words[f + 2].Begin, words[f + 2].End - words[f + 2].Begin);
+    if (next == "AS" && f + 3 < words.size())
+      alias = sql.substr(words[f + 3].Begin, words[f + 3].End - words[f + 3].Begin);
+    else if (!IsClauseKeyword(next))
+      alias = sql.substr(words[f + 2].Begin, words[f + 2].End - words[f + 2].Begin);
   }
   std::string identity = "[" + alias + "[\"id\"]";
   std::string key = alias;
@@ -100,15 +100,18 @@ std::string ExcludeIdentities(std::string const& sql, std::string const& paramet
   std::optional<std::size_t> where, end;
   for (std::size_t i = f + 1; i < words.size(); ++i) {
     auto const& w = words[i].Upper;
-    if (w == "WHERE" && !where) where = i;
-    else if ((w == "GROUP" || w == "ORDER" || w == "OFFSET") && !end) end = i;
+    if (w == "WHERE" && !where)
+      where = i;
+    else if ((w == "GROUP" || w == "ORDER" || w == "OFFSET") && !end)
+      end = i;
   }
   std::size_t const endPos = end ? words[*end].Begin : sql.size();
   if (where) {
     std::size_t const begin = words[*where].End;
     std::string existing = sql.substr(begin, endPos - begin);
     while (!existing.empty() && std::isspace(static_cast<unsigned char>(existing.back()))) existing.pop_back();
-    while (!existing.empty() && std::isspace(static_cast<unsigned char>(existing.front()))) existing.erase(existing.begin());
+    while (!existing.empty() && std::isspace(static_cast<unsigned char>(existing.front())))
+      existing.erase(existing.begin());
     // A line comment in the condition must not swallow what follows it.
     if (existing.find("--") != std::string::npos) existing += '\n';
     return sql.substr(0, begin) + " (" + existing + ") AND " + condition + (end ? "\n" : "") + sql.substr(endPos);
@@ -118,4 +121,4 @@ std::string ExcludeIdentities(std::string const& sql, std::string const& paramet
   return head + "\nWHERE " + condition + (end ? "\n" + sql.substr(endPos) : std::string());
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

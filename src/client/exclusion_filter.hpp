@@ -21,4 +21,4 @@ namespace docshard::detail {
 std::string ExcludeIdentities(std::string const& sql, std::string const& parameter,
                               std::vector<std::string> const& keyPath);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -1,9 +1,9 @@
 #include "fan_out_executor.hpp"
 
+#include "core/json_string.hpp"
 #include "cosmos_value.hpp"
 #include "exclusion_filter.hpp"
 #include "fan_out_token.hpp"
-#include "core/json_string.hpp"
 #include "keyword_plan.hpp"
 #include "query_plan_cache.hpp"
 
@@ -43,7 +43,8 @@ public:
     }
   }
 
-  std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation, int maxItemCount) override {
+  std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation,
+                                int maxItemCount) override {
     if (m_sum) return AverageWithoutPlan(target);
     return FetchPage(target, continuation, maxItemCount);
   }
@@ -105,35 +106,38 @@ private:
     if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
     auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_sum, "", o, boost::asio::use_future);
     auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_count, "", o, boost::asio::use_future);
-    return std::async(std::launch::deferred, [sum = std::move(sum), count = std::move(count), alias = m_averageAlias]() mutable {
-      auto s = sum.get();
-      auto c = count.get();
-      auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
-      auto& alloc = body->GetAllocator();
-      rapidjson::Value partial(rapidjson::kObjectType);
-      if (s.Count() == 1 && s.Documents()[0].IsNumber()) partial.AddMember("sum", rapidjson::Value(s.Documents()[0], alloc), alloc);
-      partial.AddMember("count", c.Count() == 1 ? rapidjson::Value(c.Documents()[0], alloc) : rapidjson::Value(0), alloc);
-      rapidjson::Value item(rapidjson::kObjectType);
-      item.AddMember("item", partial, alloc);
-      if (alias.empty()) {
-        // SELECT VALUE AVG(x): [{"item": {"sum", "count"}}], as the gateway's rewrite gives.
-        rapidjson::Value row(rapidjson::kArrayType);
-        row.PushBack(item, alloc);
-        body->PushBack(row, alloc);
-      } else {
-        // SELECT AVG(x) AS a: {"payload": {"a": {"item": {"sum", "count"}}}}.
-        rapidjson::Value payload(rapidjson::kObjectType);
-        payload.AddMember(rapidjson::Value(alias.c_str(), alloc), item, alloc);
-        rapidjson::Value row(rapidjson::kObjectType);
-        row.AddMember("payload", payload, alloc);
-        body->PushBack(row, alloc);
-      }
-      StreamPage page;
-      page.RequestCharge = s.RequestCharge() + c.RequestCharge();
-      page.Items = body.get();
-      page.Body = std::move(body);
-      return page;
-    });
+    return std::async(
+        std::launch::deferred, [sum = std::move(sum), count = std::move(count), alias = m_averageAlias]() mutable {
+          auto s = sum.get();
+          auto c = count.get();
+          auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
+          auto& alloc = body->GetAllocator();
+          rapidjson::Value partial(rapidjson::kObjectType);
+          if (s.Count() == 1 && s.Documents()[0].IsNumber())
+            partial.AddMember("sum", rapidjson::Value(s.Documents()[0], alloc), alloc);
+          partial.AddMember("count", c.Count() == 1 ? rapidjson::Value(c.Documents()[0], alloc) : rapidjson::Value(0),
+                            alloc);
+          rapidjson::Value item(rapidjson::kObjectType);
+          item.AddMember("item", partial, alloc);
+          if (alias.empty()) {
+            // SELECT VALUE AVG(x): [{"item": {"sum", "count"}}], as the gateway's rewrite gives.
+            rapidjson::Value row(rapidjson::kArrayType);
+            row.PushBack(item, alloc);
+            body->PushBack(row, alloc);
+          } else {
+            // SELECT AVG(x) AS a: {"payload": {"a": {"item": {"sum", "count"}}}}.
+            rapidjson::Value payload(rapidjson::kObjectType);
+            payload.AddMember(rapidjson::Value(alias.c_str(), alloc), item, alloc);
+            rapidjson::Value row(rapidjson::kObjectType);
+            row.AddMember("payload", payload, alloc);
+            body->PushBack(row, alloc);
+          }
+          StreamPage page;
+          page.RequestCharge = s.RequestCharge() + c.RequestCharge();
+          page.Items = body.get();
+          page.Body = std::move(body);
+          return page;
+        });
   }
 
   static StreamPage ToStreamPage(QueryPage const& page, std::vector<std::string> const& orderByPath) {
@@ -281,7 +285,8 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
           AppendJsonString(list, ids[j].first);
         }
         list += ']';
-        SqlQuery probe("SELECT VALUE [c.id, " + PathExpression("c", serverPath) + "] FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
+        SqlQuery probe("SELECT VALUE [c.id, " + PathExpression("c", serverPath) +
+                       "] FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
         probe.WithJsonParameter("@ids", list);
         std::set<std::string> present;
         auto const result = client.QueryDocuments(group.first.Link(), probe);
@@ -305,7 +310,8 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
     excluded += ']';
     if (count == 0) continue;
     if (withoutPlan && streamText.find("AVG") != std::string::npos)
-      throw UnsupportedQueryError("AVG through a scheme in transition (this server answers no query plans)", query.Text());
+      throw UnsupportedQueryError("AVG through a scheme in transition (this server answers no query plans)",
+                                  query.Text());
     SqlQuery own(ExcludeIdentities(streamText, Parameter, serverPath));
     for (auto const& [name, value] : query.Parameters()) own.WithJsonParameter(name, value);
     own.WithJsonParameter(Parameter, excluded);
@@ -323,7 +329,9 @@ std::vector<std::string> KeyCandidates(SqlQuery const& query) {
   for (auto const& [name, value] : query.Parameters())
     if (!value.empty() && value.front() != '[' && value.front() != '{') add(value);
   auto const& sql = query.Text();
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '@' || c == '$' || c == '.'; };
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '@' || c == '$' || c == '.';
+  };
   for (std::size_t i = 0; i < sql.size();) {
     char c = sql[i];
     if (c == '\'' || c == '"') {
@@ -331,23 +339,29 @@ std::vector<std::string> KeyCandidates(SqlQuery const& query) {
       std::string json = "\"";
       for (++i; i < sql.size() && sql[i] != c; ++i) {
         if (sql[i] == '\\' && i + 1 < sql.size()) {
-          if (sql[i + 1] == '\'') json += '\'';
-          else json += sql.substr(i, 2);
+          if (sql[i + 1] == '\'')
+            json += '\'';
+          else
+            json += sql.substr(i, 2);
           ++i;
           continue;
         }
-        if (sql[i] == '"') json += "\\\"";
-        else json += sql[i];
+        if (sql[i] == '"')
+          json += "\\\"";
+        else
+          json += sql[i];
       }
       ++i;
       add(json + "\"");
       continue;
     }
-    if ((std::isdigit(static_cast<unsigned char>(c)) || (c == '-' && i + 1 < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i + 1])))) &&
+    if ((std::isdigit(static_cast<unsigned char>(c)) ||
+         (c == '-' && i + 1 < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i + 1])))) &&
         (i == 0 || !word(sql[i - 1]))) {
       std::size_t b = i++;
-      while (i < sql.size() && (std::isdigit(static_cast<unsigned char>(sql[i])) || sql[i] == '.' || sql[i] == 'e' || sql[i] == 'E' ||
-                                ((sql[i] == '-' || sql[i] == '+') && (sql[i - 1] == 'e' || sql[i - 1] == 'E'))))
+      while (i < sql.size() &&
+             (std::isdigit(static_cast<unsigned char>(sql[i])) || sql[i] == '.' || sql[i] == 'e' || sql[i] == 'E' ||
+              ((sql[i] == '-' || sql[i] == '+') && (sql[i - 1] == 'e' || sql[i - 1] == 'E'))))
         ++i;
       add(sql.substr(b, i - b));
       continue;
@@ -396,7 +410,7 @@ std::optional<std::vector<std::string>> PinnedKeys(FanOutRequest const& request,
   return keys;
 }
 
-} // namespace
+}  // namespace
 
 FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query, FanOutOptions const& options) {
   FanOutRequest request = requested;
@@ -465,13 +479,14 @@ FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query
   } else {
     if (withPlan != planned)
       throw InvalidArgumentError("the collections of this query are on servers that answer query plans and on "
-                                 "servers that do not; they cannot be merged in one query: " + query.Text());
+                                 "servers that do not; they cannot be merged in one query: " +
+                                 query.Text());
     for (auto const& p : plans)
       if (p) spec.Info = p->Info;
     for (auto const& p : plans)
       if (p && !(p->Info == spec.Info))
-        throw Error(ErrorCode::Internal, "the gateways of this query's collections planned it differently: " +
-                                             query.Text());
+        throw Error(ErrorCode::Internal,
+                    "the gateways of this query's collections planned it differently: " + query.Text());
     streamText = StreamQueryText(spec.Info, query.Text());
   }
 
@@ -516,4 +531,4 @@ FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query
   return RunMerge(spec, options, source);
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

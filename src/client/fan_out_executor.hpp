@@ -59,8 +59,8 @@ struct KeyPinning {
 
 struct FanOutRequest {
   std::vector<FanOutTarget> Targets;
-  std::string Resolver;       // bound into continuations
-  std::int64_t Epoch = 0;     // bound into continuations
+  std::string Resolver;    // bound into continuations
+  std::int64_t Epoch = 0;  // bound into continuations
   QueryPlanCache* Plans = nullptr;
   std::optional<TransitionReads> Transition;
   std::optional<KeyPinning> Pinning;
@@ -68,4 +68,4 @@ struct FanOutRequest {
 
 FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, FanOutOptions const& options);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

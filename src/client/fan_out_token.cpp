@@ -1,7 +1,7 @@
 #include "fan_out_token.hpp"
 
-#include "docshard/errors.hpp"
 #include "core/json_depth.hpp"
+#include "docshard/errors.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -34,9 +34,7 @@ std::string Base64UrlEncode(std::string_view in) {
   return out;
 }
 
-[[noreturn]] void Invalid(std::string const& why) {
-  throw InvalidArgumentError("invalid continuation token: " + why);
-}
+[[noreturn]] void Invalid(std::string const& why) { throw InvalidArgumentError("invalid continuation token: " + why); }
 
 std::string Base64UrlDecode(std::string_view in) {
   auto value = [](char c) -> int {
@@ -63,7 +61,7 @@ std::string Base64UrlDecode(std::string_view in) {
   }
   return out;
 }
-} // namespace
+}  // namespace
 
 std::uint64_t Fnv1a64(std::string_view bytes, std::uint64_t seed) noexcept {
   std::uint64_t h = seed;
@@ -147,8 +145,8 @@ FanOutToken FanOutToken::Decode(std::string_view text) {
   token.LastDistinct.assign(get("d").GetString(), get("d").GetStringLength());
   auto text_of = [](rapidjson::Value const& v) { return std::string(v.GetString(), v.GetStringLength()); };
   for (auto const& c : get("s").GetArray()) {
-    if (!c.IsArray() || c.Size() != 12 || !c[0].IsUint64() || !c[8].IsInt() || c[8].GetInt() < 0 ||
-        !c[9].IsUint64() || !c[11].IsArray())
+    if (!c.IsArray() || c.Size() != 12 || !c[0].IsUint64() || !c[8].IsInt() || c[8].GetInt() < 0 || !c[9].IsUint64() ||
+        !c[11].IsArray())
       Invalid("bad stream entry");
     for (rapidjson::SizeType i : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 10u})
       if (!c[i].IsString()) Invalid("bad stream entry");
@@ -173,4 +171,4 @@ FanOutToken FanOutToken::Decode(std::string_view text) {
   return token;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

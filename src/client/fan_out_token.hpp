@@ -23,11 +23,11 @@ inline constexpr std::size_t MaxTokenBytes = 1 << 20;
 
 struct StreamState {
   StreamTarget Target;
-  std::string Token;                  // server continuation of the page to (re)fetch
-  int PageSize = 0;                   // its x-ms-max-item-count
-  std::uint64_t Skip = 0;             // items of that page already consumed
-  std::string LastKeyJson;            // ORDER BY: orderByItems of the last consumed item
-  std::vector<std::string> TieRids;   // ORDER BY: _rids of consumed items with that key
+  std::string Token;                 // server continuation of the page to (re)fetch
+  int PageSize = 0;                  // its x-ms-max-item-count
+  std::uint64_t Skip = 0;            // items of that page already consumed
+  std::string LastKeyJson;           // ORDER BY: orderByItems of the last consumed item
+  std::vector<std::string> TieRids;  // ORDER BY: _rids of consumed items with that key
 
   bool operator==(StreamState const& o) const {
     return Target.Collection == o.Target.Collection && Target.RangeId == o.Target.RangeId &&
@@ -39,11 +39,11 @@ struct StreamState {
 };
 
 struct FanOutToken {
-  std::uint64_t Binding = 0;       // query text, parameters and collection list
-  std::int64_t Epoch = 0;          // scheme epoch
-  bool Materialized = false;       // GROUP BY / aggregates / unordered DISTINCT
-  std::uint64_t Consumed = 0;      // streaming: items past DISTINCT; materialized: results returned
-  std::string LastDistinct;        // ordered DISTINCT: hash of the last value returned
+  std::uint64_t Binding = 0;   // query text, parameters and collection list
+  std::int64_t Epoch = 0;      // scheme epoch
+  bool Materialized = false;   // GROUP BY / aggregates / unordered DISTINCT
+  std::uint64_t Consumed = 0;  // streaming: items past DISTINCT; materialized: results returned
+  std::string LastDistinct;    // ordered DISTINCT: hash of the last value returned
   std::vector<StreamState> Streams;
 
   bool operator==(FanOutToken const&) const = default;
@@ -56,4 +56,4 @@ struct FanOutToken {
 
 std::uint64_t Fnv1a64(std::string_view bytes, std::uint64_t seed = 1469598103934665603ULL) noexcept;
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -33,4 +33,4 @@ struct KeywordPlan {
 
 KeywordPlan AnalyzeWithoutGateway(std::string const& sql);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -1,9 +1,9 @@
 #include "merge_engine.hpp"
 
 #include "aggregator.hpp"
+#include "core/json_depth.hpp"
 #include "cosmos_value.hpp"
 #include "fan_out_token.hpp"
-#include "core/json_depth.hpp"
 
 #include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/errors.hpp"
@@ -135,7 +135,8 @@ public:
       for (auto const& t : m_spec.Streams) AddStream(t);
       RunMaterialized(token ? token->Consumed : 0);
     } else {
-      if (token) Restore(*token);
+      if (token)
+        Restore(*token);
       else
         for (auto const& t : m_spec.Streams) AddStream(t);
       RunStreaming();
@@ -171,10 +172,12 @@ private:
       s.PageSize = st.PageSize;
       s.SkipOnArrival = static_cast<std::size_t>(st.Skip);
       if (!st.LastKeyJson.empty()) {
-        if (JsonDepthExceeds(st.LastKeyJson, 64)) throw InvalidArgumentError("invalid continuation token: bad sort key");
+        if (JsonDepthExceeds(st.LastKeyJson, 64))
+          throw InvalidArgumentError("invalid continuation token: bad sort key");
         auto key = std::make_shared<rapidjson::Document>();
         key->Parse(st.LastKeyJson.data(), st.LastKeyJson.size());
-        if (key->HasParseError() || !key->IsArray()) throw InvalidArgumentError("invalid continuation token: bad sort key");
+        if (key->HasParseError() || !key->IsArray())
+          throw InvalidArgumentError("invalid continuation token: bad sort key");
         s.ResumeKey = std::move(key);
         s.ResumeRids = st.TieRids;
       }
@@ -229,9 +232,11 @@ private:
         throw Error(ErrorCode::Internal, "a page from " + Describe(s) + " has no Documents array");
       diag.ItemsRead += page.Items->Size();
       if (!page.Continuation.empty() && s.Seen.count(page.Continuation))
-        throw Error(ErrorCode::Internal,
-                    "runaway paging on " + Describe(s) + ": the server returned a continuation that does not advance "
-                    "(one it had already returned in this query); stopping instead of reading the same pages forever");
+        throw Error(
+            ErrorCode::Internal,
+            "runaway paging on " + Describe(s) +
+                ": the server returned a continuation that does not advance "
+                "(one it had already returned in this query); stopping instead of reading the same pages forever");
       if (!page.Continuation.empty() && !page.Items->Empty()) {
         // Same rows (system properties included, so distinct documents
         // differ) three pages running: the continuation does not move.
@@ -347,7 +352,8 @@ private:
       if (c == 0) {
         auto const* rid = Find(row, "_rid");
         if (rid && rid->IsString()) {
-          auto it = std::find(s.ResumeRids.begin(), s.ResumeRids.end(), std::string(rid->GetString(), rid->GetStringLength()));
+          auto it = std::find(s.ResumeRids.begin(), s.ResumeRids.end(),
+                              std::string(rid->GetString(), rid->GetStringLength()));
           if (it != s.ResumeRids.end()) {
             s.ResumeRids.erase(it);
             ++s.Index;
@@ -722,7 +728,8 @@ private:
       if (fresh) {
         g.Keys.SetArray();
         if (keys) g.Keys.CopyFrom(*keys, g.Keys.GetAllocator());
-        if (value) g.Aggregators.emplace_back(valueKind);
+        if (value)
+          g.Aggregators.emplace_back(valueKind);
         else
           for (auto const& alias : m_info.Aliases) g.Aggregators.emplace_back(alias.second);
       }
@@ -741,8 +748,10 @@ private:
       for (std::size_t i = 0; i < m_info.Aliases.size(); ++i) {
         auto const& [alias, kind] = m_info.Aliases[i];
         auto const* v = Find(*payload, alias.c_str());
-        if (kind) g.Aggregators[i].Add(v ? UnwrapPartial(*v) : nullptr);
-        else if (v) g.Aggregators[i].Add(v);
+        if (kind)
+          g.Aggregators[i].Add(v ? UnwrapPartial(*v) : nullptr);
+        else if (v)
+          g.Aggregators[i].Add(v);
       }
     });
     std::vector<Group*> ordered;
@@ -783,11 +792,11 @@ private:
   std::string m_lastDistinct;
   FanOutResult m_result;
 };
-} // namespace
+}  // namespace
 
 FanOutResult RunMerge(MergeSpec const& spec, FanOutOptions const& options, IPageSource& source) {
   Engine engine(spec, options, source);
   return engine.Run();
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

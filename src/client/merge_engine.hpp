@@ -35,9 +35,9 @@ namespace docshard::detail {
 
 // Where one stream reads from.
 struct StreamTarget {
-  std::size_t Collection = 0;  // index into MergeSpec::CollectionNames
-  std::string RangeId;         // "" = the whole collection (a key, or a server without ranges)
-  std::string Min, Max;        // the EPK span this stream covers, [Min, Max)
+  std::size_t Collection = 0;      // index into MergeSpec::CollectionNames
+  std::string RangeId;             // "" = the whole collection (a key, or a server without ranges)
+  std::string Min, Max;            // the EPK span this stream covers, [Min, Max)
   std::string RangeMin, RangeMax;  // the range's own bounds (wider than the span after a merge)
   std::string PartitionKeyJson;    // x-ms-documentdb-partitionkey value of a single-key stream
 
@@ -85,8 +85,8 @@ struct MergeSpec {
   // Collections that failed before any stream was read (plan or ranges),
   // with the error: under ReturnPartial they are reported, not read.
   std::vector<std::pair<std::size_t, std::string>> Failed;
-  std::uint64_t Binding = 0;                 // query text, parameters and collections
-  std::int64_t Epoch = 0;                    // the scheme epoch a continuation is bound to
+  std::uint64_t Binding = 0;  // query text, parameters and collections
+  std::int64_t Epoch = 0;     // the scheme epoch a continuation is bound to
 };
 
 // Runs (or resumes, with options.Continuation) the merge. Throws
@@ -94,4 +94,4 @@ struct MergeSpec {
 // Error for runaway paging (a server continuation that repeats).
 FanOutResult RunMerge(MergeSpec const& spec, FanOutOptions const& options, IPageSource& source);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -1,12 +1,12 @@
 #include "docshard/partitioned_client.hpp"
 
-#include "fan_out_executor.hpp"
-#include "query_plan_cache.hpp"
-#include "transition_replace.hpp"
 #include "core/document_id.hpp"
 #include "core/duplicate_member.hpp"
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
+#include "fan_out_executor.hpp"
+#include "query_plan_cache.hpp"
+#include "transition_replace.hpp"
 
 #include "docshard/errors.hpp"
 #include "docshard/transition_partition_resolver.hpp"
@@ -76,8 +76,9 @@ rapidjson::Document ParseDocument(std::string const& json) {
   rapidjson::Document doc;
   auto const parsed = detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag>(doc, json);
   if (parsed.IsError())
-    throw InvalidArgumentError(std::string("document is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) +
-                               " at offset " + std::to_string(parsed.Offset()));
+    throw InvalidArgumentError(std::string("document is not valid JSON: ") +
+                               rapidjson::GetParseError_En(parsed.Code()) + " at offset " +
+                               std::to_string(parsed.Offset()));
   if (!doc.IsObject()) throw InvalidArgumentError("document must be a JSON object");
   // A repeated name would be routed on one value and stored with another.
   if (auto d = detail::FindDuplicateMember(doc))
@@ -91,7 +92,7 @@ rapidjson::Document ParseDocument(std::string const& json) {
     throw InvalidArgumentError("document id " + detail::QuotedId(idText) + " " + problem);
   return doc;
 }
-} // namespace
+}  // namespace
 
 std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme const& scheme,
                                                                  PartitionedClientOptions const& options) {
@@ -190,13 +191,18 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   }
   CollectionRef const& target = resolver.ResolveForCreate(doc);
   if (m_tracing.load(std::memory_order_relaxed))
-    Trace({kind == WriteKind::Create ? "create" : "upsert", options.Resolver, snapshot.Epoch, key.ToJson(),
-           resolver.ExplainRoute(key), {target.Text()}});
+    Trace({kind == WriteKind::Create ? "create" : "upsert",
+           options.Resolver,
+           snapshot.Epoch,
+           key.ToJson(),
+           resolver.ExplainRoute(key),
+           {target.Text()}});
   auto& client = Account(target.Account());
   auto header = HeaderValue(key);
-  CosmosResponse response = kind == WriteKind::Create
-                                ? client.CreateDocument(target.Link(), std::move(documentJson), header, options.Request)
-                                : client.UpsertDocument(target.Link(), std::move(documentJson), header, options.Request);
+  CosmosResponse response =
+      kind == WriteKind::Create
+          ? client.CreateDocument(target.Link(), std::move(documentJson), header, options.Request)
+          : client.UpsertDocument(target.Link(), std::move(documentJson), header, options.Request);
   return {std::move(response), target};
 }
 
@@ -276,11 +282,11 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
   // During a transition a replace lands in next, like a create (docs/migration.md).
   if (auto const* transition = dynamic_cast<TransitionPartitionResolver const*>(snapshot.Resolver.get()))
     return detail::ReplaceInTransition(*this, *transition, doc, id, key, documentJson, options);
-  return OnCandidates("replace", options.Resolver, snapshot, *snapshot.Resolver, key, false,
-                      [&](CollectionRef const& c, PartitionKey const& k) {
-                        return Account(c.Account()).ReplaceDocument(c.Link(), id, documentJson, HeaderValue(k),
-                                                                    options.Request);
-                      });
+  return OnCandidates(
+      "replace", options.Resolver, snapshot, *snapshot.Resolver, key, false,
+      [&](CollectionRef const& c, PartitionKey const& k) {
+        return Account(c.Account()).ReplaceDocument(c.Link(), id, documentJson, HeaderValue(k), options.Request);
+      });
 }
 
 RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionKey const& key,
@@ -294,10 +300,10 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
     return Account(c.Account()).DeleteDocument(c.Link(), id, HeaderValue(k), options.Request);
   };
   if (transition)
-    return OnCandidates("delete", options.Resolver, snapshot,
-                        TransitionPartitionResolver(transition->Current(), transition->Next(),
-                                                    TransitionReadMode::ReadBoth),
-                        key, true, attempt);
+    return OnCandidates(
+        "delete", options.Resolver, snapshot,
+        TransitionPartitionResolver(transition->Current(), transition->Next(), TransitionReadMode::ReadBoth), key, true,
+        attempt);
   return OnCandidates("delete", options.Resolver, snapshot, *snapshot.Resolver, key, true, attempt);
 }
 
@@ -389,4 +395,4 @@ FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const
   return detail::ExecuteFanOut(request, query, options);
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -72,7 +72,7 @@ bool NonEmptyObjectOrTrue(Value const* v) {
   if (v->IsArray()) return !v->Empty();
   return true;
 }
-} // namespace
+}  // namespace
 
 char const* AggregateName(AggregateKind kind) noexcept {
   switch (kind) {
@@ -106,20 +106,28 @@ PartitionedQueryPlan ParseQueryPlan(std::string_view json, std::string const& sq
   if (auto const* v = Member(*qi, "distinctType")) {
     if (!v->IsString()) Malformed("queryInfo.distinctType is not a string");
     std::string d = v->GetString();
-    if (d == "None") info.Distinct = DistinctType::None;
-    else if (d == "Ordered") info.Distinct = DistinctType::Ordered;
-    else if (d == "Unordered") info.Distinct = DistinctType::Unordered;
-    else throw UnsupportedQueryError("DISTINCT of type " + d, sql);
+    if (d == "None")
+      info.Distinct = DistinctType::None;
+    else if (d == "Ordered")
+      info.Distinct = DistinctType::Ordered;
+    else if (d == "Unordered")
+      info.Distinct = DistinctType::Unordered;
+    else
+      throw UnsupportedQueryError("DISTINCT of type " + d, sql);
   }
   info.Top = Count(*qi, "top");
   info.Offset = Count(*qi, "offset");
   info.Limit = Count(*qi, "limit");
-  if (info.Offset.has_value() != info.Limit.has_value()) Malformed("queryInfo has offset without limit or limit without offset");
+  if (info.Offset.has_value() != info.Limit.has_value())
+    Malformed("queryInfo has offset without limit or limit without offset");
 
   for (auto const& o : Strings(*qi, "orderBy")) {
-    if (o == "Ascending") info.OrderBy.push_back(SortOrder::Ascending);
-    else if (o == "Descending") info.OrderBy.push_back(SortOrder::Descending);
-    else Malformed("queryInfo.orderBy holds \"" + o + "\"");
+    if (o == "Ascending")
+      info.OrderBy.push_back(SortOrder::Ascending);
+    else if (o == "Descending")
+      info.OrderBy.push_back(SortOrder::Descending);
+    else
+      Malformed("queryInfo.orderBy holds \"" + o + "\"");
   }
   info.OrderByExpressions = Strings(*qi, "orderByExpressions");
   if (!info.OrderByExpressions.empty() && info.OrderByExpressions.size() != info.OrderBy.size())
@@ -133,7 +141,8 @@ PartitionedQueryPlan ParseQueryPlan(std::string_view json, std::string const& sq
   if (aliasTypes && !aliasTypes->IsObject()) Malformed("queryInfo.groupByAliasToAggregateType is not an object");
   auto typeOf = [&](std::string const& alias) -> std::optional<AggregateKind> {
     if (!aliasTypes) return std::nullopt;
-    auto it = aliasTypes->FindMember(rapidjson::StringRef(alias.c_str(), static_cast<rapidjson::SizeType>(alias.size())));
+    auto it =
+        aliasTypes->FindMember(rapidjson::StringRef(alias.c_str(), static_cast<rapidjson::SizeType>(alias.size())));
     if (it == aliasTypes->MemberEnd() || it->value.IsNull()) return std::nullopt;
     if (!it->value.IsString()) Malformed("queryInfo.groupByAliasToAggregateType[\"" + alias + "\"] is not a string");
     return Aggregate(it->value.GetString(), sql);
@@ -151,8 +160,9 @@ PartitionedQueryPlan ParseQueryPlan(std::string_view json, std::string const& sq
     for (auto const& m : aliasTypes->GetObject()) {
       bool listed = false;
       for (auto const& a : info.Aliases) listed = listed || a.first == m.name.GetString();
-      if (!listed) Malformed(std::string("queryInfo.groupByAliasToAggregateType names \"") + m.name.GetString() +
-                             "\", which groupByAliases does not list");
+      if (!listed)
+        Malformed(std::string("queryInfo.groupByAliasToAggregateType names \"") + m.name.GetString() +
+                  "\", which groupByAliases does not list");
     }
 
   if (auto const* v = Member(*qi, "rewrittenQuery")) {
@@ -204,5 +214,5 @@ std::string StreamQueryText(QueryInfo const& info, std::string const& originalSq
   return text;
 }
 
-} // namespace detail
-} // namespace docshard
+}  // namespace detail
+}  // namespace docshard

@@ -35,14 +35,14 @@ struct QueryInfo {
   std::optional<std::uint64_t> Top;
   std::optional<std::uint64_t> Offset;
   std::optional<std::uint64_t> Limit;
-  std::vector<SortOrder> OrderBy;                // one per ORDER BY expression
-  std::vector<std::string> OrderByExpressions;   // e.g. "c.n"
+  std::vector<SortOrder> OrderBy;               // one per ORDER BY expression
+  std::vector<std::string> OrderByExpressions;  // e.g. "c.n"
   std::vector<std::string> GroupByExpressions;
   // Each alias of the SELECT list, in order, and its aggregate (none for a
   // grouping expression). Non-VALUE aggregates and GROUP BY.
   std::vector<std::pair<std::string, std::optional<AggregateKind>>> Aliases;
-  std::vector<AggregateKind> Aggregates;         // SELECT VALUE AGG(...)
-  std::string RewrittenQuery;                    // "" = send the query as given
+  std::vector<AggregateKind> Aggregates;  // SELECT VALUE AGG(...)
+  std::string RewrittenQuery;             // "" = send the query as given
   bool HasSelectValue = false;
 
   bool HasOrderBy() const noexcept { return !OrderBy.empty(); }
@@ -69,4 +69,4 @@ PartitionedQueryPlan ParseQueryPlan(std::string_view json, std::string const& sq
 // never needs the SDK's resume filter.
 std::string StreamQueryText(QueryInfo const& info, std::string const& originalSql);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

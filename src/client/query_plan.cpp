@@ -80,7 +80,7 @@ std::vector<std::string> PropertyPath(std::string const& expr, std::string const
   if (parts.empty()) return fail();
   return parts;
 }
-} // namespace
+}  // namespace
 
 KeywordPlan AnalyzeWithoutGateway(std::string const& sql) {
   auto refuse = [&](std::string const& what) -> KeywordPlan {
@@ -160,7 +160,8 @@ KeywordPlan AnalyzeWithoutGateway(std::string const& sql) {
       if (!rest.empty()) {
         if (rest.compare(0, 3, "AS ") != 0) return refuse("an aggregate that is not the only SELECT item");
         alias = Trim(Trim(projection.substr(close + 1)).substr(3));
-        if (alias.empty() || !std::all_of(alias.begin(), alias.end(), IsWordChar) || alias.find('@') != std::string::npos)
+        if (alias.empty() || !std::all_of(alias.begin(), alias.end(), IsWordChar) ||
+            alias.find('@') != std::string::npos)
           return refuse("an aggregate that is not the only SELECT item");
       }
       info.Aliases.emplace_back(alias, a.Kind);
@@ -202,7 +203,8 @@ KeywordPlan AnalyzeWithoutGateway(std::string const& sql) {
       while (start <= projSk.size()) {
         auto comma = projSk.find(',', start);
         std::string item = Trim(projSk.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        bool plain = !item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return IsWordChar(c) || c == '.'; }) &&
+        bool plain = !item.empty() &&
+                     std::all_of(item.begin(), item.end(), [](char c) { return IsWordChar(c) || c == '.'; }) &&
                      FindWord(item, "AS") == std::string::npos;
         if (!plain) return refuse("ORDER BY over a projection that is not a list of plain properties");
         shown = shown || item == exprSk;
@@ -218,4 +220,4 @@ KeywordPlan AnalyzeWithoutGateway(std::string const& sql) {
   return plan;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -32,7 +32,7 @@ std::optional<std::string> UnsupportedFeatures(std::string const& body) {
   }
   return std::nullopt;
 }
-} // namespace
+}  // namespace
 
 std::string QueryPlanCache::Key(CosmosClient const& client, CollectionRef const& collection) {
   return client.Endpoint() + "|" + collection.Link();
@@ -58,8 +58,9 @@ std::string QueryPlanCache::Remember(std::string const& key, CosmosResponse cons
   return definition;
 }
 
-std::vector<std::exception_ptr> QueryPlanCache::Prepare(
-    std::vector<std::pair<CosmosClient*, CollectionRef>> const& collections, std::vector<bool> const& withRanges) {
+std::vector<std::exception_ptr>
+QueryPlanCache::Prepare(std::vector<std::pair<CosmosClient*, CollectionRef>> const& collections,
+                        std::vector<bool> const& withRanges) {
   std::vector<std::exception_ptr> errors(collections.size());
   std::vector<std::size_t> unseen;
   {
@@ -112,7 +113,8 @@ std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, C
     // A server that does not know plan requests runs the query instead.
     bool const isPlan = body.find("\"queryInfo\"") != std::string::npos ||
                         body.find("\"partitionedQueryExecutionInfoVersion\"") != std::string::npos;
-    if (isPlan) plan = ParseQueryPlan(body, query.Text());
+    if (isPlan)
+      plan = ParseQueryPlan(body, query.Text());
     else if (body.find("\"Documents\"") == std::string::npos)
       throw Error(ErrorCode::Internal, "the query plan request for " + collection.Text() +
                                            " was answered with neither a plan nor documents");
@@ -132,7 +134,7 @@ std::vector<RangeSpan> Spans(std::vector<PartitionKeyRange> const& ranges) {
   for (auto const& r : ranges) out.push_back({r.Id, r.MinInclusive, r.MaxExclusive});
   return out;
 }
-} // namespace
+}  // namespace
 
 std::vector<RangeSpan> QueryPlanCache::Ranges(CosmosClient& client, CollectionRef const& collection,
                                               std::string const& min, std::string const& max) {
@@ -156,4 +158,4 @@ std::vector<RangeSpan> QueryPlanCache::RangesReplacing(CosmosClient& client, Col
   return Spans(client.PartitionKeyRanges().GetRangesReplacing(collection.Link(), goneId, min, max));
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

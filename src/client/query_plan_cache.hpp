@@ -37,13 +37,14 @@ public:
   // gave (null: read, or seen before), for the caller to report as Plan()
   // would; a failed range read is not cached, so Ranges() asks again.
   std::vector<std::exception_ptr> Prepare(std::vector<std::pair<CosmosClient*, CollectionRef>> const& collections,
-               std::vector<bool> const& withRanges);
+                                          std::vector<bool> const& withRanges);
 
   // The plan of `query` for `collection`, or nothing when the server
   // answers no query-plan requests (a plain query comes back instead).
   // Throws UnsupportedQueryError when the gateway says the query needs a
   // feature docshard does not declare, BadRequestError for bad SQL.
-  std::optional<PartitionedQueryPlan> Plan(CosmosClient& client, CollectionRef const& collection, SqlQuery const& query);
+  std::optional<PartitionedQueryPlan> Plan(CosmosClient& client, CollectionRef const& collection,
+                                           SqlQuery const& query);
 
   // The partition key ranges of `collection` overlapping [min, max) (min ==
   // max: the range holding that EPK), in EPK order. A server that lists no
@@ -62,8 +63,8 @@ private:
   static std::string Key(CosmosClient const& client, CollectionRef const& collection);
 
   std::mutex m_mutex;
-  std::map<std::string, std::string> m_definitions;                             // collection -> pk definition
-  std::map<std::string, std::optional<PartitionedQueryPlan>> m_plans;           // definition + query -> plan
+  std::map<std::string, std::string> m_definitions;                    // collection -> pk definition
+  std::map<std::string, std::optional<PartitionedQueryPlan>> m_plans;  // definition + query -> plan
 };
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -46,4 +46,4 @@ bool PartitionedClient::SetResolverIfNewer(std::string const& name, ResolverPtr 
   return true;
 }
 
-} // namespace docshard
+}  // namespace docshard

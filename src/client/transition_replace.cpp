@@ -8,7 +8,7 @@ namespace {
 bool SameCollection(CollectionRef const& a, CollectionRef const& b) {
   return a.Account() == b.Account() && a.Link() == b.Link();
 }
-} // namespace
+}  // namespace
 
 // Why next: the migrator copies a document into next with Create and never
 // overwrites what it finds there, so an application write that lands in next
@@ -29,8 +29,7 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPa
   for (int round = 0; round < 8; ++round) {
     try {
       return {targetClient.ReplaceDocument(target.Link(), id, documentJson, header, options.Request), target};
-    } catch (NotFoundError const&) {
-    }
+    } catch (NotFoundError const&) {}
     bool copiedMeanwhile = false;
     for (auto const& c : transition.Current()->ResolveForRead(ReadSelector::Key(key))) {
       if (SameCollection(c, target)) continue;
@@ -64,10 +63,11 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPa
       return {std::move(created), target};
     }
     if (!copiedMeanwhile)
-      ThrowRequestFailed("ReplaceDocument", target.Link() + "/docs/" + std::string(id), 404, 0, "",
-                         R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
+      ThrowRequestFailed(
+          "ReplaceDocument", target.Link() + "/docs/" + std::string(id), 404, 0, "",
+          R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
   }
   throw Error(ErrorCode::Internal, "replace of \"" + std::string(id) + "\" kept racing a migration; try again");
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

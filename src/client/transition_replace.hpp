@@ -14,4 +14,4 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPa
                                    rapidjson::Value const& document, std::string_view id, PartitionKey const& key,
                                    std::string const& documentJson, OperationOptions const& options);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -9,9 +9,7 @@ namespace docshard {
 
 namespace {
 
-[[noreturn]] void ThrowErrno(std::string const& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
+[[noreturn]] void ThrowErrno(std::string const& what) { throw std::system_error(errno, std::generic_category(), what); }
 
 void WriteAll(int fd, std::string const& text, std::string const& path) {
   std::size_t done = 0;
@@ -25,7 +23,7 @@ void WriteAll(int fd, std::string const& text, std::string const& path) {
   }
 }
 
-} // namespace
+}  // namespace
 
 void WriteFileAtomically(std::filesystem::path const& path, std::string const& text) {
   auto const temp = path.string() + ".tmp." + std::to_string(::getpid());
@@ -56,4 +54,4 @@ void WriteFileAtomically(std::filesystem::path const& path, std::string const& t
   }
 }
 
-} // namespace docshard
+}  // namespace docshard

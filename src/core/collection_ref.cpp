@@ -18,7 +18,7 @@ bool IsValidAccountName(std::string_view name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) return false;
   return true;
 }
-} // namespace
+}  // namespace
 
 CollectionRef CollectionRef::Parse(std::string_view text) {
   auto fail = [&](std::string const& why) -> CollectionRef {
@@ -58,4 +58,4 @@ CollectionRef CollectionRef::Parse(std::string_view text) {
   return ref;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -37,7 +37,7 @@ bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
 std::string DescribeJson(rapidjson::Value const& value) {
   if (value.IsObject()) return "an object";
@@ -254,4 +254,4 @@ ResolverPtr ConfigNode::GetResolver() const {
   return registry->Load(*this);
 }
 
-} // namespace docshard
+}  // namespace docshard

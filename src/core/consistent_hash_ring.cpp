@@ -30,7 +30,7 @@ private:
   std::uint64_t m_c;
 };
 
-} // namespace
+}  // namespace
 
 ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> hash,
                                        std::vector<std::string> const& nodes, std::uint32_t pointsPerNode,
@@ -141,8 +141,8 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
     m_owners[i + 1] = ownerOf(index);
     if (fullPrecision) m_pointIndex[i] = index;
   }
-  m_owners[0] = m_owners[total];          // below the first point: wraps to the last
-  m_owners[total + 1] = m_owners[1];      // successor past the last point: wraps to the first
+  m_owners[0] = m_owners[total];      // below the first point: wraps to the last
+  m_owners[total + 1] = m_owners[1];  // successor past the last point: wraps to the first
   // With m_owners shifted by one, a predecessor lookup's owner is
   // m_owners[upper_bound] and a successor lookup's m_owners[lower_bound + 1].
   std::size_t const after = m_lookup == Lookup::Predecessor ? 0 : 1;
@@ -165,8 +165,8 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
     for (std::size_t p = 0; p <= total; ++p) {
       std::size_t const at = p < total ? m_top[p] >> m_slotShift : slots;
       if (at > from)
-        std::fill(m_slots.begin() + static_cast<std::ptrdiff_t>(from), m_slots.begin() + static_cast<std::ptrdiff_t>(at),
-                  static_cast<std::uint8_t>(m_owners[p + after]));
+        std::fill(m_slots.begin() + static_cast<std::ptrdiff_t>(from),
+                  m_slots.begin() + static_cast<std::ptrdiff_t>(at), static_cast<std::uint8_t>(m_owners[p + after]));
       from = std::max(from, at + 1);
     }
   }
@@ -197,4 +197,4 @@ std::vector<ConsistentHashRing::Point> ConsistentHashRing::Points() const {
   return points;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -21,4 +21,4 @@ std::string QuotedId(std::string_view id) {
   return out;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -18,4 +18,4 @@ std::string DocumentIdProblem(std::string_view id);
 // `id` quoted as JSON (control characters and NUL escaped), for messages.
 std::string QuotedId(std::string_view id);
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -20,7 +20,8 @@ struct DuplicateMember {
   std::string Place;  // where the object is: "" for the value itself, "a.b", "items[2]"
 };
 
-inline std::optional<DuplicateMember> FindDuplicateMember(rapidjson::Value const& value, std::string const& place = {}) {
+inline std::optional<DuplicateMember> FindDuplicateMember(rapidjson::Value const& value,
+                                                          std::string const& place = {}) {
   if (value.IsArray()) {
     for (rapidjson::SizeType i = 0; i < value.Size(); ++i)
       if (value[i].IsObject() || value[i].IsArray())
@@ -43,4 +44,4 @@ inline std::optional<DuplicateMember> FindDuplicateMember(rapidjson::Value const
   return std::nullopt;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -16,36 +16,30 @@ constexpr std::int64_t ExponentCap = 1'000'000'000;
 // whether it is too large rather than too small. Its first significant digit
 // stands at 10^(lead - 1) * 10^exponent; out of range means either >= 1e308
 // or < 1e-323, so the sign of lead + exponent decides.
-bool TooLarge(std::string_view unsignedToken) noexcept
-{
+bool TooLarge(std::string_view unsignedToken) noexcept {
   auto const e = unsignedToken.find_first_of("eE");
   std::string_view const mantissa = unsignedToken.substr(0, e);
   std::int64_t exponent = 0;
   if (e != std::string_view::npos) {
     std::size_t i = e + 1;
     bool const negative = i < unsignedToken.size() && unsignedToken[i] == '-';
-    if (i < unsignedToken.size() && (unsignedToken[i] == '-' || unsignedToken[i] == '+'))
-      ++i;
+    if (i < unsignedToken.size() && (unsignedToken[i] == '-' || unsignedToken[i] == '+')) ++i;
     for (; i < unsignedToken.size(); ++i)
-      if (exponent < ExponentCap)
-        exponent = exponent * 10 + (unsignedToken[i] - '0');
-    if (negative)
-      exponent = -exponent;
+      if (exponent < ExponentCap) exponent = exponent * 10 + (unsignedToken[i] - '0');
+    if (negative) exponent = -exponent;
   }
   auto const point = mantissa.find('.');
   auto const integerDigits = static_cast<std::int64_t>(point == std::string_view::npos ? mantissa.size() : point);
   auto const first = mantissa.find_first_of("123456789");
-  if (first == std::string_view::npos)
-    return false;  // zero: never out of range, but never too large either
+  if (first == std::string_view::npos) return false;  // zero: never out of range, but never too large either
   auto const position = static_cast<std::int64_t>(first);
   std::int64_t const lead = position < integerDigits ? integerDigits - position : integerDigits - position + 1;
   return lead + exponent > 0;
 }
 
-} // namespace
+}  // namespace
 
-JsonNumber ReadJsonNumber(std::string_view token) noexcept
-{
+JsonNumber ReadJsonNumber(std::string_view token) noexcept {
   JsonNumber n;
   bool const negative = !token.empty() && token.front() == '-';
   std::string_view const unsignedToken = token.substr(negative ? 1 : 0);
@@ -54,13 +48,14 @@ JsonNumber ReadJsonNumber(std::string_view token) noexcept
   // then Uint64 / Int64, then double.
   if (unsignedToken.find_first_of(".eE") == std::string_view::npos) {
     std::uint64_t magnitude = 0;
-    auto const [end, ec] = std::from_chars(unsignedToken.data(), unsignedToken.data() + unsignedToken.size(), magnitude);
+    auto const [end, ec] =
+        std::from_chars(unsignedToken.data(), unsignedToken.data() + unsignedToken.size(), magnitude);
     if (ec == std::errc() && end == unsignedToken.data() + unsignedToken.size()) {
       constexpr std::uint64_t Int32Limit = std::uint64_t{1} << 31;
       constexpr std::uint64_t Int64Limit = std::uint64_t{1} << 63;
       if (!negative) {
-        n.Type = magnitude <= std::numeric_limits<std::uint32_t>::max() ? JsonNumber::Kind::Uint
-                                                                         : JsonNumber::Kind::Uint64;
+        n.Type =
+            magnitude <= std::numeric_limits<std::uint32_t>::max() ? JsonNumber::Kind::Uint : JsonNumber::Kind::Uint64;
         n.Unsigned = magnitude;
         return n;
       }
@@ -82,4 +77,4 @@ JsonNumber ReadJsonNumber(std::string_view token) noexcept
   return n;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -45,14 +45,14 @@ JsonNumber ReadJsonNumber(std::string_view token) noexcept;
 
 // Forwards RapidJSON's SAX events to a document, converting numbers (which
 // arrive as text) with ReadJsonNumber.
-template <typename Document> class ExactNumberHandler final {
+template <typename Document>
+class ExactNumberHandler final {
 public:
   using Ch = typename Document::Ch;
 
   explicit ExactNumberHandler(Document& document) noexcept : m_document(document) {}
 
-  bool RawNumber(Ch const* text, rapidjson::SizeType length, bool)
-  {
+  bool RawNumber(Ch const* text, rapidjson::SizeType length, bool) {
     auto const n = ReadJsonNumber(std::string_view(text, length));
     switch (n.Type) {
     case JsonNumber::Kind::Int: return m_document.Int(static_cast<int>(n.Signed));
@@ -89,13 +89,11 @@ private:
 // the document keeps its previous value). Works with any GenericDocument
 // (own allocators too).
 template <unsigned Flags, typename Document>
-[[nodiscard]] rapidjson::ParseResult ParseFullPrecision(Document& document, std::string_view text)
-{
+[[nodiscard]] rapidjson::ParseResult ParseFullPrecision(Document& document, std::string_view text) {
   // In situ parsing would need writable text; the number flags are this
   // function's to set.
-  static_assert((Flags & (rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag
-                          | rapidjson::kParseFullPrecisionFlag))
-                    == 0,
+  static_assert((Flags & (rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag |
+                          rapidjson::kParseFullPrecisionFlag)) == 0,
                 "ParseFullPrecision sets the number flags itself and does not parse in situ");
   rapidjson::ParseResult result;
   auto generate = [&](Document& target) {
@@ -110,4 +108,4 @@ template <unsigned Flags, typename Document>
   return result;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

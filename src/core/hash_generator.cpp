@@ -38,7 +38,7 @@ Registry& GetRegistry() {
   static Registry registry;
   return registry;
 }
-} // namespace
+}  // namespace
 
 std::shared_ptr<IHashGenerator const> MakeHashGenerator(std::string_view name) {
   auto& registry = GetRegistry();
@@ -73,4 +73,4 @@ bool IsKnownHashGenerator(std::string_view name) {
   return registry.Factories.find(name) != registry.Factories.end();
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -17,8 +17,8 @@ inline constexpr std::size_t MaxJsonDepth = 512;
 // The offset of the bracket that opens level `limit` + 1 of arrays/objects,
 // if `text` nests that deep. Brackets inside strings (escapes honoured) do
 // not count. Malformed text is left to the parser to reject.
-inline std::optional<std::size_t> JsonDepthExceededAt(std::string_view text, std::size_t limit = MaxJsonDepth) noexcept
-{
+inline std::optional<std::size_t> JsonDepthExceededAt(std::string_view text,
+                                                      std::size_t limit = MaxJsonDepth) noexcept {
   std::size_t depth = 0;
   bool inString = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -34,13 +34,11 @@ inline std::optional<std::size_t> JsonDepthExceededAt(std::string_view text, std
     case '"': inString = true; break;
     case '[':
     case '{':
-      if (++depth > limit)
-        return i;
+      if (++depth > limit) return i;
       break;
     case ']':
     case '}':
-      if (depth > 0)
-        --depth;
+      if (depth > 0) --depth;
       break;
     default: break;
     }
@@ -48,9 +46,8 @@ inline std::optional<std::size_t> JsonDepthExceededAt(std::string_view text, std
   return std::nullopt;
 }
 
-inline bool JsonDepthExceeds(std::string_view text, std::size_t limit = MaxJsonDepth) noexcept
-{
+inline bool JsonDepthExceeds(std::string_view text, std::size_t limit = MaxJsonDepth) noexcept {
   return JsonDepthExceededAt(text, limit).has_value();
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -44,4 +44,4 @@ inline void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

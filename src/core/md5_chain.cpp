@@ -156,7 +156,7 @@ __attribute__((target("avx512f"))) void Avx512ChainPositions(std::vector<std::ar
 }
 #endif
 
-} // namespace
+}  // namespace
 
 std::vector<Md5ChainIsa> AvailableMd5ChainIsas() {
   std::vector<Md5ChainIsa> isas;
@@ -198,4 +198,4 @@ void Md5ChainPositions(std::vector<std::array<std::uint8_t, 16>> const& first, s
   PortableChainPositions(first, pointsPerNode, positions);
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -42,4 +42,4 @@ char const* Md5ChainIsaName(Md5ChainIsa isa) noexcept;
 void Md5ChainPositions(std::vector<std::array<std::uint8_t, 16>> const& first, std::uint32_t pointsPerNode,
                        RingPosition* positions, Md5ChainIsa isa = PreferredMd5ChainIsa());
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

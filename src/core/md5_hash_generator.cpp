@@ -55,4 +55,4 @@ void Md5HashGenerator::ChainPositions(std::span<std::string const> first, std::u
   detail::Md5ChainPositions(digests, pointsPerNode, positions);
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -39,7 +39,7 @@ void Murmur3Chains(std::span<std::string const> first, std::uint32_t pointsPerNo
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string const& Murmur3HashGenerator::Name() const noexcept {
   static std::string const name = "murmur3";
@@ -66,4 +66,4 @@ bool Murmur3HashGenerator::ChainSortKeys32(std::span<std::string const> first, s
   return true;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -29,13 +29,23 @@ bool IsValidUtf8(std::string_view text) noexcept {
     }
     if (i >= n) break;
     unsigned char c = s[i];
-    if (c < 0x80) { ++i; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
     std::size_t len;
     std::uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-    else return false;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else
+      return false;
     if (i + len > n) return false;
     for (std::size_t k = 1; k < len; ++k) {
       if ((s[i + k] & 0xC0) != 0x80) return false;
@@ -93,7 +103,8 @@ std::string FormatJsNumber(double value) {
 }
 
 PartitionKey::PartitionKey(std::string value) : m_kind(Kind::String), m_text(std::move(value)) {
-  if (!IsValidUtf8(m_text)) throw PartitionKeyError("partition key is not valid Unicode text (invalid UTF-8 or a lone surrogate)");
+  if (!IsValidUtf8(m_text))
+    throw PartitionKeyError("partition key is not valid Unicode text (invalid UTF-8 or a lone surrogate)");
 }
 
 PartitionKey PartitionKey::Number(double value) {
@@ -140,7 +151,8 @@ PartitionKey PartitionKey::FromJson(rapidjson::Value const& value) {
     return Composite(std::move(parts));
   }
   case rapidjson::kNullType: throw PartitionKeyError("partition key is null");
-  case rapidjson::kObjectType: throw PartitionKeyError("partition key is an object; expected a string, number, boolean or array");
+  case rapidjson::kObjectType:
+    throw PartitionKeyError("partition key is an object; expected a string, number, boolean or array");
   }
   throw PartitionKeyError("partition key has an unsupported JSON type");
 }
@@ -258,4 +270,4 @@ bool operator==(PartitionKey const& a, PartitionKey const& b) noexcept {
   return a.m_text == b.m_text;
 }
 
-} // namespace docshard
+}  // namespace docshard

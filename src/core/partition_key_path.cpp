@@ -18,7 +18,8 @@ std::vector<std::string> ParseSegments(std::string_view path) {
   while (true) {
     auto next = path.find('/', pos);
     auto raw = path.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
-    if (raw.empty()) throw InvalidArgumentError("partition key path \"" + std::string(path) + "\" has an empty segment");
+    if (raw.empty())
+      throw InvalidArgumentError("partition key path \"" + std::string(path) + "\" has an empty segment");
     std::string seg;
     for (std::size_t i = 0; i < raw.size(); ++i) {
       if (raw[i] == '~') {
@@ -26,7 +27,8 @@ std::vector<std::string> ParseSegments(std::string_view path) {
           seg += raw[i + 1] == '0' ? '~' : '/';
           ++i;
         } else {
-          throw InvalidArgumentError("partition key path \"" + std::string(path) + "\": '~' must be followed by 0 or 1");
+          throw InvalidArgumentError("partition key path \"" + std::string(path) +
+                                     "\": '~' must be followed by 0 or 1");
         }
       } else {
         seg += raw[i];
@@ -57,7 +59,7 @@ rapidjson::Value const* Walk(rapidjson::Value const& document, std::vector<std::
   }
   return v;
 }
-} // namespace
+}  // namespace
 
 PartitionKeyPath PartitionKeyPath::Parse(std::string_view path) {
   PartitionKeyPath p;
@@ -88,8 +90,8 @@ PartitionKeyPath PartitionKeyPath::Concat(std::vector<std::string> const& paths,
   return p;
 }
 
-PartitionKeyPath PartitionKeyPath::HashSuffix(std::string const& path, std::string const& hashOf,
-                                              std::uint32_t buckets, std::string separator, std::string store) {
+PartitionKeyPath PartitionKeyPath::HashSuffix(std::string const& path, std::string const& hashOf, std::uint32_t buckets,
+                                              std::string separator, std::string store) {
   if (buckets < 1) throw InvalidArgumentError("hash suffix: buckets must be >= 1");
   auto p = Concat({path, hashOf}, std::move(separator), std::move(store));
   p.m_kind = Kind::HashSuffix;
@@ -141,7 +143,8 @@ void PartitionKeyPath::Store(rapidjson::Document& document, PartitionKey const& 
 
 std::string PartitionKeyPath::ToString() const {
   if (IsSynthetic()) {
-    std::string out = m_kind == Kind::Concat ? "concat(" : (m_kind == Kind::HashSuffix ? "hashSuffix(" : "randomSuffix(");
+    std::string out =
+        m_kind == Kind::Concat ? "concat(" : (m_kind == Kind::HashSuffix ? "hashSuffix(" : "randomSuffix(");
     for (std::size_t i = 0; i < m_paths.size(); ++i) out += (i ? "," : "") + m_paths[i];
     return out + ")";
   }
@@ -271,4 +274,4 @@ PartitionKey PartitionKeyPath::Extract(rapidjson::Value const& document) const {
   return std::move(*key);
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -16,4 +16,4 @@ CollectionRef const& IPartitionResolver::ResolveForCreate(rapidjson::Value const
   return ResolveForCreate(path->Extract(document));
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -38,8 +38,8 @@ AccountConfig LoadAccount(ConfigNode const& node) {
       child.Fail(std::string("TLS verification cannot be disabled from a config file (only ") +
                  (s.VerifyingValue ? "true" : "false") + " is accepted here: it is always on)");
   }
-  node.AllowOnly({"endpoint", "keyEnv", "keyFile", "caFile", "verifyTls", "tlsVerify", "insecure",
-                  "disableTlsVerification"});
+  node.AllowOnly(
+      {"endpoint", "keyEnv", "keyFile", "caFile", "verifyTls", "tlsVerify", "insecure", "disableTlsVerification"});
   AccountConfig account;
   auto endpoint = node.Child("endpoint");
   account.Endpoint = endpoint.GetNonEmptyString();
@@ -48,7 +48,8 @@ AccountConfig LoadAccount(ConfigNode const& node) {
   if (auto c = node.OptionalChild("keyEnv")) account.KeyEnv = c->GetNonEmptyString();
   if (auto c = node.OptionalChild("keyFile")) account.KeyFile = c->GetNonEmptyString();
   if (auto c = node.OptionalChild("caFile")) account.CaFile = c->GetNonEmptyString();
-  if (account.KeyEnv.empty() == account.KeyFile.empty()) node.Fail("exactly one of \"keyEnv\" and \"keyFile\" is required");
+  if (account.KeyEnv.empty() == account.KeyFile.empty())
+    node.Fail("exactly one of \"keyEnv\" and \"keyFile\" is required");
   return account;
 }
 
@@ -77,7 +78,7 @@ std::string LineColumn(std::string_view json, std::size_t offset) {
   }
   return "line " + std::to_string(line) + " column " + std::to_string(column);
 }
-} // namespace
+}  // namespace
 
 PartitionScheme::PartitionScheme(ResolverPtr resolver, std::optional<std::int64_t> epoch,
                                  std::map<std::string, AccountConfig> accounts)
@@ -189,4 +190,4 @@ std::string SaveResolverJson(IPartitionResolver const& resolver) {
   return Pretty(value);
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -30,4 +30,4 @@ void PeriodicWorker::Stop() {
   if (thread.joinable()) thread.join();
 }
 
-} // namespace docshard
+}  // namespace docshard

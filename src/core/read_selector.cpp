@@ -13,4 +13,4 @@ ReadSelector ReadSelector::Range(PartitionKey low, PartitionKey high) {
   return s;
 }
 
-} // namespace docshard
+}  // namespace docshard

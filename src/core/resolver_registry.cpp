@@ -55,4 +55,4 @@ ResolverPtr ResolverRegistry::Load(ConfigNode const& node) const {
   }
 }
 
-} // namespace docshard
+}  // namespace docshard

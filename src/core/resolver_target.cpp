@@ -74,4 +74,4 @@ void CollectionListBuilder::Add(CollectionRef const& c) {
   m_list.push_back(c);
 }
 
-} // namespace docshard
+}  // namespace docshard

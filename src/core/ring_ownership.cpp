@@ -61,7 +61,7 @@ std::vector<T> CloseRing(std::vector<T> pieces, bool firstStartsAtZero, bool las
   }
   return pieces;
 }
-} // namespace
+}  // namespace
 
 double RingSpan::Fraction() const noexcept {
   // Split into 64-bit halves so no precision is lost before the final rounding.
@@ -80,7 +80,8 @@ std::vector<OwnedArc> RingOwnership(ConsistentHashRing const& ring) {
     RingPosition const end = i + 1 < boundaries.size() ? boundaries[i + 1].Start : 0;  // 0: the top, modulo 2^128
     arcs.push_back({{boundaries[i].Start, end}, boundaries[i].Owner});
   }
-  return CloseRing(std::move(arcs), true, true, [](OwnedArc const& a, OwnedArc const& b) { return a.Owner == b.Owner; });
+  return CloseRing(std::move(arcs), true, true,
+                   [](OwnedArc const& a, OwnedArc const& b) { return a.Owner == b.Owner; });
 }
 
 std::vector<RingSpan> RingShares(ConsistentHashRing const& ring) {
@@ -103,9 +104,12 @@ std::vector<OwnerChange> RingDiff(ConsistentHashRing const& from, ConsistentHash
     std::uint32_t const ownerA = a[i].Owner, ownerB = b[j].Owner;
     bool const moreA = i + 1 < a.size(), moreB = j + 1 < b.size();
     RingPosition end = 0;  // 0: the top of the ring
-    if (moreA && moreB) end = std::min(a[i + 1].Start, b[j + 1].Start);
-    else if (moreA) end = a[i + 1].Start;
-    else if (moreB) end = b[j + 1].Start;
+    if (moreA && moreB)
+      end = std::min(a[i + 1].Start, b[j + 1].Start);
+    else if (moreA)
+      end = a[i + 1].Start;
+    else if (moreB)
+      end = b[j + 1].Start;
     if (!sameNode(ownerA, ownerB)) {
       if (!changes.empty() && changes.back().Arc.End == start && changes.back().From == ownerA &&
           changes.back().To == ownerB && !changes.back().Arc.IsWholeRing())
@@ -120,9 +124,8 @@ std::vector<OwnerChange> RingDiff(ConsistentHashRing const& from, ConsistentHash
     start = end;
   }
   bool const firstStartsAtZero = !changes.empty() && changes.front().Arc.Start == 0;
-  return CloseRing(std::move(changes), firstStartsAtZero, lastEndsAtTop, [](OwnerChange const& x, OwnerChange const& y) {
-    return x.From == y.From && x.To == y.To;
-  });
+  return CloseRing(std::move(changes), firstStartsAtZero, lastEndsAtTop,
+                   [](OwnerChange const& x, OwnerChange const& y) { return x.From == y.From && x.To == y.To; });
 }
 
 bool HaveComparableRings(HashPartitionResolver const& a, HashPartitionResolver const& b) noexcept {
@@ -161,4 +164,4 @@ std::string FormatRingPosition(RingPosition position) {
   return text;
 }
 
-} // namespace docshard
+}  // namespace docshard

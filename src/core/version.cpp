@@ -6,4 +6,4 @@ namespace docshard {
 
 char const* Version() noexcept { return DOCSHARD_VERSION_STRING; }
 
-} // namespace docshard
+}  // namespace docshard

@@ -2,8 +2,7 @@
 
 namespace docshard {
 
-std::string_view ToString(ConsistencyLevel level) noexcept
-{
+std::string_view ToString(ConsistencyLevel level) noexcept {
   switch (level) {
   case ConsistencyLevel::Strong: return "Strong";
   case ConsistencyLevel::BoundedStaleness: return "BoundedStaleness";
@@ -14,13 +13,11 @@ std::string_view ToString(ConsistencyLevel level) noexcept
   return "Session";
 }
 
-std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text) noexcept
-{
+std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text) noexcept {
   for (auto level : {ConsistencyLevel::Strong, ConsistencyLevel::BoundedStaleness, ConsistencyLevel::Session,
                      ConsistencyLevel::ConsistentPrefix, ConsistencyLevel::Eventual})
-    if (ToString(level) == text)
-      return level;
+    if (ToString(level) == text) return level;
   return std::nullopt;
 }
 
-} // namespace docshard
+}  // namespace docshard

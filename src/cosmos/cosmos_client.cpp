@@ -27,29 +27,23 @@ namespace {
 
 constexpr char const* ApiVersion = "2018-12-31";
 
-unsigned HeaderNumber(http::HttpHeaders const& h, std::string_view name)
-{
+unsigned HeaderNumber(http::HttpHeaders const& h, std::string_view name) {
   auto v = h.Get(name);
   unsigned n = 0;
-  if (v)
-    std::from_chars(v->data(), v->data() + v->size(), n);
+  if (v) std::from_chars(v->data(), v->data() + v->size(), n);
   return n;
 }
 
-std::optional<milliseconds> RetryAfter(http::HttpHeaders const& h)
-{
+std::optional<milliseconds> RetryAfter(http::HttpHeaders const& h) {
   auto v = h.Get("x-ms-retry-after-ms");
-  if (!v)
-    return std::nullopt;
+  if (!v) return std::nullopt;
   double ms = 0;
   auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), ms);
-  if (ec != std::errc{} || ms < 0)
-    return std::nullopt;
+  if (ec != std::errc{} || ms < 0) return std::nullopt;
   return milliseconds(static_cast<std::int64_t>(ms + 0.5));
 }
 
-http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o)
-{
+http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o) {
   http::HttpTransportOptions t;
   t.CaFile = o.CaFile;
   t.ConnectTimeout = o.ConnectTimeout;
@@ -63,40 +57,30 @@ http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o)
 }
 
 // "dbs/x/colls/y" of a resource link at or below a collection, else "".
-std::string_view CollectionPrefix(std::string_view link)
-{
-  if (!link.starts_with("dbs/"))
-    return {};
+std::string_view CollectionPrefix(std::string_view link) {
+  if (!link.starts_with("dbs/")) return {};
   auto slash = link.find('/', 4);
-  if (slash == std::string_view::npos || link.substr(slash + 1, 6) != "colls/")
-    return {};
+  if (slash == std::string_view::npos || link.substr(slash + 1, 6) != "colls/") return {};
   auto end = link.find('/', slash + 7);
   return link.substr(0, end);
 }
 
 // Resources read from the account's metadata, not a collection's replicas:
 // their responses carry no session progress of the collection.
-bool IsMasterResource(std::string_view type)
-{
-  return type.empty() || type == "dbs" || type == "colls" || type == "pkranges" || type == "offers"
-      || type == "users" || type == "permissions";
+bool IsMasterResource(std::string_view type) {
+  return type.empty() || type == "dbs" || type == "colls" || type == "pkranges" || type == "offers" ||
+         type == "users" || type == "permissions";
 }
 
 // A collection's _rid is 8 bytes, 12 base64 characters ending in one '='.
-bool LooksLikeCollectionRid(std::string_view rid)
-{
-  return rid.size() == 12 && rid[11] == '=' && rid[10] != '=';
-}
+bool LooksLikeCollectionRid(std::string_view rid) { return rid.size() == 12 && rid[11] == '=' && rid[10] != '='; }
 
-std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayName)
-{
+std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayName) {
   std::vector<std::string> ids;
   auto const doc = response.Json();
-  if (!doc.IsObject())
-    return ids;
+  if (!doc.IsObject()) return ids;
   auto it = doc.FindMember(arrayName);
-  if (it == doc.MemberEnd() || !it->value.IsArray())
-    return ids;
+  if (it == doc.MemberEnd() || !it->value.IsArray()) return ids;
   for (auto const& item : it->value.GetArray()) {
     if (item.IsObject() && item.HasMember("id") && item["id"].IsString())
       ids.emplace_back(item["id"].GetString(), item["id"].GetStringLength());
@@ -104,13 +88,13 @@ std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayNa
   return ids;
 }
 
-} // namespace
+}  // namespace
 
 class CosmosClient::Impl {
 public:
   explicit Impl(CosmosClientOptions& options)
-      : m_endpointText(options.Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)),
-        m_key(options.Key), m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
+      : m_endpointText(options.Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)), m_key(options.Key),
+        m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
         m_userAgent("docshard/0.1" + (options.UserAgentSuffix.empty() ? "" : " " + options.UserAgentSuffix)),
         m_consistency(options.Consistency), m_transport(TransportOptions(options)),
         m_ranges(PartitionKeyRangeCacheTransport{
@@ -118,21 +102,18 @@ public:
             [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
               asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
             },
-            [this] { return m_transport.RunningInIoThread(); }})
-  {
+            [this] { return m_transport.RunningInIoThread(); }}) {
     // The options object stays with the caller; do not leave a copy of the
     // key text behind in it.
     std::fill(options.Key.begin(), options.Key.end(), '\0');
     options.Key.clear();
   }
 
-  asio::awaitable<CosmosResponse> Execute(CosmosRequest req)
-  {
+  asio::awaitable<CosmosResponse> Execute(CosmosRequest req) {
     auto const deadline = Clock::now() + req.Timeout.value_or(m_operationTimeout);
     ApplySessionToken(req);
     std::optional<std::string> rangeId;
-    if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid"))
-      rangeId = std::string(*r);
+    if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) rangeId = std::string(*r);
     RetryPolicy policy(m_retry, req.Idempotent);
     asio::steady_timer timer(co_await asio::this_coro::executor);
     for (;;) {
@@ -176,14 +157,12 @@ public:
       auto const remaining = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
       auto const delay = policy.NextDelay(outcome, remaining);
       if (!delay) {
-        if (failure)
-          std::rethrow_exception(failure);
+        if (failure) std::rethrow_exception(failure);
         auto const& h = response->Headers;
         auto activity = h.Get("x-ms-activity-id");
         ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
                            activity ? std::string(*activity) : std::string(), std::move(response->Body),
-                           outcome.RetryAfter.value_or(milliseconds(0)),
-                           rangeId.value_or(std::string()));
+                           outcome.RetryAfter.value_or(milliseconds(0)), rangeId.value_or(std::string()));
       }
       timer.expires_after(*delay);
       co_await timer.async_wait(asio::use_awaitable);
@@ -192,84 +171,66 @@ public:
 
   // The session token a read sends (see SessionContainer): none when the
   // request carries one already or asks for a level other than Session.
-  void ApplySessionToken(CosmosRequest& req) const
-  {
-    if (!req.SendSessionToken)
-      return;
+  void ApplySessionToken(CosmosRequest& req) const {
+    if (!req.SendSessionToken) return;
     if (m_consistency && !req.Headers.Contains("x-ms-consistency-level"))
       req.Headers.Set("x-ms-consistency-level", std::string(ToString(*m_consistency)));
-    if (req.Headers.Contains("x-ms-session-token"))
-      return;
+    if (req.Headers.Contains("x-ms-session-token")) return;
     if (auto level = req.Headers.Get("x-ms-consistency-level"); level && *level != ToString(ConsistencyLevel::Session))
       return;
     auto const link = CollectionPrefix(req.ResourceLink);
-    if (link.empty())
-      return;
+    if (link.empty()) return;
     std::string token;
     if (auto range = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) {
       std::vector<std::string> parents;
       if (auto map = m_ranges.TryGetCached(link))
-        if (auto const* r = map->TryGetRangeById(*range))
-          parents = r->Parents;
+        if (auto const* r = map->TryGetRangeById(*range)) parents = r->Parents;
       token = m_sessions.RangeToken(link, *range, parents);
     } else {
       token = m_sessions.CollectionToken(link);
     }
-    if (!token.empty())
-      req.Headers.Set("x-ms-session-token", std::move(token));
+    if (!token.empty()) req.Headers.Set("x-ms-session-token", std::move(token));
   }
 
   // As the official SDKs: from every successful response on a collection's
   // resources, and from the errors that still report the replica's progress
   // (404 other than read-session-not-available, 409, 412).
   void CaptureSessionToken(CosmosRequest const& req, unsigned status, unsigned subStatus,
-                           http::HttpHeaders const& headers)
-  {
-    bool const useful = status < 300 || status == 409 || status == 412
-                     || (status == 404 && subStatus != SubStatusReadSessionNotAvailable);
-    if (!useful || IsMasterResource(req.ResourceType))
-      return;
+                           http::HttpHeaders const& headers) {
+    bool const useful = status < 300 || status == 409 || status == 412 ||
+                        (status == 404 && subStatus != SubStatusReadSessionNotAvailable);
+    if (!useful || IsMasterResource(req.ResourceType)) return;
     auto const token = headers.Get("x-ms-session-token");
-    if (!token || token->empty())
-      return;
+    if (!token || token->empty()) return;
     auto const link = CollectionPrefix(req.ResourceLink);
-    if (link.empty())
-      return;
+    if (link.empty()) return;
     auto owner = headers.Get("x-ms-content-path");
     m_sessions.Update(link, *token, owner && LooksLikeCollectionRid(*owner) ? *owner : std::string_view());
   }
 
-  void ForgetCollection(std::string_view link)
-  {
-    if (link.empty())
-      return;
+  void ForgetCollection(std::string_view link) {
+    if (link.empty()) return;
     m_sessions.Clear(link);
     m_ranges.Invalidate(link);
   }
 
   // Asio reports a cancelled wait or a cancelled coroutine as a
   // system_error; callers get the documented CancelledError instead.
-  asio::awaitable<CosmosResponse> Run(CosmosRequest req)
-  {
+  asio::awaitable<CosmosResponse> Run(CosmosRequest req) {
     auto what = req.Operation + " " + req.ResourceLink;
     try {
       co_return co_await Execute(std::move(req));
     } catch (boost::system::system_error const& e) {
-      if (e.code() != asio::error::operation_aborted)
-        throw;
+      if (e.code() != asio::error::operation_aborted) throw;
     }
     throw CancelledError(what + ": cancelled");
   }
 
-  asio::awaitable<QueryPage> RunForPage(CosmosRequest req)
-  {
-    co_return QueryPage(co_await Run(std::move(req)));
-  }
+  asio::awaitable<QueryPage> RunForPage(CosmosRequest req) { co_return QueryPage(co_await Run(std::move(req))); }
 
   // Date and signature are per attempt: a retried request must not carry a
   // stale x-ms-date (the service rejects dates older than 15 minutes).
-  http::HttpRequest Sign(CosmosRequest const& req) const
-  {
+  http::HttpRequest Sign(CosmosRequest const& req) const {
     http::HttpRequest h;
     h.Target = m_endpoint;
     h.Method = req.Method;
@@ -285,8 +246,7 @@ public:
     // The official SDKs send it on every request; without it the local
     // server answers a point read of a missing document with 500, not 404.
     h.Headers.Set("x-ms-documentdb-query-enablecrosspartition", "true");
-    if (!h.Headers.Contains("Accept"))
-      h.Headers.Set("Accept", "application/json");
+    if (!h.Headers.Contains("Accept")) h.Headers.Set("Accept", "application/json");
     h.Headers.Set("User-Agent", m_userAgent);
     return h;
   }
@@ -316,63 +276,42 @@ CosmosClient::CosmosClient(CosmosClientOptions options) : m_impl(std::make_uniqu
 
 CosmosClient::~CosmosClient() = default;
 
-std::string const& CosmosClient::Endpoint() const noexcept
-{
-  return m_impl->m_endpointText;
-}
+std::string const& CosmosClient::Endpoint() const noexcept { return m_impl->m_endpointText; }
 
-void CosmosClient::StartSend(CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler)
-{
+void CosmosClient::StartSend(CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
   // The operation's coroutine and its HTTP exchanges share one I/O thread.
   asio::co_spawn(m_impl->m_transport.PickExecutor(), m_impl->Run(std::move(request)), std::move(handler));
 }
 
-void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_handler<PageSignature> handler)
-{
+void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_handler<PageSignature> handler) {
   asio::co_spawn(m_impl->m_transport.PickExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
 }
 
-void CosmosClient::CheckNotIoThread() const
-{
+void CosmosClient::CheckNotIoThread() const {
   if (m_impl->m_transport.RunningInIoThread())
     throw InvalidArgumentError("blocking CosmosClient call on the client's own I/O thread would deadlock; "
                                "use the Async methods from completion handlers");
 }
 
-CosmosResponse CosmosClient::Send(CosmosRequest request)
-{
+CosmosResponse CosmosClient::Send(CosmosRequest request) {
   CheckNotIoThread();
   return AsyncSend(std::move(request), asio::use_future).get();
 }
 
-asio::any_io_executor CosmosClient::GetExecutor() const
-{
-  return m_impl->m_transport.GetExecutor();
-}
+asio::any_io_executor CosmosClient::GetExecutor() const { return m_impl->m_transport.GetExecutor(); }
 
-asio::any_io_executor CosmosClient::PickExecutor() const
-{
-  return m_impl->m_transport.PickExecutor();
-}
+asio::any_io_executor CosmosClient::PickExecutor() const { return m_impl->m_transport.PickExecutor(); }
 
-http::HttpTransportStatistics CosmosClient::TransportStatistics() const
-{
-  return m_impl->m_transport.Statistics();
-}
+http::HttpTransportStatistics CosmosClient::TransportStatistics() const { return m_impl->m_transport.Statistics(); }
 
-void CosmosClient::CloseIdleConnections()
-{
-  m_impl->m_transport.CloseIdleConnections();
-}
+void CosmosClient::CloseIdleConnections() { m_impl->m_transport.CloseIdleConnections(); }
 
 // --- databases -------------------------------------------------------------
 
-CosmosResponse CosmosClient::CreateDatabaseIfNotExists(std::string_view databaseId)
-{
+CosmosResponse CosmosClient::CreateDatabaseIfNotExists(std::string_view databaseId) {
   try {
     return ReadDatabase(databaseId);
-  } catch (NotFoundError const&) {
-  }
+  } catch (NotFoundError const&) {}
   try {
     auto req = CosmosRequests::CreateDatabase(databaseId);
     req.Idempotent = true;  // a repeat that meets our own database gets 409, handled below
@@ -382,13 +321,11 @@ CosmosResponse CosmosClient::CreateDatabaseIfNotExists(std::string_view database
   }
 }
 
-CosmosResponse CosmosClient::ReadDatabase(std::string_view databaseId)
-{
+CosmosResponse CosmosClient::ReadDatabase(std::string_view databaseId) {
   return Send(CosmosRequests::ReadDatabase(databaseId));
 }
 
-std::vector<std::string> CosmosClient::ListDatabases()
-{
+std::vector<std::string> CosmosClient::ListDatabases() {
   std::vector<std::string> ids;
   std::string continuation;
   do {
@@ -400,8 +337,7 @@ std::vector<std::string> CosmosClient::ListDatabases()
   return ids;
 }
 
-CosmosResponse CosmosClient::DeleteDatabase(std::string_view databaseId)
-{
+CosmosResponse CosmosClient::DeleteDatabase(std::string_view databaseId) {
   auto response = Send(CosmosRequests::DeleteDatabase(databaseId));
   m_impl->m_sessions.ClearDatabase(databaseId);
   m_impl->m_ranges.InvalidateDatabase(databaseId);
@@ -411,28 +347,25 @@ CosmosResponse CosmosClient::DeleteDatabase(std::string_view databaseId)
 // --- collections -----------------------------------------------------------
 
 CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databaseId, std::string_view collectionId,
-                                                         std::string_view partitionKeyPath)
-{
+                                                         std::string_view partitionKeyPath) {
   return CreateCollectionIfNotExists(databaseId, CosmosRequests::CollectionDefinition(collectionId, partitionKeyPath));
 }
 
-CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databaseId, std::string definitionJson)
-{
+CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databaseId, std::string definitionJson) {
   // The caller's text is parsed recursively: bound its depth first, as every
   // other JSON entry point does.
   if (detail::JsonDepthExceeds(definitionJson))
-    throw InvalidArgumentError("collection definition nests deeper than " + std::to_string(detail::MaxJsonDepth)
-                               + " levels");
+    throw InvalidArgumentError("collection definition nests deeper than " + std::to_string(detail::MaxJsonDepth) +
+                               " levels");
   rapidjson::Document def;
   def.Parse(definitionJson.data(), definitionJson.size());
   if (def.HasParseError() || !def.IsObject() || !def.HasMember("id") || !def["id"].IsString())
     throw InvalidArgumentError("collection definition must be a JSON object with a string \"id\"");
-  auto const link = "dbs/" + detail::CheckId(databaseId, "database") + "/colls/"
-                  + detail::CheckId(def["id"].GetString(), "collection");
+  auto const link = "dbs/" + detail::CheckId(databaseId, "database") + "/colls/" +
+                    detail::CheckId(def["id"].GetString(), "collection");
   try {
     return ReadCollection(link);
-  } catch (NotFoundError const&) {
-  }
+  } catch (NotFoundError const&) {}
   try {
     auto req = CosmosRequests::CreateCollection(databaseId, std::move(definitionJson));
     req.Idempotent = true;  // 409 on a repeat is handled below
@@ -445,13 +378,11 @@ CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databa
   }
 }
 
-CosmosResponse CosmosClient::ReadCollection(std::string_view collectionLink)
-{
+CosmosResponse CosmosClient::ReadCollection(std::string_view collectionLink) {
   return Send(CosmosRequests::ReadCollection(collectionLink));
 }
 
-std::vector<std::string> CosmosClient::ListCollections(std::string_view databaseId)
-{
+std::vector<std::string> CosmosClient::ListCollections(std::string_view databaseId) {
   std::vector<std::string> ids;
   std::string continuation;
   do {
@@ -463,8 +394,7 @@ std::vector<std::string> CosmosClient::ListCollections(std::string_view database
   return ids;
 }
 
-CosmosResponse CosmosClient::DeleteCollection(std::string_view collectionLink)
-{
+CosmosResponse CosmosClient::DeleteCollection(std::string_view collectionLink) {
   auto request = CosmosRequests::DeleteCollection(collectionLink);
   auto link = request.ResourceLink;
   auto response = Send(std::move(request));
@@ -475,64 +405,50 @@ CosmosResponse CosmosClient::DeleteCollection(std::string_view collectionLink)
 // --- documents -------------------------------------------------------------
 
 CosmosResponse CosmosClient::CreateDocument(std::string_view collectionLink, std::string documentJson,
-                                            PartitionKeyValue const& partitionKey, RequestOptions const& options)
-{
+                                            PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   return Send(CosmosRequests::CreateDocument(collectionLink, std::move(documentJson), partitionKey, options));
 }
 
 CosmosResponse CosmosClient::UpsertDocument(std::string_view collectionLink, std::string documentJson,
-                                            PartitionKeyValue const& partitionKey, RequestOptions const& options)
-{
+                                            PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   return Send(CosmosRequests::UpsertDocument(collectionLink, std::move(documentJson), partitionKey, options));
 }
 
 CosmosResponse CosmosClient::ReadDocument(std::string_view collectionLink, std::string_view id,
-                                          PartitionKeyValue const& partitionKey, RequestOptions const& options)
-{
+                                          PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   return Send(CosmosRequests::ReadDocument(collectionLink, id, partitionKey, options));
 }
 
 CosmosResponse CosmosClient::ReplaceDocument(std::string_view collectionLink, std::string_view id,
                                              std::string documentJson, PartitionKeyValue const& partitionKey,
-                                             RequestOptions const& options)
-{
+                                             RequestOptions const& options) {
   return Send(CosmosRequests::ReplaceDocument(collectionLink, id, std::move(documentJson), partitionKey, options));
 }
 
 CosmosResponse CosmosClient::DeleteDocument(std::string_view collectionLink, std::string_view id,
-                                            PartitionKeyValue const& partitionKey, RequestOptions const& options)
-{
+                                            PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   return Send(CosmosRequests::DeleteDocument(collectionLink, id, partitionKey, options));
 }
 
 // --- queries and feeds -----------------------------------------------------
 
 CosmosResponse CosmosClient::GetQueryPlan(std::string_view collectionLink, SqlQuery const& query,
-                                          std::string_view supportedFeatures, QueryOptions const& options)
-{
+                                          std::string_view supportedFeatures, QueryOptions const& options) {
   return Send(CosmosRequests::QueryPlan(collectionLink, query, supportedFeatures, options));
 }
 
-PartitionKeyRangeCache& CosmosClient::PartitionKeyRanges() noexcept
-{
-  return m_impl->m_ranges;
-}
+PartitionKeyRangeCache& CosmosClient::PartitionKeyRanges() noexcept { return m_impl->m_ranges; }
 
-SessionContainer& CosmosClient::Sessions() noexcept
-{
-  return m_impl->m_sessions;
-}
+SessionContainer& CosmosClient::Sessions() noexcept { return m_impl->m_sessions; }
 
 QueryPage CosmosClient::QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query,
-                                           std::string_view continuation, QueryOptions const& options)
-{
+                                           std::string_view continuation, QueryOptions const& options) {
   CheckNotIoThread();
   return AsyncQueryDocumentsPage(collectionLink, query, continuation, options, asio::use_future).get();
 }
 
 QueryPage CosmosClient::ReadFeedPage(std::string_view collectionLink, std::string_view continuation,
-                                     QueryOptions const& options)
-{
+                                     QueryOptions const& options) {
   CheckNotIoThread();
   return AsyncReadFeedPage(collectionLink, continuation, options, asio::use_future).get();
 }
@@ -540,15 +456,13 @@ QueryPage CosmosClient::ReadFeedPage(std::string_view collectionLink, std::strin
 namespace {
 
 template <typename NextPage>
-QueryResult CollectAll(NextPage&& next)
-{
+QueryResult CollectAll(NextPage&& next) {
   QueryResult result;
   auto& alloc = result.Documents.GetAllocator();
   std::string continuation;
   do {
     QueryPage page = next(continuation);
-    for (auto const& doc : page.Documents().GetArray())
-      result.Documents.PushBack(rapidjson::Value(doc, alloc), alloc);
+    for (auto const& doc : page.Documents().GetArray()) result.Documents.PushBack(rapidjson::Value(doc, alloc), alloc);
     result.RequestCharge += page.RequestCharge();
     ++result.Pages;
     continuation = page.Continuation();
@@ -556,17 +470,15 @@ QueryResult CollectAll(NextPage&& next)
   return result;
 }
 
-} // namespace
+}  // namespace
 
 QueryResult CosmosClient::QueryDocuments(std::string_view collectionLink, SqlQuery const& query,
-                                         QueryOptions const& options)
-{
+                                         QueryOptions const& options) {
   return CollectAll([&](std::string const& c) { return QueryDocumentsPage(collectionLink, query, c, options); });
 }
 
-QueryResult CosmosClient::ReadAllDocuments(std::string_view collectionLink, QueryOptions const& options)
-{
+QueryResult CosmosClient::ReadAllDocuments(std::string_view collectionLink, QueryOptions const& options) {
   return CollectAll([&](std::string const& c) { return ReadFeedPage(collectionLink, c, options); });
 }
 
-} // namespace docshard
+}  // namespace docshard

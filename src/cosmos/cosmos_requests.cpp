@@ -15,8 +15,7 @@ using detail::CheckId;
 namespace {
 
 CosmosRequest Make(char const* operation, char const* method, char const* type, std::string link, std::string path,
-                   bool idempotent)
-{
+                   bool idempotent) {
   CosmosRequest r;
   r.Operation = operation;
   r.Method = method;
@@ -27,8 +26,7 @@ CosmosRequest Make(char const* operation, char const* method, char const* type, 
   return r;
 }
 
-std::string IdBody(std::string_view id)
-{
+std::string IdBody(std::string_view id) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
   w.StartObject();
@@ -38,46 +36,39 @@ std::string IdBody(std::string_view id)
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-void ApplyConsistency(CosmosRequest& r, std::optional<ConsistencyLevel> level)
-{
-  if (level)
-    r.Headers.Set("x-ms-consistency-level", std::string(ToString(*level)));
+void ApplyConsistency(CosmosRequest& r, std::optional<ConsistencyLevel> level) {
+  if (level) r.Headers.Set("x-ms-consistency-level", std::string(ToString(*level)));
 }
 
-void ApplyDocumentOptions(CosmosRequest& r, PartitionKeyValue const& pk, RequestOptions const& options)
-{
+void ApplyDocumentOptions(CosmosRequest& r, PartitionKeyValue const& pk, RequestOptions const& options) {
   r.Headers.Set("x-ms-documentdb-partitionkey", pk.HeaderValue());
-  if (options.IfMatchETag)
-    r.Headers.Set("If-Match", *options.IfMatchETag);
+  if (options.IfMatchETag) r.Headers.Set("If-Match", *options.IfMatchETag);
   ApplyConsistency(r, options.Consistency);
   r.Timeout = options.Timeout;
 }
 
 // An EPK bound: upper-case hex, at most "FF" long pieces; anything else would
 // be sent verbatim in a header, so refuse it here.
-void CheckEpk(std::string const& epk, char const* what)
-{
+void CheckEpk(std::string const& epk, char const* what) {
   for (char c : epk)
     if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F')))
-      throw InvalidArgumentError(std::string("QueryOptions::") + what + " '" + epk
-                                 + "' is not an effective partition key (upper-case hex)");
+      throw InvalidArgumentError(std::string("QueryOptions::") + what + " '" + epk +
+                                 "' is not an effective partition key (upper-case hex)");
 }
 
-void ApplyScope(CosmosRequest& r, QueryOptions const& options)
-{
+void ApplyScope(CosmosRequest& r, QueryOptions const& options) {
   if (options.PartitionKey && !options.PartitionKeyRangeId.empty())
     throw InvalidArgumentError("QueryOptions: PartitionKey and PartitionKeyRangeId exclude each other");
   if (options.StartEpk.has_value() != options.EndEpk.has_value())
     throw InvalidArgumentError("QueryOptions: StartEpk and EndEpk go together");
   if (options.StartEpk && options.PartitionKeyRangeId.empty())
     throw InvalidArgumentError("QueryOptions: StartEpk/EndEpk need PartitionKeyRangeId");
-  if (options.PartitionKey)
-    r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
+  if (options.PartitionKey) r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
   if (!options.PartitionKeyRangeId.empty()) {
     for (char c : options.PartitionKeyRangeId)
       if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7F || c == ',')
-        throw InvalidArgumentError("QueryOptions::PartitionKeyRangeId '" + options.PartitionKeyRangeId
-                                   + "' is not a partition key range id");
+        throw InvalidArgumentError("QueryOptions::PartitionKeyRangeId '" + options.PartitionKeyRangeId +
+                                   "' is not a partition key range id");
     r.Headers.Set("x-ms-documentdb-partitionkeyrangeid", options.PartitionKeyRangeId);
   }
   if (options.StartEpk) {
@@ -89,48 +80,40 @@ void ApplyScope(CosmosRequest& r, QueryOptions const& options)
   }
 }
 
-void ApplyPaging(CosmosRequest& r, std::string_view continuation, QueryOptions const& options)
-{
-  if (options.MaxItemCount > 0)
-    r.Headers.Set("x-ms-max-item-count", std::to_string(options.MaxItemCount));
-  if (!continuation.empty())
-    r.Headers.Set("x-ms-continuation", std::string(continuation));
+void ApplyPaging(CosmosRequest& r, std::string_view continuation, QueryOptions const& options) {
+  if (options.MaxItemCount > 0) r.Headers.Set("x-ms-max-item-count", std::to_string(options.MaxItemCount));
+  if (!continuation.empty()) r.Headers.Set("x-ms-continuation", std::string(continuation));
   ApplyScope(r, options);
   ApplyConsistency(r, options.Consistency);
   r.Timeout = options.Timeout;
 }
 
-} // namespace
+}  // namespace
 
-CosmosRequest CreateDatabase(std::string_view databaseId)
-{
+CosmosRequest CreateDatabase(std::string_view databaseId) {
   auto r = Make("CreateDatabase", "POST", "dbs", "", "dbs", false);
   r.Body = IdBody(CheckId(databaseId, "database"));
   r.Headers.Set("Content-Type", "application/json");
   return r;
 }
 
-CosmosRequest ReadDatabase(std::string_view databaseId)
-{
+CosmosRequest ReadDatabase(std::string_view databaseId) {
   auto link = "dbs/" + CheckId(databaseId, "database");
   return Make("ReadDatabase", "GET", "dbs", link, link, true);
 }
 
-CosmosRequest ListDatabases(std::string_view continuation)
-{
+CosmosRequest ListDatabases(std::string_view continuation) {
   auto r = Make("ListDatabases", "GET", "dbs", "", "dbs", true);
   ApplyPaging(r, continuation, {});
   return r;
 }
 
-CosmosRequest DeleteDatabase(std::string_view databaseId)
-{
+CosmosRequest DeleteDatabase(std::string_view databaseId) {
   auto link = "dbs/" + CheckId(databaseId, "database");
   return Make("DeleteDatabase", "DELETE", "dbs", link, link, false);
 }
 
-CosmosRequest CreateCollection(std::string_view databaseId, std::string definitionJson)
-{
+CosmosRequest CreateCollection(std::string_view databaseId, std::string definitionJson) {
   auto parent = "dbs/" + CheckId(databaseId, "database");
   auto r = Make("CreateCollection", "POST", "colls", parent, parent + "/colls", false);
   r.Body = std::move(definitionJson);
@@ -138,29 +121,25 @@ CosmosRequest CreateCollection(std::string_view databaseId, std::string definiti
   return r;
 }
 
-CosmosRequest ReadCollection(std::string_view collectionLink)
-{
+CosmosRequest ReadCollection(std::string_view collectionLink) {
   auto link = CheckCollectionLink(collectionLink);
   return Make("ReadCollection", "GET", "colls", link, link, true);
 }
 
-CosmosRequest ListCollections(std::string_view databaseId, std::string_view continuation)
-{
+CosmosRequest ListCollections(std::string_view databaseId, std::string_view continuation) {
   auto parent = "dbs/" + CheckId(databaseId, "database");
   auto r = Make("ListCollections", "GET", "colls", parent, parent + "/colls", true);
   ApplyPaging(r, continuation, {});
   return r;
 }
 
-CosmosRequest DeleteCollection(std::string_view collectionLink)
-{
+CosmosRequest DeleteCollection(std::string_view collectionLink) {
   auto link = CheckCollectionLink(collectionLink);
   return Make("DeleteCollection", "DELETE", "colls", link, link, false);
 }
 
 CosmosRequest CreateDocument(std::string_view collectionLink, std::string documentJson,
-                             PartitionKeyValue const& partitionKey, RequestOptions const& options)
-{
+                             PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   auto link = CheckCollectionLink(collectionLink);
   auto r = Make("CreateDocument", "POST", "docs", link, link + "/docs", false);
   r.Body = std::move(documentJson);
@@ -170,8 +149,7 @@ CosmosRequest CreateDocument(std::string_view collectionLink, std::string docume
 }
 
 CosmosRequest UpsertDocument(std::string_view collectionLink, std::string documentJson,
-                             PartitionKeyValue const& partitionKey, RequestOptions const& options)
-{
+                             PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   auto r = CreateDocument(collectionLink, std::move(documentJson), partitionKey, options);
   r.Operation = "UpsertDocument";
   r.Headers.Set("x-ms-documentdb-is-upsert", "true");
@@ -182,8 +160,7 @@ CosmosRequest UpsertDocument(std::string_view collectionLink, std::string docume
 }
 
 CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
-                           RequestOptions const& options)
-{
+                           RequestOptions const& options) {
   auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
   auto r = Make("ReadDocument", "GET", "docs", link, link, true);
   r.SendSessionToken = true;
@@ -194,8 +171,7 @@ CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id,
 }
 
 CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
-                              PartitionKeyValue const& partitionKey, RequestOptions const& options)
-{
+                              PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
   auto r = Make("ReplaceDocument", "PUT", "docs", link, link, false);
   r.Body = std::move(documentJson);
@@ -204,9 +180,8 @@ CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view 
   return r;
 }
 
-CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
-                             RequestOptions const& options)
-{
+CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view id,
+                             PartitionKeyValue const& partitionKey, RequestOptions const& options) {
   auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
   auto r = Make("DeleteDocument", "DELETE", "docs", link, link, false);
   ApplyDocumentOptions(r, partitionKey, options);
@@ -214,8 +189,7 @@ CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view i
 }
 
 CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
-                             QueryOptions const& options)
-{
+                             QueryOptions const& options) {
   auto link = CheckCollectionLink(collectionLink);
   auto r = Make("QueryDocuments", "POST", "docs", link, link + "/docs", true);
   r.Body = query.ToJson();
@@ -226,8 +200,7 @@ CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& qu
   return r;
 }
 
-CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continuation, QueryOptions const& options)
-{
+CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continuation, QueryOptions const& options) {
   auto link = CheckCollectionLink(collectionLink);
   auto r = Make("ReadFeed", "GET", "docs", link, link + "/docs", true);
   r.SendSessionToken = true;
@@ -236,8 +209,7 @@ CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continu
 }
 
 CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
-                        QueryOptions const& options)
-{
+                        QueryOptions const& options) {
   for (char c : supportedFeatures)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F)
       throw InvalidArgumentError("supported query features must be printable ASCII (a comma-separated list)");
@@ -250,19 +222,16 @@ CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query, 
   r.Headers.Set("x-ms-cosmos-is-query-plan-request", "True");
   r.Headers.Set("x-ms-cosmos-query-version", QueryVersion);
   r.Headers.Set("x-ms-cosmos-supported-query-features", std::string(supportedFeatures));
-  if (options.PartitionKey)
-    r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
+  if (options.PartitionKey) r.Headers.Set("x-ms-documentdb-partitionkey", options.PartitionKey->HeaderValue());
   r.Timeout = options.Timeout;
   return r;
 }
 
 CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::string_view continuation,
-                                     std::string_view ifNoneMatch)
-{
+                                     std::string_view ifNoneMatch) {
   auto link = CheckCollectionLink(collectionLink);
   auto r = Make("ReadPartitionKeyRanges", "GET", "pkranges", link, link + "/pkranges", true);
-  if (!continuation.empty())
-    r.Headers.Set("x-ms-continuation", std::string(continuation));
+  if (!continuation.empty()) r.Headers.Set("x-ms-continuation", std::string(continuation));
   if (!ifNoneMatch.empty()) {
     r.Headers.Set("A-IM", "Incremental feed");
     r.Headers.Set("If-None-Match", std::string(ifNoneMatch));
@@ -270,8 +239,7 @@ CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::strin
   return r;
 }
 
-std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath)
-{
+std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
   w.StartObject();
@@ -290,4 +258,4 @@ std::string CollectionDefinition(std::string_view collectionId, std::string_view
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-} // namespace docshard::CosmosRequests
+}  // namespace docshard::CosmosRequests

@@ -10,51 +10,34 @@
 namespace docshard {
 
 CosmosResponse::CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries)
-    : m_status(status), m_headers(std::move(headers)), m_body(std::move(body)), m_retries(retries)
-{
-}
+    : m_status(status), m_headers(std::move(headers)), m_body(std::move(body)), m_retries(retries) {}
 
 namespace {
-std::string HeaderOrEmpty(http::HttpHeaders const& h, std::string_view name)
-{
+std::string HeaderOrEmpty(http::HttpHeaders const& h, std::string_view name) {
   auto v = h.Get(name);
   return v ? std::string(*v) : std::string();
 }
-} // namespace
+}  // namespace
 
-std::string CosmosResponse::ETag() const
-{
-  return HeaderOrEmpty(m_headers, "etag");
-}
+std::string CosmosResponse::ETag() const { return HeaderOrEmpty(m_headers, "etag"); }
 
-double CosmosResponse::RequestCharge() const
-{
+double CosmosResponse::RequestCharge() const {
   auto v = m_headers.Get("x-ms-request-charge");
   return v ? std::strtod(std::string(*v).c_str(), nullptr) : 0.0;
 }
 
-std::string CosmosResponse::ActivityId() const
-{
-  return HeaderOrEmpty(m_headers, "x-ms-activity-id");
-}
+std::string CosmosResponse::ActivityId() const { return HeaderOrEmpty(m_headers, "x-ms-activity-id"); }
 
-std::string CosmosResponse::SessionToken() const
-{
-  return HeaderOrEmpty(m_headers, "x-ms-session-token");
-}
+std::string CosmosResponse::SessionToken() const { return HeaderOrEmpty(m_headers, "x-ms-session-token"); }
 
-std::string CosmosResponse::Continuation() const
-{
-  return HeaderOrEmpty(m_headers, "x-ms-continuation");
-}
+std::string CosmosResponse::Continuation() const { return HeaderOrEmpty(m_headers, "x-ms-continuation"); }
 
-rapidjson::Document CosmosResponse::Json() const
-{
+rapidjson::Document CosmosResponse::Json() const {
   // The body comes from the network: bound its depth before RapidJSON's
   // recursive parser (and later recursive copies) see it.
   if (detail::JsonDepthExceeds(m_body))
-    throw Error(ErrorCode::Internal, "response body nests deeper than " + std::to_string(detail::MaxJsonDepth)
-                                         + " levels (status " + std::to_string(m_status) + ")");
+    throw Error(ErrorCode::Internal, "response body nests deeper than " + std::to_string(detail::MaxJsonDepth) +
+                                         " levels (status " + std::to_string(m_status) + ")");
   // Numbers exactly (see core/full_precision_json.hpp): documents read here
   // are routed by their keys, merged by ORDER BY values and copied by the
   // migrator; an ulp off would move or change them.
@@ -64,4 +47,4 @@ rapidjson::Document CosmosResponse::Json() const
   return doc;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -14,19 +14,16 @@ namespace docshard {
 
 namespace {
 
-std::vector<unsigned char> DecodeBase64(std::string_view text)
-{
+std::vector<unsigned char> DecodeBase64(std::string_view text) {
   // Whitespace sneaks in when keys are pasted from a terminal or a file.
   std::string clean;
   clean.reserve(text.size());
   for (char c : text)
-    if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-      clean.push_back(c);
-  if (clean.empty() || clean.size() % 4 != 0)
-    throw InvalidArgumentError("master key is not valid base64");
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') clean.push_back(c);
+  if (clean.empty() || clean.size() % 4 != 0) throw InvalidArgumentError("master key is not valid base64");
   std::vector<unsigned char> out(clean.size() / 4 * 3);
-  int n = EVP_DecodeBlock(out.data(), reinterpret_cast<unsigned char const*>(clean.data()),
-                          static_cast<int>(clean.size()));
+  int n =
+      EVP_DecodeBlock(out.data(), reinterpret_cast<unsigned char const*>(clean.data()), static_cast<int>(clean.size()));
   OPENSSL_cleanse(clean.data(), clean.size());
   if (n < 0) {
     OPENSSL_cleanse(out.data(), out.size());
@@ -34,24 +31,21 @@ std::vector<unsigned char> DecodeBase64(std::string_view text)
   }
   // EVP_DecodeBlock counts padding as zero bytes.
   std::size_t pad = 0;
-  for (auto it = text.rbegin(); it != text.rend() && (*it == '=' || *it == '\n' || *it == ' '); ++it)
-    pad += *it == '=';
+  for (auto it = text.rbegin(); it != text.rend() && (*it == '=' || *it == '\n' || *it == ' '); ++it) pad += *it == '=';
   out.resize(static_cast<std::size_t>(n) - pad);
   return out;
 }
 
-} // namespace
+}  // namespace
 
 struct MasterKey::KeyedMac {
   EVP_MAC_CTX* Context = nullptr;
   ~KeyedMac() { EVP_MAC_CTX_free(Context); }
 };
 
-MasterKey::MasterKey(std::string_view base64Key)
-{
+MasterKey::MasterKey(std::string_view base64Key) {
   auto key = DecodeBase64(base64Key);
-  if (key.empty())
-    throw InvalidArgumentError("master key is empty");
+  if (key.empty()) throw InvalidArgumentError("master key is empty");
   auto mac = std::make_shared<KeyedMac>();
   EVP_MAC* hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
   if (hmac != nullptr) {
@@ -62,15 +56,13 @@ MasterKey::MasterKey(std::string_view base64Key)
   OSSL_PARAM const params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
   bool const keyed = mac->Context != nullptr && EVP_MAC_init(mac->Context, key.data(), key.size(), params) == 1;
   OPENSSL_cleanse(key.data(), key.size());
-  if (!keyed)
-    throw Error(ErrorCode::Internal, "HMAC-SHA256 is not available from OpenSSL");
+  if (!keyed) throw Error(ErrorCode::Internal, "HMAC-SHA256 is not available from OpenSSL");
   m_mac = std::move(mac);
 }
 
 MasterKey::~MasterKey() = default;
 
-std::string MasterKey::Sign(std::string_view message) const
-{
+std::string MasterKey::Sign(std::string_view message) const {
   // EVP_MAC_CTX_dup only reads the keyed context, so concurrent Signs are safe.
   std::unique_ptr<EVP_MAC_CTX, decltype(&EVP_MAC_CTX_free)> ctx(EVP_MAC_CTX_dup(m_mac->Context), &EVP_MAC_CTX_free);
   unsigned char mac[EVP_MAX_MD_SIZE];
@@ -84,9 +76,6 @@ std::string MasterKey::Sign(std::string_view message) const
   return out;
 }
 
-std::ostream& operator<<(std::ostream& os, MasterKey const&)
-{
-  return os << "MasterKey(redacted)";
-}
+std::ostream& operator<<(std::ostream& os, MasterKey const&) { return os << "MasterKey(redacted)"; }
 
-} // namespace docshard
+}  // namespace docshard

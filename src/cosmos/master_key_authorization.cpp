@@ -8,27 +8,23 @@ namespace docshard {
 
 namespace {
 
-std::string Lower(std::string_view s)
-{
+std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
-std::string UrlEncode(std::string_view s)
-{
+std::string UrlEncode(std::string_view s) {
   static constexpr detail::PercentKeepSet keep = detail::MakePercentKeepSet("");
   std::string out;
   detail::AppendPercentEncoded(out, s, keep);
   return out;
 }
 
-} // namespace
+}  // namespace
 
-std::string MasterKeyStringToSign(std::string_view verb, std::string_view resourceType,
-                                  std::string_view resourceLink, std::string_view httpDate)
-{
+std::string MasterKeyStringToSign(std::string_view verb, std::string_view resourceType, std::string_view resourceLink,
+                                  std::string_view httpDate) {
   std::string s;
   s.reserve(verb.size() + resourceType.size() + resourceLink.size() + httpDate.size() + 5);
   s += Lower(verb);
@@ -43,10 +39,9 @@ std::string MasterKeyStringToSign(std::string_view verb, std::string_view resour
 }
 
 std::string MasterKeyAuthorizationHeader(MasterKey const& key, std::string_view verb, std::string_view resourceType,
-                                         std::string_view resourceLink, std::string_view httpDate)
-{
+                                         std::string_view resourceLink, std::string_view httpDate) {
   auto signature = key.Sign(MasterKeyStringToSign(verb, resourceType, resourceLink, httpDate));
   return UrlEncode("type=master&ver=1.0&sig=" + signature);
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -38,16 +38,14 @@ struct Page {
   bool NotModified = false;
 };
 
-std::string StringMember(rapidjson::Value const& v, char const* name, std::string const& where)
-{
+std::string StringMember(rapidjson::Value const& v, char const* name, std::string const& where) {
   auto it = v.FindMember(name);
   if (it == v.MemberEnd() || !it->value.IsString())
     throw Error(ErrorCode::Internal, where + " has no string \"" + name + "\"");
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
-Page ParsePage(std::string const& link, CosmosResponse const& response)
-{
+Page ParsePage(std::string const& link, CosmosResponse const& response) {
   Page page;
   page.ETag = response.ETag();
   page.Continuation = response.Continuation();
@@ -57,16 +55,14 @@ Page ParsePage(std::string const& link, CosmosResponse const& response)
   }
   auto const doc = response.Json();
   auto const what = "partition key ranges of " + link;
-  if (!doc.IsObject())
-    throw Error(ErrorCode::Internal, what + ": the response is not a JSON object");
+  if (!doc.IsObject()) throw Error(ErrorCode::Internal, what + ": the response is not a JSON object");
   auto it = doc.FindMember("PartitionKeyRanges");
   if (it == doc.MemberEnd() || !it->value.IsArray())
     throw Error(ErrorCode::Internal, what + ": the response has no \"PartitionKeyRanges\" array");
   std::size_t i = 0;
   for (auto const& item : it->value.GetArray()) {
     auto const where = what + ": PartitionKeyRanges[" + std::to_string(i++) + "]";
-    if (!item.IsObject())
-      throw Error(ErrorCode::Internal, where + " is not an object");
+    if (!item.IsObject()) throw Error(ErrorCode::Internal, where + " is not an object");
     PartitionKeyRange r;
     // The real service sends ids as strings; @vercel/cosmosdb-server as a number.
     if (auto id = item.FindMember("id"); id != item.MemberEnd() && id->value.IsUint64())
@@ -77,11 +73,9 @@ Page ParsePage(std::string const& link, CosmosResponse const& response)
     r.MaxExclusive = StringMember(item, "maxExclusive", where);
     auto parents = item.FindMember("parents");
     if (parents != item.MemberEnd() && !parents->value.IsNull()) {
-      if (!parents->value.IsArray())
-        throw Error(ErrorCode::Internal, where + ": \"parents\" is not an array");
+      if (!parents->value.IsArray()) throw Error(ErrorCode::Internal, where + ": \"parents\" is not an array");
       for (auto const& p : parents->value.GetArray()) {
-        if (!p.IsString())
-          throw Error(ErrorCode::Internal, where + ": \"parents\" holds a non-string");
+        if (!p.IsString()) throw Error(ErrorCode::Internal, where + ": \"parents\" holds a non-string");
         r.Parents.emplace_back(p.GetString(), p.GetStringLength());
       }
     }
@@ -90,7 +84,7 @@ Page ParsePage(std::string const& link, CosmosResponse const& response)
   return page;
 }
 
-} // namespace
+}  // namespace
 
 struct PartitionKeyRangeCache::State {
   struct Entry {
@@ -104,30 +98,25 @@ struct PartitionKeyRangeCache::State {
 
   explicit State(PartitionKeyRangeCacheTransport t) : Transport(std::move(t)) {}
 
-  std::shared_ptr<Entry> EntryFor(std::string const& link)
-  {
+  std::shared_ptr<Entry> EntryFor(std::string const& link) {
     std::lock_guard lock(Mutex);
     auto& e = Entries[link];
-    if (!e)
-      e = std::make_shared<Entry>();
+    if (!e) e = std::make_shared<Entry>();
     return e;
   }
 
-  asio::awaitable<CosmosResponse> Send(CosmosRequest request)
-  {
+  asio::awaitable<CosmosResponse> Send(CosmosRequest request) {
     co_return co_await asio::async_initiate<decltype(asio::use_awaitable),
                                             PartitionKeyRangeCacheTransport::SendSignature>(
         [this](auto handler, CosmosRequest req) {
-          Transport.Send(std::move(req),
-                         asio::any_completion_handler<PartitionKeyRangeCacheTransport::SendSignature>(
-                             std::move(handler)));
+          Transport.Send(std::move(req), asio::any_completion_handler<PartitionKeyRangeCacheTransport::SendSignature>(
+                                             std::move(handler)));
         },
         asio::use_awaitable, std::move(request));
   }
 
   // Every page of a plain read.
-  asio::awaitable<Snapshot> ReadFull(std::string const& link)
-  {
+  asio::awaitable<Snapshot> ReadFull(std::string const& link) {
     std::vector<PartitionKeyRange> ranges;
     std::string continuation, etag;
     std::unordered_set<std::string> seen;
@@ -139,8 +128,8 @@ struct PartitionKeyRangeCache::State {
                     std::make_move_iterator(page.Ranges.end()));
       etag = page.ETag;
       if (!page.Continuation.empty() && !seen.insert(page.Continuation).second)
-        throw Error(ErrorCode::Internal, "partition key ranges of " + link
-                                             + ": the server repeated a continuation; the read would not end");
+        throw Error(ErrorCode::Internal,
+                    "partition key ranges of " + link + ": the server repeated a continuation; the read would not end");
       continuation = std::move(page.Continuation);
     } while (!continuation.empty());
     co_return std::make_shared<CollectionRoutingMap const>(CollectionRoutingMap::Create(link, std::move(ranges), etag));
@@ -148,47 +137,38 @@ struct PartitionKeyRangeCache::State {
 
   // The changes since `previous` (A-IM: Incremental feed), combined into a
   // new map; nullptr when that does not give a complete cover.
-  asio::awaitable<Snapshot> ReadChanges(std::string const& link, CollectionRoutingMap const& previous)
-  {
+  asio::awaitable<Snapshot> ReadChanges(std::string const& link, CollectionRoutingMap const& previous) {
     std::vector<PartitionKeyRange> changes;
     std::string etag = previous.ChangeFeedETag();
     std::string continuation;
     for (int i = 0; i < MaxIncrementalPages; ++i) {
       auto page = ParsePage(link, co_await Send(CosmosRequests::ReadPartitionKeyRanges(link, continuation, etag)));
-      if (page.NotModified)
-        break;
+      if (page.NotModified) break;
       bool const empty = page.Ranges.empty();
       changes.insert(changes.end(), std::make_move_iterator(page.Ranges.begin()),
                      std::make_move_iterator(page.Ranges.end()));
       continuation = std::move(page.Continuation);
-      if (!continuation.empty())
-        continue;
+      if (!continuation.empty()) continue;
       // End of this batch of changes: ask again from its ETag until the
       // server says nothing changed since (as the SDKs do), unless the server
       // gives no new ETag to ask from.
       if (page.ETag.empty() || page.ETag == etag || empty) {
-        if (!page.ETag.empty())
-          etag = page.ETag;
+        if (!page.ETag.empty()) etag = page.ETag;
         break;
       }
       etag = page.ETag;
-      if (i + 1 == MaxIncrementalPages)
-        co_return nullptr;
+      if (i + 1 == MaxIncrementalPages) co_return nullptr;
     }
-    if (changes.empty())
-      co_return std::make_shared<CollectionRoutingMap const>(previous);
+    if (changes.empty()) co_return std::make_shared<CollectionRoutingMap const>(previous);
     auto combined = previous.TryCombine(changes, etag);
-    if (!combined)
-      co_return nullptr;
+    if (!combined) co_return nullptr;
     co_return std::make_shared<CollectionRoutingMap const>(std::move(*combined));
   }
 
-  asio::awaitable<Snapshot> Read(std::string const& link, Snapshot previous)
-  {
+  asio::awaitable<Snapshot> Read(std::string const& link, Snapshot previous) {
     ++Reads;
     if (previous && !previous->ChangeFeedETag().empty()) {
-      if (auto combined = co_await ReadChanges(link, *previous))
-        co_return combined;
+      if (auto combined = co_await ReadChanges(link, *previous)) co_return combined;
     }
     co_return co_await ReadFull(link);
   }
@@ -196,8 +176,7 @@ struct PartitionKeyRangeCache::State {
   // The map of `link`: the cached one unless missing, forced (satisfied by a
   // read that ends after the call) or still listing `goneId`; `full` skips
   // the incremental read.
-  asio::awaitable<Snapshot> GetMap(std::string link, bool force, std::string goneId, bool full)
-  {
+  asio::awaitable<Snapshot> GetMap(std::string link, bool force, std::string goneId, bool full) {
     link = detail::CheckCollectionLink(link);
     auto entry = EntryFor(link);
     bool joined = false;
@@ -217,15 +196,13 @@ struct PartitionKeyRangeCache::State {
           current = nullptr;
         } else {
           entry->Refreshing = true;
-          entry->Done = std::make_shared<asio::steady_timer>(Transport.Executor,
-                                                             asio::steady_timer::time_point::max());
+          entry->Done = std::make_shared<asio::steady_timer>(Transport.Executor, asio::steady_timer::time_point::max());
           previous = full ? nullptr : current;
           generation = entry->Generation;
           current = nullptr;
         }
       }
-      if (current)
-        co_return current;
+      if (current) co_return current;
       if (wait) {
         boost::system::error_code ec;
         co_await wait->async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -243,42 +220,35 @@ struct PartitionKeyRangeCache::State {
       {
         std::lock_guard lock(Mutex);
         entry->Refreshing = false;
-        if (fresh && entry->Generation == generation)
-          entry->Map = fresh;
+        if (fresh && entry->Generation == generation) entry->Map = fresh;
         done = std::move(entry->Done);
       }
       done->cancel();
-      if (failure)
-        std::rethrow_exception(failure);
+      if (failure) std::rethrow_exception(failure);
       co_return fresh;
     }
   }
 
   asio::awaitable<std::vector<PartitionKeyRange>> GetOverlapping(std::string link, std::string min, std::string max,
-                                                                 bool force)
-  {
+                                                                 bool force) {
     auto map = co_await GetMap(std::move(link), force, {}, false);
     co_return map->GetOverlappingRanges(min, max);
   }
 
-  asio::awaitable<std::vector<PartitionKeyRange>> GetReplacing(std::string link, std::string goneId,
-                                                               std::string min, std::string max)
-  {
-    if (goneId.empty())
-      throw InvalidArgumentError("GetRangesReplacing: the gone range id is empty");
+  asio::awaitable<std::vector<PartitionKeyRange>> GetReplacing(std::string link, std::string goneId, std::string min,
+                                                               std::string max) {
+    if (goneId.empty()) throw InvalidArgumentError("GetRangesReplacing: the gone range id is empty");
     asio::steady_timer timer(Transport.Executor);
     for (int attempt = 0;; ++attempt) {
       bool const last = attempt + 1 == GoneRefreshAttempts;
       auto map = co_await GetMap(link, false, goneId, last);
-      if (!map->TryGetRangeById(goneId))
-        co_return map->GetOverlappingRanges(min, max);
+      if (!map->TryGetRangeById(goneId)) co_return map->GetOverlappingRanges(min, max);
       if (last)
-        throw PartitionKeyRangeGoneError("ReadPartitionKeyRanges", map->CollectionLink(), 410,
-                                         SubStatusPartitionKeyRangeGone, "",
-                                         "the service answered that partition key range " + goneId
-                                             + " is gone but still lists it after "
-                                             + std::to_string(GoneRefreshAttempts) + " reads of its ranges",
-                                         goneId);
+        throw PartitionKeyRangeGoneError(
+            "ReadPartitionKeyRanges", map->CollectionLink(), 410, SubStatusPartitionKeyRangeGone, "",
+            "the service answered that partition key range " + goneId + " is gone but still lists it after " +
+                std::to_string(GoneRefreshAttempts) + " reads of its ranges",
+            goneId);
       timer.expires_after(GoneRefreshDelay * (1 << attempt));
       co_await timer.async_wait(asio::use_awaitable);
     }
@@ -291,14 +261,11 @@ struct PartitionKeyRangeCache::State {
 };
 
 PartitionKeyRangeCache::PartitionKeyRangeCache(PartitionKeyRangeCacheTransport transport)
-    : m_state(std::make_shared<State>(std::move(transport)))
-{
-}
+    : m_state(std::make_shared<State>(std::move(transport))) {}
 
 PartitionKeyRangeCache::~PartitionKeyRangeCache() = default;
 
-void PartitionKeyRangeCache::CheckNotIoThread() const
-{
+void PartitionKeyRangeCache::CheckNotIoThread() const {
   if (m_state->Transport.RunningInIoThread && m_state->Transport.RunningInIoThread())
     throw InvalidArgumentError("blocking PartitionKeyRangeCache call on the client's own I/O thread would deadlock; "
                                "use the Async methods from completion handlers");
@@ -307,77 +274,70 @@ void PartitionKeyRangeCache::CheckNotIoThread() const
 // The coroutines keep the state alive through a shared_ptr: a read may still
 // be running when a caller gives up on it.
 void PartitionKeyRangeCache::StartGetMap(std::string link, bool force,
-                                         asio::any_completion_handler<SnapshotSignature> handler)
-{
+                                         asio::any_completion_handler<SnapshotSignature> handler) {
   auto s = m_state;
-  asio::co_spawn(s->Transport.Executor,
-                 [s, link = std::move(link), force]() -> asio::awaitable<Snapshot> {
-                   co_return co_await s->GetMap(link, force, {}, false);
-                 },
-                 std::move(handler));
+  asio::co_spawn(
+      s->Transport.Executor,
+      [s, link = std::move(link), force]() -> asio::awaitable<Snapshot> {
+        co_return co_await s->GetMap(link, force, {}, false);
+      },
+      std::move(handler));
 }
 
 void PartitionKeyRangeCache::StartGetOverlapping(std::string link, std::string min, std::string max, bool force,
-                                                 asio::any_completion_handler<RangesSignature> handler)
-{
+                                                 asio::any_completion_handler<RangesSignature> handler) {
   auto s = m_state;
-  asio::co_spawn(s->Transport.Executor,
-                 [s, link = std::move(link), min = std::move(min), max = std::move(max),
-                  force]() -> asio::awaitable<std::vector<PartitionKeyRange>> {
-                   co_return co_await s->GetOverlapping(link, min, max, force);
-                 },
-                 std::move(handler));
+  asio::co_spawn(
+      s->Transport.Executor,
+      [s, link = std::move(link), min = std::move(min), max = std::move(max),
+       force]() -> asio::awaitable<std::vector<PartitionKeyRange>> {
+        co_return co_await s->GetOverlapping(link, min, max, force);
+      },
+      std::move(handler));
 }
 
 void PartitionKeyRangeCache::StartGetReplacing(std::string link, std::string gone, std::string min, std::string max,
-                                               asio::any_completion_handler<RangesSignature> handler)
-{
+                                               asio::any_completion_handler<RangesSignature> handler) {
   auto s = m_state;
-  asio::co_spawn(s->Transport.Executor,
-                 [s, link = std::move(link), gone = std::move(gone), min = std::move(min),
-                  max = std::move(max)]() -> asio::awaitable<std::vector<PartitionKeyRange>> {
-                   co_return co_await s->GetReplacing(link, gone, min, max);
-                 },
-                 std::move(handler));
+  asio::co_spawn(
+      s->Transport.Executor,
+      [s, link = std::move(link), gone = std::move(gone), min = std::move(min),
+       max = std::move(max)]() -> asio::awaitable<std::vector<PartitionKeyRange>> {
+        co_return co_await s->GetReplacing(link, gone, min, max);
+      },
+      std::move(handler));
 }
 
 std::vector<PartitionKeyRange> PartitionKeyRangeCache::GetOverlappingRanges(std::string_view collectionLink,
-                                                                            std::string_view min,
-                                                                            std::string_view max, bool forceRefresh)
-{
+                                                                            std::string_view min, std::string_view max,
+                                                                            bool forceRefresh) {
   CheckNotIoThread();
   return AsyncGetOverlappingRanges(collectionLink, min, max, forceRefresh, asio::use_future).get();
 }
 
 std::vector<PartitionKeyRange> PartitionKeyRangeCache::GetRangesReplacing(std::string_view collectionLink,
                                                                           std::string_view goneRangeId,
-                                                                          std::string_view min, std::string_view max)
-{
+                                                                          std::string_view min, std::string_view max) {
   CheckNotIoThread();
   return AsyncGetRangesReplacing(collectionLink, goneRangeId, min, max, asio::use_future).get();
 }
 
-Snapshot PartitionKeyRangeCache::GetRoutingMap(std::string_view collectionLink, bool forceRefresh)
-{
+Snapshot PartitionKeyRangeCache::GetRoutingMap(std::string_view collectionLink, bool forceRefresh) {
   CheckNotIoThread();
   return AsyncGetRoutingMap(collectionLink, forceRefresh, asio::use_future).get();
 }
 
-Snapshot PartitionKeyRangeCache::TryGetCached(std::string_view collectionLink) const
-{
+Snapshot PartitionKeyRangeCache::TryGetCached(std::string_view collectionLink) const {
   std::string_view s = collectionLink;
-  while (!s.empty() && s.front() == '/')
-    s.remove_prefix(1);
+  while (!s.empty() && s.front() == '/') s.remove_prefix(1);
   std::lock_guard lock(m_state->Mutex);
   auto it = m_state->Entries.find(std::string(s));
   return it == m_state->Entries.end() ? nullptr : it->second->Map;
 }
 
-void PartitionKeyRangeCache::Invalidate(std::string_view collectionLink)
-{
+void PartitionKeyRangeCache::Invalidate(std::string_view collectionLink) {
   std::string_view s = collectionLink;
-  while (!s.empty() && s.front() == '/')
-    s.remove_prefix(1);
+  while (!s.empty() && s.front() == '/') s.remove_prefix(1);
   std::lock_guard lock(m_state->Mutex);
   auto it = m_state->Entries.find(std::string(s));
   if (it != m_state->Entries.end()) {
@@ -386,8 +346,7 @@ void PartitionKeyRangeCache::Invalidate(std::string_view collectionLink)
   }
 }
 
-void PartitionKeyRangeCache::InvalidateDatabase(std::string_view databaseId)
-{
+void PartitionKeyRangeCache::InvalidateDatabase(std::string_view databaseId) {
   auto const prefix = "dbs/" + std::string(databaseId) + "/";
   std::lock_guard lock(m_state->Mutex);
   for (auto& [link, entry] : m_state->Entries)
@@ -397,9 +356,6 @@ void PartitionKeyRangeCache::InvalidateDatabase(std::string_view databaseId)
     }
 }
 
-std::uint64_t PartitionKeyRangeCache::ReadCount() const noexcept
-{
-  return m_state->Reads.load();
-}
+std::uint64_t PartitionKeyRangeCache::ReadCount() const noexcept { return m_state->Reads.load(); }
 
-} // namespace docshard
+}  // namespace docshard

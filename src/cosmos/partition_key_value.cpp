@@ -20,13 +20,11 @@ namespace {
 // U+FFFF), lower-case hex as JavaScript writes it. The JSON means the same
 // key; the header is plain ASCII. Throws InvalidArgumentError for text that
 // is not valid UTF-8 (overlong forms, surrogates, beyond U+10FFFF).
-std::string EscapeNonAscii(std::string const& json)
-{
+std::string EscapeNonAscii(std::string const& json) {
   static constexpr char kHex[] = "0123456789abcdef";
   auto escape = [&](std::string& out, unsigned unit) {
     out += "\\u";
-    for (int shift = 12; shift >= 0; shift -= 4)
-      out += kHex[(unit >> shift) & 0xF];
+    for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(unit >> shift) & 0xF];
   };
   std::string out;
   out.reserve(json.size());
@@ -60,14 +58,13 @@ std::string EscapeNonAscii(std::string const& json)
     for (std::size_t k = 1; k < len; ++k) {
       auto const cc = static_cast<unsigned char>(json[i + k]);
       if ((cc & 0xC0) != 0x80)
-        throw InvalidArgumentError("partition key is not valid UTF-8 (byte " + std::to_string(i + k)
-                                   + " of its JSON)");
+        throw InvalidArgumentError("partition key is not valid UTF-8 (byte " + std::to_string(i + k) + " of its JSON)");
       cp = (cp << 6) | (cc & 0x3F);
     }
     bool const overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
     if (overlong || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-      throw InvalidArgumentError("partition key is not valid Unicode (byte " + std::to_string(i)
-                                 + " of its JSON: an overlong form, a surrogate or beyond U+10FFFF)");
+      throw InvalidArgumentError("partition key is not valid Unicode (byte " + std::to_string(i) +
+                                 " of its JSON: an overlong form, a surrogate or beyond U+10FFFF)");
     if (cp >= 0x10000) {
       escape(out, 0xD800 + ((cp - 0x10000) >> 10));
       escape(out, 0xDC00 + ((cp - 0x10000) & 0x3FF));
@@ -80,8 +77,7 @@ std::string EscapeNonAscii(std::string const& json)
 }
 
 template <typename Fill>
-std::string WrapInArray(Fill&& fill)
-{
+std::string WrapInArray(Fill&& fill) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   writer.StartArray();
@@ -90,10 +86,9 @@ std::string WrapInArray(Fill&& fill)
   return EscapeNonAscii(std::string(buffer.GetString(), buffer.GetSize()));
 }
 
-} // namespace
+}  // namespace
 
-PartitionKeyValue::PartitionKeyValue(std::string_view value)
-{
+PartitionKeyValue::PartitionKeyValue(std::string_view value) {
   // JSON.stringify's escapes (lower-case \u00xx for control characters), so
   // the header is byte for byte what the official SDK sends.
   std::string json = "[";
@@ -102,30 +97,20 @@ PartitionKeyValue::PartitionKeyValue(std::string_view value)
   m_header = EscapeNonAscii(json);
 }
 
-PartitionKeyValue::PartitionKeyValue(double value)
-{
-  if (!std::isfinite(value))
-    throw InvalidArgumentError("partition key number must be finite");
+PartitionKeyValue::PartitionKeyValue(double value) {
+  if (!std::isfinite(value)) throw InvalidArgumentError("partition key number must be finite");
   m_header = WrapInArray([&](auto& w) { w.Double(value); });
 }
 
-PartitionKeyValue::PartitionKeyValue(std::int64_t value)
-    : m_header(WrapInArray([&](auto& w) { w.Int64(value); }))
-{
-}
+PartitionKeyValue::PartitionKeyValue(std::int64_t value) : m_header(WrapInArray([&](auto& w) { w.Int64(value); })) {}
 
-PartitionKeyValue::PartitionKeyValue(bool value)
-    : m_header(WrapInArray([&](auto& w) { w.Bool(value); }))
-{
-}
+PartitionKeyValue::PartitionKeyValue(bool value) : m_header(WrapInArray([&](auto& w) { w.Bool(value); })) {}
 
-PartitionKeyValue PartitionKeyValue::FromJson(std::string_view json)
-{
+PartitionKeyValue PartitionKeyValue::FromJson(std::string_view json) {
   rapidjson::Document doc;
   // Iterative: deep nesting is rejected below (only scalars are kept), not a stack overflow.
   doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
-  if (doc.HasParseError())
-    throw InvalidArgumentError("partition key is not valid JSON");
+  if (doc.HasParseError()) throw InvalidArgumentError("partition key is not valid JSON");
   auto scalar = [](rapidjson::Value const& v) { return v.IsString() || v.IsNumber() || v.IsBool(); };
   PartitionKeyValue pk;
   if (scalar(doc)) {
@@ -134,8 +119,7 @@ PartitionKeyValue PartitionKeyValue::FromJson(std::string_view json)
   }
   if (doc.IsArray() && !doc.Empty()) {
     for (auto const& v : doc.GetArray())
-      if (!scalar(v))
-        throw InvalidArgumentError("partition key array elements must be strings, numbers or booleans");
+      if (!scalar(v)) throw InvalidArgumentError("partition key array elements must be strings, numbers or booleans");
     rapidjson::StringBuffer buffer;
     rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
     doc.Accept(writer);
@@ -145,4 +129,4 @@ PartitionKeyValue PartitionKeyValue::FromJson(std::string_view json)
   throw InvalidArgumentError("partition key must be a string, number, boolean or a non-empty array of those");
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -2,8 +2,7 @@
 
 namespace docshard::detail {
 
-void AppendPercentEncoded(std::string& out, std::string_view bytes, PercentKeepSet const& keep)
-{
+void AppendPercentEncoded(std::string& out, std::string_view bytes, PercentKeepSet const& keep) {
   static constexpr char hex[] = "0123456789ABCDEF";
   for (unsigned char c : bytes) {
     if (keep[c]) {
@@ -16,4 +15,4 @@ void AppendPercentEncoded(std::string& out, std::string_view bytes, PercentKeepS
   }
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

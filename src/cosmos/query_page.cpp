@@ -5,35 +5,27 @@
 namespace docshard {
 
 namespace {
-rapidjson::Value const& EmptyArray()
-{
+rapidjson::Value const& EmptyArray() {
   static rapidjson::Value const empty(rapidjson::kArrayType);
   return empty;
 }
-} // namespace
+}  // namespace
 
 QueryPage::QueryPage(CosmosResponse response)
-    : m_response(std::move(response)), m_continuation(m_response.Continuation())
-{
+    : m_response(std::move(response)), m_continuation(m_response.Continuation()) {
   auto doc = std::make_shared<rapidjson::Document>(m_response.Json());
-  if (!doc->IsObject())
-    throw Error(ErrorCode::Internal, "query response is not a JSON object");
+  if (!doc->IsObject()) throw Error(ErrorCode::Internal, "query response is not a JSON object");
   auto it = doc->FindMember("Documents");
   if (it == doc->MemberEnd() || !it->value.IsArray())
     throw Error(ErrorCode::Internal, "query response has no \"Documents\" array");
   m_parsed = std::move(doc);
 }
 
-rapidjson::Value const& QueryPage::Documents() const
-{
-  if (!m_parsed)
-    return EmptyArray();
+rapidjson::Value const& QueryPage::Documents() const {
+  if (!m_parsed) return EmptyArray();
   return (*m_parsed)["Documents"];
 }
 
-std::size_t QueryPage::Count() const
-{
-  return Documents().Size();
-}
+std::size_t QueryPage::Count() const { return Documents().Size(); }
 
-} // namespace docshard
+}  // namespace docshard

@@ -25,12 +25,14 @@ RangeStream On(PartitionKeyRange const& range, std::string_view min, std::string
 std::uint64_t AddCounts(QueryResult const& result) {
   std::uint64_t n = 0;
   for (auto const& v : result.Documents.GetArray())  // one number per page: add them up
-    if (v.IsUint64()) n += v.GetUint64();
-    else if (v.IsNumber() && v.GetDouble() > 0) n += static_cast<std::uint64_t>(v.GetDouble());
+    if (v.IsUint64())
+      n += v.GetUint64();
+    else if (v.IsNumber() && v.GetDouble() > 0)
+      n += static_cast<std::uint64_t>(v.GetDouble());
   return n;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<RangeStream> OpenRangeStreams(CosmosClient& client, std::string_view collectionLink) {
   std::vector<PartitionKeyRange> ranges;
@@ -104,4 +106,4 @@ std::uint64_t CountDocumentsByRange(CosmosClient& client, std::string_view colle
   return total;
 }
 
-} // namespace docshard
+}  // namespace docshard

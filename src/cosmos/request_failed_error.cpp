@@ -8,8 +8,7 @@ namespace docshard {
 
 namespace {
 
-char const* StatusName(unsigned status)
-{
+char const* StatusName(unsigned status) {
   switch (status) {
   case 400: return "Bad Request";
   case 401: return "Unauthorized";
@@ -30,37 +29,30 @@ char const* StatusName(unsigned status)
 
 // The service's own explanation, when the body has one (the local server's
 // error bodies may lack "code" or be plain text).
-std::string ServiceMessage(std::string const& body)
-{
+std::string ServiceMessage(std::string const& body) {
   constexpr std::size_t limit = 300;
   std::string text;
   rapidjson::Document doc;
   // An error body too deep to parse safely is quoted as text instead.
   bool const parsable = !detail::JsonDepthExceeds(body);
-  if (parsable)
-    doc.Parse(body.data(), body.size());
+  if (parsable) doc.Parse(body.data(), body.size());
   if (parsable && !doc.HasParseError() && doc.IsObject()) {
     auto it = doc.FindMember("message");
-    if (it != doc.MemberEnd() && it->value.IsString())
-      text.assign(it->value.GetString(), it->value.GetStringLength());
+    if (it != doc.MemberEnd() && it->value.IsString()) text.assign(it->value.GetString(), it->value.GetStringLength());
   }
-  if (text.empty())
-    text = body;
+  if (text.empty()) text = body;
   // Control characters (line breaks, NULs from a binary body) become spaces:
   // the quote stays one line and within the limit (an error message writes a
   // NUL as six characters).
   for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
-      c = ' ';
-  if (text.size() > limit)
-    text = text.substr(0, limit) + "...";
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+  if (text.size() > limit) text = text.substr(0, limit) + "...";
   return text;
 }
 
 // Header values are bytes, not UTF-8 (servers may send Latin-1): shown as
 // printable ASCII, anything else as \xNN, so a message is always valid text.
-std::string Printable(std::string_view value)
-{
+std::string Printable(std::string_view value) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : value) {
@@ -76,39 +68,32 @@ std::string Printable(std::string_view value)
 }
 
 std::string Compose(std::string const& operation, std::string const& link, unsigned status, unsigned subStatus,
-                    std::string const& activityId, std::string const& body)
-{
-  std::string msg = operation + " " + (link.empty() ? std::string("/") : link) + ": " + std::to_string(status) + " "
-                  + StatusName(status) + " (sub-status " + std::to_string(subStatus);
-  if (!activityId.empty())
-    msg += ", activity id " + Printable(activityId);
+                    std::string const& activityId, std::string const& body) {
+  std::string msg = operation + " " + (link.empty() ? std::string("/") : link) + ": " + std::to_string(status) + " " +
+                    StatusName(status) + " (sub-status " + std::to_string(subStatus);
+  if (!activityId.empty()) msg += ", activity id " + Printable(activityId);
   msg += ")";
   auto detail = ServiceMessage(body);
-  if (!detail.empty())
-    msg += ": " + detail;
+  if (!detail.empty()) msg += ": " + detail;
   return msg;
 }
 
-} // namespace
+}  // namespace
 
 RequestFailedError::RequestFailedError(std::string operation, std::string resourceLink, unsigned status,
                                        unsigned subStatus, std::string activityId, std::string body)
     : Error(ErrorCode::RequestFailed, Compose(operation, resourceLink, status, subStatus, activityId, body)),
       m_operation(std::move(operation)), m_resourceLink(std::move(resourceLink)), m_status(status),
-      m_subStatus(subStatus), m_activityId(std::move(activityId)), m_body(std::move(body))
-{
-}
+      m_subStatus(subStatus), m_activityId(std::move(activityId)), m_body(std::move(body)) {}
 
-bool RequestFailedError::IsRetryable() const noexcept
-{
+bool RequestFailedError::IsRetryable() const noexcept {
   return m_status == 408 || m_status == 429 || m_status == 449 || m_status == 503;
 }
 
 void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
                         std::string activityId, std::string body, std::chrono::milliseconds retryAfter,
-                        std::string rangeId)
-{
-#define DOCSHARD_THROW(Type)                                                                                         \
+                        std::string rangeId) {
+#define DOCSHARD_THROW(Type)                                                                                           \
   throw Type(std::move(operation), std::move(resourceLink), status, subStatus, std::move(activityId), std::move(body))
   switch (status) {
   case 400: DOCSHARD_THROW(BadRequestError);
@@ -131,4 +116,4 @@ void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigne
 #undef DOCSHARD_THROW
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -8,43 +8,35 @@
 
 namespace docshard::detail {
 
-std::string CheckId(std::string_view id, char const* what)
-{
-  if (id.empty())
-    throw InvalidArgumentError(std::string(what) + " id is empty");
+std::string CheckId(std::string_view id, char const* what) {
+  if (id.empty()) throw InvalidArgumentError(std::string(what) + " id is empty");
   for (char c : id)
     if (c == '/' || c == '\\' || c == '?' || c == '#')
-      throw InvalidArgumentError(std::string(what) + " id '" + std::string(id)
-                                 + "' contains one of the characters / \\ ? # that Cosmos DB forbids");
+      throw InvalidArgumentError(std::string(what) + " id '" + std::string(id) +
+                                 "' contains one of the characters / \\ ? # that Cosmos DB forbids");
   return std::string(id);
 }
 
-std::string CheckCollectionLink(std::string_view link)
-{
+std::string CheckCollectionLink(std::string_view link) {
   std::string_view s = link;
-  if (!s.empty() && s.front() == '/')
-    s.remove_prefix(1);
+  if (!s.empty() && s.front() == '/') s.remove_prefix(1);
   auto fail = [&]() -> std::string {
     throw InvalidArgumentError("collection link '" + std::string(link) + "' is not of the form dbs/<db>/colls/<coll>");
   };
-  if (s.substr(0, 4) != "dbs/")
-    return fail();
+  if (s.substr(0, 4) != "dbs/") return fail();
   auto rest = s.substr(4);
   auto slash = rest.find('/');
-  if (slash == std::string_view::npos || slash == 0)
-    return fail();
+  if (slash == std::string_view::npos || slash == 0) return fail();
   auto db = rest.substr(0, slash);
   rest = rest.substr(slash + 1);
-  if (rest.substr(0, 6) != "colls/")
-    return fail();
+  if (rest.substr(0, 6) != "colls/") return fail();
   auto coll = rest.substr(6);
   if (coll.empty() || coll.find('/') != std::string_view::npos || db.find('\\') != std::string_view::npos)
     return fail();
   return std::string(s);
 }
 
-std::string EncodePath(std::string_view path)
-{
+std::string EncodePath(std::string_view path) {
   // RFC 3986 pchar and '/', minus the characters Node's URL parser treats specially.
   static constexpr PercentKeepSet keep = MakePercentKeepSet("/!$&'()*+,;=:@");
   std::string out = "/";
@@ -52,4 +44,4 @@ std::string EncodePath(std::string_view path)
   return out;
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -6,53 +6,42 @@ namespace docshard {
 
 namespace {
 
-std::string_view TrimSlashes(std::string_view s)
-{
-  while (!s.empty() && s.front() == '/')
-    s.remove_prefix(1);
-  while (!s.empty() && s.back() == '/')
-    s.remove_suffix(1);
+std::string_view TrimSlashes(std::string_view s) {
+  while (!s.empty() && s.front() == '/') s.remove_prefix(1);
+  while (!s.empty() && s.back() == '/') s.remove_suffix(1);
   return s;
 }
 
 // "<rangeId>:<token>" entries; malformed ones are skipped (a token from the
 // network never fails the response that carried it).
-std::vector<std::pair<std::string, SessionToken>> ParseCompound(std::string_view header)
-{
+std::vector<std::pair<std::string, SessionToken>> ParseCompound(std::string_view header) {
   std::vector<std::pair<std::string, SessionToken>> out;
   while (!header.empty()) {
     auto const comma = header.find(',');
     auto entry = header.substr(0, comma);
     header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
-    while (!entry.empty() && entry.front() == ' ')
-      entry.remove_prefix(1);
+    while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
     auto const colon = entry.find(':');
-    if (colon == std::string_view::npos || colon == 0 || entry.find(':', colon + 1) != std::string_view::npos)
-      continue;
+    if (colon == std::string_view::npos || colon == 0 || entry.find(':', colon + 1) != std::string_view::npos) continue;
     auto token = SessionToken::Parse(entry.substr(colon + 1));
-    if (token)
-      out.emplace_back(std::string(entry.substr(0, colon)), std::move(*token));
+    if (token) out.emplace_back(std::string(entry.substr(0, colon)), std::move(*token));
   }
   return out;
 }
 
-} // namespace
+}  // namespace
 
 void SessionContainer::Update(std::string_view collectionLink, std::string_view headerValue,
-                              std::string_view ownerResourceId)
-{
-  if (headerValue.empty())
-    return;
+                              std::string_view ownerResourceId) {
+  if (headerValue.empty()) return;
   auto entries = ParseCompound(headerValue);  // outside the lock
-  if (entries.empty())
-    return;
+  if (entries.empty()) return;
   std::lock_guard lock(m_mutex);
   auto& collection = m_collections[std::string(TrimSlashes(collectionLink))];
   if (!ownerResourceId.empty() && collection.ResourceId != ownerResourceId) {
     // A new resource id under a known name: the collection was recreated and
     // the old LSNs mean nothing (worse, they are ahead of the new ones).
-    if (!collection.ResourceId.empty())
-      collection.Ranges.clear();
+    if (!collection.ResourceId.empty()) collection.Ranges.clear();
     collection.ResourceId = std::string(ownerResourceId);
   }
   for (auto& [range, token] : entries) {
@@ -64,16 +53,13 @@ void SessionContainer::Update(std::string_view collectionLink, std::string_view 
   }
 }
 
-std::string SessionContainer::CollectionToken(std::string_view collectionLink) const
-{
+std::string SessionContainer::CollectionToken(std::string_view collectionLink) const {
   std::lock_guard lock(m_mutex);
   auto it = m_collections.find(std::string(TrimSlashes(collectionLink)));
-  if (it == m_collections.end())
-    return {};
+  if (it == m_collections.end()) return {};
   std::string out;
   for (auto const& [range, token] : it->second.Ranges) {
-    if (!out.empty())
-      out += ',';
+    if (!out.empty()) out += ',';
     out += range;
     out += ':';
     out += token.ToString();
@@ -82,12 +68,10 @@ std::string SessionContainer::CollectionToken(std::string_view collectionLink) c
 }
 
 std::string SessionContainer::RangeToken(std::string_view collectionLink, std::string_view rangeId,
-                                         std::vector<std::string> const& parents) const
-{
+                                         std::vector<std::string> const& parents) const {
   std::lock_guard lock(m_mutex);
   auto it = m_collections.find(std::string(TrimSlashes(collectionLink)));
-  if (it == m_collections.end())
-    return {};
+  if (it == m_collections.end()) return {};
   auto const& ranges = it->second.Ranges;
   std::optional<SessionToken> chosen;
   if (auto own = ranges.find(rangeId); own != ranges.end()) {
@@ -97,39 +81,32 @@ std::string SessionContainer::RangeToken(std::string_view collectionLink, std::s
     // progress, so their tokens are what this client has seen of its data.
     for (auto const& parent : parents) {
       auto p = ranges.find(parent);
-      if (p == ranges.end())
-        continue;
+      if (p == ranges.end()) continue;
       chosen = chosen ? chosen->Merge(p->second) : p->second;
     }
   }
-  if (!chosen)
-    return {};
+  if (!chosen) return {};
   return std::string(rangeId) + ":" + chosen->ToString();
 }
 
-std::optional<SessionToken> SessionContainer::Token(std::string_view collectionLink, std::string_view rangeId) const
-{
+std::optional<SessionToken> SessionContainer::Token(std::string_view collectionLink, std::string_view rangeId) const {
   std::lock_guard lock(m_mutex);
   auto it = m_collections.find(std::string(TrimSlashes(collectionLink)));
-  if (it == m_collections.end())
-    return std::nullopt;
+  if (it == m_collections.end()) return std::nullopt;
   auto r = it->second.Ranges.find(rangeId);
-  if (r == it->second.Ranges.end())
-    return std::nullopt;
+  if (r == it->second.Ranges.end()) return std::nullopt;
   return r->second;
 }
 
-void SessionContainer::Clear(std::string_view collectionLink)
-{
+void SessionContainer::Clear(std::string_view collectionLink) {
   std::lock_guard lock(m_mutex);
   m_collections.erase(std::string(TrimSlashes(collectionLink)));
 }
 
-void SessionContainer::ClearDatabase(std::string_view databaseId)
-{
+void SessionContainer::ClearDatabase(std::string_view databaseId) {
   auto const prefix = "dbs/" + std::string(databaseId) + "/";
   std::lock_guard lock(m_mutex);
   std::erase_if(m_collections, [&](auto const& e) { return e.first.starts_with(prefix); });
 }
 
-} // namespace docshard
+}  // namespace docshard

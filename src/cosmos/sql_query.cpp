@@ -15,60 +15,50 @@ namespace docshard {
 namespace {
 
 template <typename Fill>
-std::string Json(Fill&& fill)
-{
+std::string Json(Fill&& fill) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   fill(writer);
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-} // namespace
+}  // namespace
 
-SqlQuery& SqlQuery::WithParameter(std::string name, std::string_view value)
-{
-  m_parameters.emplace_back(std::move(name), Json([&](auto& w) {
-                              w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-                            }));
+SqlQuery& SqlQuery::WithParameter(std::string name, std::string_view value) {
+  m_parameters.emplace_back(
+      std::move(name), Json([&](auto& w) { w.String(value.data(), static_cast<rapidjson::SizeType>(value.size())); }));
   return *this;
 }
 
-SqlQuery& SqlQuery::WithParameter(std::string name, double value)
-{
-  if (!std::isfinite(value))
-    throw InvalidArgumentError("query parameter " + name + " must be finite");
+SqlQuery& SqlQuery::WithParameter(std::string name, double value) {
+  if (!std::isfinite(value)) throw InvalidArgumentError("query parameter " + name + " must be finite");
   m_parameters.emplace_back(std::move(name), Json([&](auto& w) { w.Double(value); }));
   return *this;
 }
 
-SqlQuery& SqlQuery::WithParameter(std::string name, std::int64_t value)
-{
+SqlQuery& SqlQuery::WithParameter(std::string name, std::int64_t value) {
   m_parameters.emplace_back(std::move(name), Json([&](auto& w) { w.Int64(value); }));
   return *this;
 }
 
-SqlQuery& SqlQuery::WithParameter(std::string name, bool value)
-{
+SqlQuery& SqlQuery::WithParameter(std::string name, bool value) {
   m_parameters.emplace_back(std::move(name), Json([&](auto& w) { w.Bool(value); }));
   return *this;
 }
 
-SqlQuery& SqlQuery::WithJsonParameter(std::string name, std::string_view json)
-{
+SqlQuery& SqlQuery::WithJsonParameter(std::string name, std::string_view json) {
   // Parsed and re-serialised recursively: bound the depth first.
   if (detail::JsonDepthExceeds(json))
-    throw InvalidArgumentError("query parameter " + name + " nests deeper than "
-                               + std::to_string(detail::MaxJsonDepth) + " levels");
+    throw InvalidArgumentError("query parameter " + name + " nests deeper than " +
+                               std::to_string(detail::MaxJsonDepth) + " levels");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
-  if (doc.HasParseError())
-    throw InvalidArgumentError("query parameter " + name + " is not valid JSON");
+  if (doc.HasParseError()) throw InvalidArgumentError("query parameter " + name + " is not valid JSON");
   m_parameters.emplace_back(std::move(name), Json([&](auto& w) { doc.Accept(w); }));
   return *this;
 }
 
-std::string SqlQuery::ToJson() const
-{
+std::string SqlQuery::ToJson() const {
   return Json([&](auto& w) {
     w.StartObject();
     w.Key("query");
@@ -88,4 +78,4 @@ std::string SqlQuery::ToJson() const
   });
 }
 
-} // namespace docshard
+}  // namespace docshard

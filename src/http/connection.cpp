@@ -20,24 +20,19 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using Resolver = asio::ip::basic_resolver<tcp, Executor>;
 
-void ArmDeadline(ConnectionPtr const& c, Clock::time_point deadline)
-{
+void ArmDeadline(ConnectionPtr const& c, Clock::time_point deadline) {
   c->Deadline = deadline;
-  if (c->TimerArmed && c->TimerExpiry <= deadline)
-    return;  // fires early, sees the later deadline and re-arms
+  if (c->TimerArmed && c->TimerExpiry <= deadline) return;  // fires early, sees the later deadline and re-arms
   c->TimerArmed = true;
   c->TimerExpiry = deadline;
   auto const generation = ++c->TimerGeneration;
   c->DeadlineTimer.expires_at(deadline);
   c->DeadlineTimer.async_wait([weak = std::weak_ptr<Connection>(c), generation](error_code ec) {
-    if (ec == asio::error::operation_aborted)
-      return;  // re-armed, or the connection is gone
+    if (ec == asio::error::operation_aborted) return;  // re-armed, or the connection is gone
     auto conn = weak.lock();
-    if (!conn || conn->TimerGeneration != generation)
-      return;
+    if (!conn || conn->TimerGeneration != generation) return;
     conn->TimerArmed = false;
-    if (!conn->Busy)
-      return;
+    if (!conn->Busy) return;
     if (Clock::now() < conn->Deadline) {
       ArmDeadline(conn, conn->Deadline);
       return;
@@ -50,28 +45,22 @@ void ArmDeadline(ConnectionPtr const& c, Clock::time_point deadline)
 }
 
 asio::awaitable<ConnectionPtr> Connect(asio::io_context& ioc, TlsContext const& tls, Endpoint peer, Deadline deadline,
-                                       std::chrono::milliseconds connectTimeout)
-{
+                                       std::chrono::milliseconds connectTimeout) {
   Endpoint const ep = std::move(peer);
   auto const stepDeadline = std::min(deadline, Clock::now() + connectTimeout);
   auto conn = std::make_shared<Connection>(ioc);
 
   Resolver resolver(ioc.get_executor());
   auto [rec, results] = co_await resolver.async_resolve(ep.Host, std::to_string(ep.Port), NoThrow);
-  if (rec == asio::error::operation_aborted)
-    throw CancelledError("cancelled while resolving " + ep.Host);
-  if (rec)
-    throw TransportError("cannot resolve " + ep.Host + ": " + rec.message(), false);
+  if (rec == asio::error::operation_aborted) throw CancelledError("cancelled while resolving " + ep.Host);
+  if (rec) throw TransportError("cannot resolve " + ep.Host + ": " + rec.message(), false);
 
   conn->Busy = true;
   ArmDeadline(conn, stepDeadline);
   auto [cec, connected] = co_await asio::async_connect(conn->Sock, results, NoThrow);
-  if (conn->TimedOut)
-    throw TimeoutError("connecting to " + ep.ToString() + " timed out", false);
-  if (cec == asio::error::operation_aborted)
-    throw CancelledError("cancelled while connecting to " + ep.ToString());
-  if (cec)
-    throw TransportError("cannot connect to " + ep.ToString() + ": " + cec.message(), false);
+  if (conn->TimedOut) throw TimeoutError("connecting to " + ep.ToString() + " timed out", false);
+  if (cec == asio::error::operation_aborted) throw CancelledError("cancelled while connecting to " + ep.ToString());
+  if (cec) throw TransportError("cannot connect to " + ep.ToString() + ": " + cec.message(), false);
   conn->Sock.set_option(tcp::no_delay(true));
   conn->Sock.non_blocking(true);
 
@@ -81,18 +70,15 @@ asio::awaitable<ConnectionPtr> Connect(asio::io_context& ioc, TlsContext const& 
   for (;;) {
     ERR_clear_error();
     int const r = SSL_do_handshake(ssl);
-    if (r == 1)
-      break;
+    if (r == 1) break;
     int const err = SSL_get_error(ssl, r);
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-      auto [wec] = co_await conn->Sock.async_wait(err == SSL_ERROR_WANT_READ ? Socket::wait_read : Socket::wait_write,
-                                                  NoThrow);
-      if (conn->TimedOut)
-        throw TimeoutError("TLS handshake with " + ep.ToString() + " timed out", false);
+      auto [wec] =
+          co_await conn->Sock.async_wait(err == SSL_ERROR_WANT_READ ? Socket::wait_read : Socket::wait_write, NoThrow);
+      if (conn->TimedOut) throw TimeoutError("TLS handshake with " + ep.ToString() + " timed out", false);
       if (wec == asio::error::operation_aborted)
         throw CancelledError("cancelled during the TLS handshake with " + ep.ToString());
-      if (wec)
-        throw TlsError("TLS handshake with " + ep.ToString() + " failed: " + wec.message());
+      if (wec) throw TlsError("TLS handshake with " + ep.ToString() + " failed: " + wec.message());
       continue;
     }
     long const verify = SSL_get_verify_result(ssl);
@@ -109,4 +95,4 @@ asio::awaitable<ConnectionPtr> Connect(asio::io_context& ioc, TlsContext const& 
   co_return conn;
 }
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

@@ -40,10 +40,8 @@ constexpr auto NoThrow = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 struct Connection {
   explicit Connection(boost::asio::io_context& ioc) : Sock(ioc.get_executor()), DeadlineTimer(ioc.get_executor()) {}
-  ~Connection()
-  {
-    if (Ssl != nullptr)
-      SSL_free(Ssl);
+  ~Connection() {
+    if (Ssl != nullptr) SSL_free(Ssl);
   }
   Connection(Connection const&) = delete;
   Connection& operator=(Connection const&) = delete;
@@ -72,16 +70,12 @@ using ConnectionPtr = std::shared_ptr<Connection>;
 // A pooled socket may have been closed by the server while idle. Peeking is
 // cheap and catches most of them before a request is spent on one; the
 // remaining race is handled by the one-time fresh-connection retry.
-inline bool PeerClosed(Connection& c)
-{
-  if (!c.Sock.is_open())
-    return true;
+inline bool PeerClosed(Connection& c) {
+  if (!c.Sock.is_open()) return true;
   unsigned char first = 0;
   auto n = ::recv(c.Sock.native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n == 0)
-    return true;
-  if (n < 0)
-    return !(errno == EAGAIN || errno == EWOULDBLOCK);
+  if (n == 0) return true;
+  if (n < 0) return !(errno == EAGAIN || errno == EWOULDBLOCK);
   // Bytes while idle: a TLS handshake record (TLS 1.3 session ticket) is
   // harmless; an alert (close_notify) or unsolicited data is not.
   return first != 22;
@@ -100,4 +94,4 @@ void ArmDeadline(ConnectionPtr const& c, Clock::time_point deadline);
 boost::asio::awaitable<ConnectionPtr> Connect(boost::asio::io_context& ioc, TlsContext const& tls, Endpoint peer,
                                               Deadline deadline, std::chrono::milliseconds connectTimeout);
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

@@ -5,8 +5,7 @@
 
 namespace docshard::http::detail {
 
-HostPool& ConnectionPool::Find(Endpoint const& target)
-{
+HostPool& ConnectionPool::Find(Endpoint const& target) {
   auto key = target.Authority();
   auto [it, inserted] = m_pools.try_emplace(key);
   if (inserted) {
@@ -17,8 +16,7 @@ HostPool& ConnectionPool::Find(Endpoint const& target)
   return it->second;
 }
 
-void ConnectionPool::DropIdle(HostPool& pool)
-{
+void ConnectionPool::DropIdle(HostPool& pool) {
   while (!pool.Idle.empty()) {
     pool.Idle.pop_back();
     Counters.Idle.fetch_sub(1, std::memory_order_relaxed);
@@ -27,12 +25,12 @@ void ConnectionPool::DropIdle(HostPool& pool)
   }
 }
 
-void ConnectionPool::CloseExpired(std::chrono::milliseconds idleTimeout)
-{
+void ConnectionPool::CloseExpired(std::chrono::milliseconds idleTimeout) {
   auto const now = Clock::now();
   for (auto& [key, pool] : m_pools) {
     auto const before = pool.Idle.size();
-    std::erase_if(pool.Idle, [&](ConnectionPtr const& c) { return now - c->LastUsed >= idleTimeout || PeerClosed(*c); });
+    std::erase_if(pool.Idle,
+                  [&](ConnectionPtr const& c) { return now - c->LastUsed >= idleTimeout || PeerClosed(*c); });
     for (auto n = before - pool.Idle.size(); n > 0; --n) {
       Counters.Idle.fetch_sub(1, std::memory_order_relaxed);
       CloseOne(pool);
@@ -41,16 +39,13 @@ void ConnectionPool::CloseExpired(std::chrono::milliseconds idleTimeout)
   }
 }
 
-void ConnectionPool::DropAllIdle()
-{
-  for (auto& [key, pool] : m_pools)
-    DropIdle(pool);
+void ConnectionPool::DropAllIdle() {
+  for (auto& [key, pool] : m_pools) DropIdle(pool);
 }
 
-void ConnectionPool::Clear()
-{
+void ConnectionPool::Clear() {
   m_last = nullptr;
   m_pools.clear();
 }
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

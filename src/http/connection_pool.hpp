@@ -26,8 +26,7 @@ class PoolWaiter {
 public:
   explicit PoolWaiter(Executor executor) : m_waitTimer(executor) {}
 
-  void Grant()
-  {
+  void Grant() {
     m_granted = true;
     m_waitTimer.cancel();
   }
@@ -39,7 +38,7 @@ protected:
 
 struct HostPool {
   Endpoint Target;
-  std::string Authority;  // pool key and Host header
+  std::string Authority;           // pool key and Host header
   std::deque<ConnectionPtr> Idle;  // most recently used at the back
   std::size_t Open = 0;            // idle + leased + connecting
   std::deque<PoolWaiter*> Waiters;
@@ -61,18 +60,15 @@ public:
 
   // The pool of `target` (created on first use; pools are never erased, so
   // the reference stays valid until Clear).
-  HostPool& PoolFor(Endpoint const& target)
-  {
+  HostPool& PoolFor(Endpoint const& target) {
     // Most requests go where the previous one went.
-    if (m_last != nullptr && m_last->Target.Port == target.Port && m_last->Target.Host == target.Host)
-      return *m_last;
+    if (m_last != nullptr && m_last->Target.Port == target.Port && m_last->Target.Host == target.Host) return *m_last;
     return Find(target);
   }
 
   // Returns a leased connection: to the idle list if `reusable`, else closed.
   // Either way the next waiter is woken.
-  void Release(HostPool& pool, ConnectionPtr c, bool reusable)
-  {
+  void Release(HostPool& pool, ConnectionPtr c, bool reusable) {
     if (reusable) {
       c->LastUsed = Clock::now();
       pool.Idle.push_back(std::move(c));
@@ -85,8 +81,7 @@ public:
   }
 
   // Accounts for one connection of `pool` closed (already destroyed).
-  void CloseOne(HostPool& pool)
-  {
+  void CloseOne(HostPool& pool) {
     --pool.Open;
     Counters.Open.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -95,10 +90,8 @@ public:
   void DropIdle(HostPool& pool);
 
   // Grants the oldest waiter of `pool`, if any, a slot.
-  static void WakeOne(HostPool& pool)
-  {
-    if (pool.Waiters.empty())
-      return;
+  static void WakeOne(HostPool& pool) {
+    if (pool.Waiters.empty()) return;
     PoolWaiter* w = pool.Waiters.front();
     pool.Waiters.pop_front();
     w->Grant();
@@ -121,4 +114,4 @@ private:
   HostPool* m_last = nullptr;
 };
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

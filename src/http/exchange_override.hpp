@@ -38,4 +38,4 @@ private:
 // The override transports constructed now on this thread take (null: none).
 std::shared_ptr<IExchange> CurrentExchangeOverride();
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

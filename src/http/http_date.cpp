@@ -4,8 +4,7 @@
 
 namespace docshard::http {
 
-std::string FormatHttpDate(std::chrono::system_clock::time_point time)
-{
+std::string FormatHttpDate(std::chrono::system_clock::time_point time) {
   // Names spelled out: strftime would follow the process locale. Digits
   // written by hand: this runs for every request, and snprintf cost ~3,000
   // instructions of a request's ~76,000 (callgrind, docs/benchmarks.md).
@@ -33,4 +32,4 @@ std::string FormatHttpDate(std::chrono::system_clock::time_point time)
   return out;
 }
 
-} // namespace docshard::http
+}  // namespace docshard::http

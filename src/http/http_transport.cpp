@@ -33,16 +33,14 @@ using detail::IoShard;
 using detail::NoThrow;
 using detail::Timer;
 
-HttpTransportOptions Validated(HttpTransportOptions options)
-{
-  if (options.MaxConnectionsPerHost == 0)
-    throw InvalidArgumentError("MaxConnectionsPerHost must be at least 1");
+HttpTransportOptions Validated(HttpTransportOptions options) {
+  if (options.MaxConnectionsPerHost == 0) throw InvalidArgumentError("MaxConnectionsPerHost must be at least 1");
   if (options.IoThreads == 0 || options.IoThreads > 64)
     throw InvalidArgumentError("IoThreads must be between 1 and 64 (got " + std::to_string(options.IoThreads) + ")");
   if (options.MaxConnectionsPerHost < options.IoThreads)
-    throw InvalidArgumentError("MaxConnectionsPerHost (" + std::to_string(options.MaxConnectionsPerHost)
-                               + ") must be at least IoThreads (" + std::to_string(options.IoThreads)
-                               + "): each I/O thread needs a connection of its own");
+    throw InvalidArgumentError("MaxConnectionsPerHost (" + std::to_string(options.MaxConnectionsPerHost) +
+                               ") must be at least IoThreads (" + std::to_string(options.IoThreads) +
+                               "): each I/O thread needs a connection of its own");
   return options;
 }
 
@@ -51,21 +49,19 @@ thread_local IoShard* t_currentShard = nullptr;
 
 // Closes expired and peer-closed idle connections in the background, so
 // that sockets the server gave up on do not linger in CLOSE_WAIT.
-asio::awaitable<void> SweepIdle(IoShard& shard)
-{
+asio::awaitable<void> SweepIdle(IoShard& shard) {
   Timer timer(shard.Ioc.get_executor());
   auto const idleTimeout = shard.Options.IdleTimeout;
   auto const period = std::max<std::chrono::milliseconds>(idleTimeout / 2, std::chrono::milliseconds(500));
   for (;;) {
     timer.expires_after(period);
     auto [ec] = co_await timer.async_wait(NoThrow);
-    if (ec)
-      co_return;
+    if (ec) co_return;
     shard.Pool.CloseExpired(idleTimeout);
   }
 }
 
-} // namespace
+}  // namespace
 
 class HttpTransport::Impl {
 public:
@@ -89,8 +85,8 @@ public:
   std::shared_ptr<detail::IExchange> const m_exchange = detail::CurrentExchangeOverride();
 };
 
-HttpTransport::Impl::Impl(HttpTransportOptions options) : m_options(Validated(std::move(options))), m_tls(m_options.CaFile)
-{
+HttpTransport::Impl::Impl(HttpTransportOptions options)
+    : m_options(Validated(std::move(options))), m_tls(m_options.CaFile) {
   auto const n = m_options.IoThreads;
   for (std::size_t i = 0; i < n; ++i) {
     // MaxConnectionsPerHost split as evenly as it goes, the total unchanged.
@@ -106,39 +102,31 @@ HttpTransport::Impl::Impl(HttpTransportOptions options) : m_options(Validated(st
   }
 }
 
-HttpTransport::Impl::~Impl()
-{
+HttpTransport::Impl::~Impl() {
   for (auto& s : m_shards) {
     s->Work.reset();
     s->Ioc.stop();
   }
   for (auto& s : m_shards)
-    if (s->Thread.joinable())
-      s->Thread.join();
+    if (s->Thread.joinable()) s->Thread.join();
   // Operations still queued are destroyed with their io_context (freeing
   // their connections); none may find a connection pointing into a dead pool.
-  for (auto& s : m_shards)
-    s->Pool.Clear();
+  for (auto& s : m_shards) s->Pool.Clear();
   m_shards.clear();
 }
 
-IoShard* HttpTransport::Impl::CurrentShard() const noexcept
-{
+IoShard* HttpTransport::Impl::CurrentShard() const noexcept {
   auto* s = t_currentShard;
   return s != nullptr && s->Owner == this ? s : nullptr;
 }
 
-IoShard& HttpTransport::Impl::ShardForNewOperation() const
-{
-  if (auto* s = CurrentShard())
-    return *s;
-  if (m_shards.size() == 1)
-    return *m_shards.front();
+IoShard& HttpTransport::Impl::ShardForNewOperation() const {
+  if (auto* s = CurrentShard()) return *s;
+  if (m_shards.size() == 1) return *m_shards.front();
   return *m_shards[m_nextShard.fetch_add(1, std::memory_order_relaxed) % m_shards.size()];
 }
 
-HttpTransportStatistics HttpTransport::Impl::Statistics() const
-{
+HttpTransportStatistics HttpTransport::Impl::Statistics() const {
   HttpTransportStatistics s;
   for (auto const& shard : m_shards) {
     auto const& c = shard->Pool.Counters;
@@ -151,10 +139,8 @@ HttpTransportStatistics HttpTransport::Impl::Statistics() const
   return s;
 }
 
-void HttpTransport::Impl::CloseIdleConnections()
-{
-  for (auto& s : m_shards)
-    asio::post(s->Ioc, [shard = s.get()] { shard->Pool.DropAllIdle(); });
+void HttpTransport::Impl::CloseIdleConnections() {
+  for (auto& s : m_shards) asio::post(s->Ioc, [shard = s.get()] { shard->Pool.DropAllIdle(); });
 }
 
 // ---- public API ----------------------------------------------------------------
@@ -163,24 +149,18 @@ HttpTransport::HttpTransport(HttpTransportOptions options) : m_impl(std::make_sh
 
 HttpTransport::~HttpTransport() = default;
 
-void HttpTransport::StartSend(HttpRequest request, Deadline deadline, SendHandler handler)
-{
+void HttpTransport::StartSend(HttpRequest request, Deadline deadline, SendHandler handler) {
   auto& shard = m_impl->ShardForNewOperation();
   if (m_impl->m_exchange) [[unlikely]] {
     detail::StartOverriddenSend(shard, m_impl->m_exchange, std::move(request), std::move(handler));
     return;
   }
-  detail::StartSendOperation(shard, m_impl->CurrentShard() == &shard, std::move(request), deadline,
-                             std::move(handler));
+  detail::StartSendOperation(shard, m_impl->CurrentShard() == &shard, std::move(request), deadline, std::move(handler));
 }
 
-bool HttpTransport::RunningInIoThread() const noexcept
-{
-  return m_impl->CurrentShard() != nullptr;
-}
+bool HttpTransport::RunningInIoThread() const noexcept { return m_impl->CurrentShard() != nullptr; }
 
-HttpResponse HttpTransport::Send(HttpRequest request, Deadline deadline)
-{
+HttpResponse HttpTransport::Send(HttpRequest request, Deadline deadline) {
   if (RunningInIoThread())
     throw InvalidArgumentError("blocking HttpTransport::Send called on the transport's own I/O thread; use AsyncSend");
   // The caller's thread waits on its own stack: no shared state to allocate.
@@ -191,8 +171,7 @@ HttpResponse HttpTransport::Send(HttpRequest request, Deadline deadline)
     std::exception_ptr Error;
     HttpResponse Response;
 
-    void Set(std::exception_ptr e, HttpResponse r)
-    {
+    void Set(std::exception_ptr e, HttpResponse r) {
       std::lock_guard lock(Mutex);
       Error = std::move(e);
       Response = std::move(r);
@@ -207,14 +186,12 @@ HttpResponse HttpTransport::Send(HttpRequest request, Deadline deadline)
     explicit Handler(Wait& w) : m_wait(&w) {}
     Handler(Handler&& other) noexcept : m_wait(std::exchange(other.m_wait, nullptr)) {}
     Handler& operator=(Handler&&) = delete;
-    ~Handler()
-    {
+    ~Handler() {
       if (m_wait != nullptr)
         m_wait->Set(std::make_exception_ptr(CancelledError("the transport was destroyed with the request pending")),
                     {});
     }
-    void operator()(std::exception_ptr e, HttpResponse r)
-    {
+    void operator()(std::exception_ptr e, HttpResponse r) {
       std::exchange(m_wait, nullptr)->Set(std::move(e), std::move(r));
     }
 
@@ -224,40 +201,23 @@ HttpResponse HttpTransport::Send(HttpRequest request, Deadline deadline)
   StartSend(std::move(request), deadline, SendHandler(Handler(wait)));
   std::unique_lock lock(wait.Mutex);
   wait.Done.wait(lock, [&] { return wait.Finished; });
-  if (wait.Error)
-    std::rethrow_exception(wait.Error);
+  if (wait.Error) std::rethrow_exception(wait.Error);
   return std::move(wait.Response);
 }
 
-asio::any_io_executor HttpTransport::GetExecutor() const
-{
+asio::any_io_executor HttpTransport::GetExecutor() const {
   auto* s = m_impl->CurrentShard();
   return (s != nullptr ? *s : m_impl->FirstShard()).Ioc.get_executor();
 }
 
-asio::any_io_executor HttpTransport::PickExecutor() const
-{
-  return m_impl->ShardForNewOperation().Ioc.get_executor();
-}
+asio::any_io_executor HttpTransport::PickExecutor() const { return m_impl->ShardForNewOperation().Ioc.get_executor(); }
 
-std::size_t HttpTransport::IoThreads() const noexcept
-{
-  return m_impl->m_shards.size();
-}
+std::size_t HttpTransport::IoThreads() const noexcept { return m_impl->m_shards.size(); }
 
-HttpTransportOptions const& HttpTransport::Options() const noexcept
-{
-  return m_impl->m_options;
-}
+HttpTransportOptions const& HttpTransport::Options() const noexcept { return m_impl->m_options; }
 
-HttpTransportStatistics HttpTransport::Statistics() const
-{
-  return m_impl->Statistics();
-}
+HttpTransportStatistics HttpTransport::Statistics() const { return m_impl->Statistics(); }
 
-void HttpTransport::CloseIdleConnections()
-{
-  m_impl->CloseIdleConnections();
-}
+void HttpTransport::CloseIdleConnections() { m_impl->CloseIdleConnections(); }
 
-} // namespace docshard::http
+}  // namespace docshard::http

@@ -17,9 +17,7 @@ namespace docshard::http::detail {
 
 struct IoShard {
   IoShard(void const* owner, HttpTransportOptions const& options, TlsContext const& tls, std::size_t maxConnections)
-      : Owner(owner), Options(options), Tls(tls), Pool(maxConnections)
-  {
-  }
+      : Owner(owner), Options(options), Tls(tls), Pool(maxConnections) {}
 
   // Declared first, destroyed last: connections and timers below belong to it.
   boost::asio::io_context Ioc{1};
@@ -31,4 +29,4 @@ struct IoShard {
   std::thread Thread;
 };
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

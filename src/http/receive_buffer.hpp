@@ -11,23 +11,19 @@ namespace docshard::http::detail {
 // zero the space it hands to SSL_read.
 class ReceiveBuffer {
 public:
-  char* Prepare(std::size_t n)
-  {
+  char* Prepare(std::size_t n) {
     if (m_capacity - m_size < n) {
       std::size_t const capacity = std::max(m_size + n, 2 * m_capacity);
       auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
-      if (m_size != 0)
-        std::memcpy(bigger.get(), m_data.get(), m_size);
+      if (m_size != 0) std::memcpy(bigger.get(), m_data.get(), m_size);
       m_data = std::move(bigger);
       m_capacity = capacity;
     }
     return m_data.get() + m_size;
   }
   void Commit(std::size_t n) noexcept { m_size += n; }
-  void Consume(std::size_t n) noexcept
-  {
-    if (n < m_size)
-      std::memmove(m_data.get(), m_data.get() + n, m_size - n);
+  void Consume(std::size_t n) noexcept {
+    if (n < m_size) std::memmove(m_data.get(), m_data.get() + n, m_size - n);
     m_size -= std::min(n, m_size);
   }
   void Clear() noexcept { m_size = 0; }
@@ -41,4 +37,4 @@ private:
   std::size_t m_size = 0;
 };
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

@@ -19,49 +19,40 @@ namespace {
 // RFC 9110 tchar, as a table: every header name of every request is checked.
 constexpr auto TokenChars = [] {
   std::array<bool, 256> t{};
-  for (int c = '0'; c <= '9'; ++c)
-    t[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c)
-    t[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c)
-    t[c] = true;
-  for (unsigned char c : std::string_view("!#$%&'*+-.^_`|~"))
-    t[c] = true;
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (unsigned char c : std::string_view("!#$%&'*+-.^_`|~")) t[c] = true;
   return t;
 }();
 
-bool IsToken(std::string_view s)
-{
-  return !s.empty()
-      && std::all_of(s.begin(), s.end(), [](char c) { return TokenChars[static_cast<unsigned char>(c)]; });
+bool IsToken(std::string_view s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return TokenChars[static_cast<unsigned char>(c)]; });
 }
 
 // Field values may hold visible characters, spaces and tabs (and obs-text),
 // never CR, LF or other controls.
-bool IsFieldValue(std::string_view s)
-{
+bool IsFieldValue(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char ch) {
     auto const c = static_cast<unsigned char>(ch);
     return c == '\t' || (c >= 0x20 && c != 0x7f);
   });
 }
 
-bool IsRequestTarget(std::string_view s)
-{
+bool IsRequestTarget(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
     auto const c = static_cast<unsigned char>(ch);
     return c > 0x20 && c != 0x7f;
   });
 }
 
-bool TransportOwnsHeader(std::string_view name)
-{
-  return HeaderNameEquals(name, "Host") || HeaderNameEquals(name, "Content-Length")
-      || HeaderNameEquals(name, "Transfer-Encoding") || HeaderNameEquals(name, "Connection");
+bool TransportOwnsHeader(std::string_view name) {
+  return HeaderNameEquals(name, "Host") || HeaderNameEquals(name, "Content-Length") ||
+         HeaderNameEquals(name, "Transfer-Encoding") || HeaderNameEquals(name, "Connection");
 }
 
-void AppendDecimal(std::string& out, std::size_t n)
-{
+void AppendDecimal(std::string& out, std::size_t n) {
   char digits[24];
   char* p = digits + sizeof digits;
   do {
@@ -71,31 +62,27 @@ void AppendDecimal(std::string& out, std::size_t n)
   out.append(p, static_cast<std::size_t>(digits + sizeof digits - p));
 }
 
-} // namespace
+}  // namespace
 
-void ValidateRequest(HttpRequest const& req)
-{
+void ValidateRequest(HttpRequest const& req) {
   if (!IsToken(req.Method) || bhttp::string_to_verb(req.Method) == bhttp::verb::unknown)
     throw InvalidArgumentError("unsupported HTTP method '" + req.Method + "'");
   if (!IsRequestTarget(req.Path) || req.Path.front() != '/')
     throw InvalidArgumentError("invalid HTTP request path: it must start with '/' and hold no space or control "
                                "character");
   for (auto const& [name, value] : req.Headers.Entries()) {
-    if (!IsToken(name))
-      throw InvalidArgumentError("invalid HTTP header name (not a token)");
+    if (!IsToken(name)) throw InvalidArgumentError("invalid HTTP header name (not a token)");
     if (!IsFieldValue(value))
       throw InvalidArgumentError("the value of HTTP header '" + name + "' holds a line break or control character");
   }
 }
 
-void SerializeHead(std::string& out, HttpRequest const& req, std::string const& authority, bool withBody)
-{
+void SerializeHead(std::string& out, HttpRequest const& req, std::string const& authority, bool withBody) {
   out.clear();
   out.reserve(256 + req.Path.size() + (withBody ? req.Body.size() : 0));
   out.append(req.Method).append(1, ' ').append(req.Path).append(" HTTP/1.1\r\nHost: ").append(authority).append("\r\n");
   for (auto const& [name, value] : req.Headers.Entries()) {
-    if (TransportOwnsHeader(name))
-      continue;
+    if (TransportOwnsHeader(name)) continue;
     out.append(name).append(": ").append(value).append("\r\n");
   }
   if (!req.Body.empty() || req.Method == "POST" || req.Method == "PUT" || req.Method == "OPTIONS") {
@@ -104,8 +91,7 @@ void SerializeHead(std::string& out, HttpRequest const& req, std::string const& 
     out.append("\r\n");
   }
   out.append("\r\n");
-  if (withBody)
-    out.append(req.Body);
+  if (withBody) out.append(req.Body);
 }
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

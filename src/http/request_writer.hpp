@@ -23,4 +23,4 @@ void ValidateRequest(HttpRequest const& req);
 // when `withBody`.
 void SerializeHead(std::string& out, HttpRequest const& req, std::string const& authority, bool withBody);
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

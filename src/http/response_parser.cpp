@@ -15,8 +15,7 @@ namespace docshard::http::detail {
 namespace bhttp = boost::beast::http;
 using boost::beast::error_code;
 
-ResponseParser::ResponseParser(HttpTransportOptions const& options)
-{
+ResponseParser::ResponseParser(HttpTransportOptions const& options) {
   body_limit(static_cast<std::uint64_t>(options.MaxResponseBodyBytes));
   header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(options.MaxResponseHeaderBytes, UINT32_MAX)));
   // Bodies are parsed as they arrive, so the receive buffer only ever holds
@@ -24,19 +23,16 @@ ResponseParser::ResponseParser(HttpTransportOptions const& options)
   eager(true);
 }
 
-void ResponseParser::on_response_impl(int code, string_view reason, int, error_code&)
-{
+void ResponseParser::on_response_impl(int code, string_view reason, int, error_code&) {
   m_response.Status = static_cast<unsigned>(code);
   m_response.Reason.assign(reason.data(), reason.size());
 }
 
-void ResponseParser::on_field_impl(bhttp::field, string_view name, string_view value, error_code&)
-{
+void ResponseParser::on_field_impl(bhttp::field, string_view name, string_view value, error_code&) {
   m_response.Headers.Add(std::string(name.data(), name.size()), std::string(value.data(), value.size()));
 }
 
-void ResponseParser::on_body_init_impl(boost::optional<std::uint64_t> const& contentLength, error_code& ec)
-{
+void ResponseParser::on_body_init_impl(boost::optional<std::uint64_t> const& contentLength, error_code& ec) {
   // The body limit was checked against the length by the parser already.
   if (contentLength) {
     if (*contentLength > m_response.Body.max_size()) {
@@ -47,20 +43,17 @@ void ResponseParser::on_body_init_impl(boost::optional<std::uint64_t> const& con
   }
 }
 
-std::size_t ResponseParser::on_body_impl(string_view body, error_code&)
-{
+std::size_t ResponseParser::on_body_impl(string_view body, error_code&) {
   m_response.Body.append(body.data(), body.size());
   return body.size();
 }
 
-std::size_t ResponseParser::on_chunk_body_impl(std::uint64_t, string_view body, error_code&)
-{
+std::size_t ResponseParser::on_chunk_body_impl(std::uint64_t, string_view body, error_code&) {
   m_response.Body.append(body.data(), body.size());
   return body.size();
 }
 
-std::size_t ParseAvailable(ResponseParser& parser, char const* data, std::size_t size, error_code& ec)
-{
+std::size_t ParseAvailable(ResponseParser& parser, char const* data, std::size_t size, error_code& ec) {
   std::size_t used = 0;
   ec = {};
   while (used < size && !parser.is_done()) {
@@ -70,21 +63,17 @@ std::size_t ParseAvailable(ResponseParser& parser, char const* data, std::size_t
       ec = {};
       break;
     }
-    if (ec)
-      break;
-    if (n == 0)
-      break;
+    if (ec) break;
+    if (n == 0) break;
   }
   return used;
 }
 
-std::size_t MaxUnparsedBytes(HttpTransportOptions const& options) noexcept
-{
+std::size_t MaxUnparsedBytes(HttpTransportOptions const& options) noexcept {
   return options.MaxResponseHeaderBytes + 32 * 1024;
 }
 
-void ParseEndOfStream(ResponseParser& parser, error_code& ec)
-{
+void ParseEndOfStream(ResponseParser& parser, error_code& ec) {
   ec = {};
   if (!parser.got_some()) {
     ec = bhttp::error::end_of_stream;
@@ -95,21 +84,19 @@ void ParseEndOfStream(ResponseParser& parser, error_code& ec)
 
 namespace {
 
-[[noreturn]] void Fail(error_code const& ec, HttpTransportOptions const& options)
-{
+[[noreturn]] void Fail(error_code const& ec, HttpTransportOptions const& options) {
   if (ec == bhttp::error::body_limit)
-    throw ResponseTooLargeError("response exceeds the limit of " + std::to_string(options.MaxResponseBodyBytes)
-                                + " body bytes");
+    throw ResponseTooLargeError("response exceeds the limit of " + std::to_string(options.MaxResponseBodyBytes) +
+                                " body bytes");
   if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow)
-    throw ResponseTooLargeError("response exceeds the limit of " + std::to_string(options.MaxResponseHeaderBytes)
-                                + " header bytes");
+    throw ResponseTooLargeError("response exceeds the limit of " + std::to_string(options.MaxResponseHeaderBytes) +
+                                " header bytes");
   throw TransportError("connection failed while reading the response: " + ec.message(), true);
 }
 
-} // namespace
+}  // namespace
 
-HttpResponse ParseResponseBytes(std::string_view bytes, HttpTransportOptions const& options)
-{
+HttpResponse ParseResponseBytes(std::string_view bytes, HttpTransportOptions const& options) {
   // The transport's receive loop, with the bytes handed out in small chunks
   // so that the parser sees partial reads as it does on a socket.
   ResponseParser parser(options);
@@ -119,8 +106,7 @@ HttpResponse ParseResponseBytes(std::string_view bytes, HttpTransportOptions con
   while (!parser.is_done()) {
     if (bytes.empty()) {
       ParseEndOfStream(parser, ec);
-      if (ec)
-        Fail(ec, options);
+      if (ec) Fail(ec, options);
       break;
     }
     std::size_t const chunk = std::min<std::size_t>(bytes.size(), 4096);
@@ -129,12 +115,10 @@ HttpResponse ParseResponseBytes(std::string_view bytes, HttpTransportOptions con
     buffer.insert(buffer.end(), bytes.data(), bytes.data() + chunk);
     bytes.remove_prefix(chunk);
     begin += ParseAvailable(parser, buffer.data(), buffer.size(), ec);
-    if (ec)
-      Fail(ec, options);
-    if (buffer.size() - begin > MaxUnparsedBytes(options))
-      Fail(bhttp::error::buffer_overflow, options);
+    if (ec) Fail(ec, options);
+    if (buffer.size() - begin > MaxUnparsedBytes(options)) Fail(bhttp::error::buffer_overflow, options);
   }
   return std::move(parser.Response());
 }
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

@@ -43,8 +43,7 @@ private:
 // (Beast's read loop). Returns how many it consumed; the rest must be
 // presented again with more bytes behind it. `ec` is clear when the parser
 // needs more bytes or is done (parser.is_done()), else the parse error.
-std::size_t ParseAvailable(ResponseParser& parser, char const* data, std::size_t size,
-                           boost::beast::error_code& ec);
+std::size_t ParseAvailable(ResponseParser& parser, char const* data, std::size_t size, boost::beast::error_code& ec);
 
 // Received bytes the parser may leave unconsumed before the response is
 // refused as too large (bhttp::error::buffer_overflow): the header (bounded by
@@ -61,4 +60,4 @@ void ParseEndOfStream(ResponseParser& parser, boost::beast::error_code& ec);
 // Throws ResponseTooLargeError or TransportError as the transport would.
 HttpResponse ParseResponseBytes(std::string_view bytes, HttpTransportOptions const& options);
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

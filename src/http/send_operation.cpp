@@ -41,15 +41,11 @@ constexpr std::size_t ReadChunk = 16 * 1024;
 // Bodies up to this size travel in the same TLS write as the header.
 constexpr std::size_t InlineBodyBytes = 64 * 1024;
 
-bool IsTooLarge(error_code const& ec)
-{
+bool IsTooLarge(error_code const& ec) {
   return ec == bhttp::error::body_limit || ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow;
 }
 
-std::string Describe(HttpRequest const& req)
-{
-  return req.Method + " " + req.Target.ToString() + req.Path;
-}
+std::string Describe(HttpRequest const& req) { return req.Method + " " + req.Target.ToString() + req.Path; }
 
 // One request: acquire a connection, exchange, release, complete. Owned by
 // exactly one pending handler at a time (a readiness wait, the connect
@@ -63,19 +59,14 @@ public:
       : PoolWaiter(shard.Ioc.get_executor()), m_shard(shard), m_req(std::move(request)), m_deadline(deadline),
         m_handler(std::move(handler)),
         m_work(asio::prefer(asio::get_associated_executor(m_handler, shard.Ioc.get_executor()),
-                            asio::execution::outstanding_work.tracked))
-  {
-  }
+                            asio::execution::outstanding_work.tracked)) {}
 
-  ~SendOp()
-  {
+  ~SendOp() {
     // The slot's handler points at this operation.
-    if (m_slot.is_connected())
-      m_slot.clear();
+    if (m_slot.is_connected()) m_slot.clear();
   }
 
-  static void Start(Ptr self)
-  {
+  static void Start(Ptr self) {
     SendOp& op = *self;
     try {
       ValidateRequest(op.m_req);
@@ -85,8 +76,7 @@ public:
     }
     op.m_pool = &op.m_shard.Pool.PoolFor(op.m_req.Target);
     op.m_slot = asio::get_associated_cancellation_slot(op.m_handler);
-    if (op.m_slot.is_connected())
-      op.m_slot.emplace<CancelHandler>(&op);
+    if (op.m_slot.is_connected()) op.m_slot.emplace<CancelHandler>(&op);
     Acquire(std::move(self));
   }
 
@@ -98,26 +88,19 @@ private:
     // aggregate initialization, which cancellation_slot::emplace uses.
     explicit CancelHandler(SendOp* op) : Op(op) {}
     SendOp* Op;
-    void operator()(asio::cancellation_type type) const
-    {
+    void operator()(asio::cancellation_type type) const {
       // As co_spawn's default filter: only terminal cancellation.
-      if ((type & asio::cancellation_type::terminal) == asio::cancellation_type::none)
-        return;
+      if ((type & asio::cancellation_type::terminal) == asio::cancellation_type::none) return;
       Op->m_cancelled = true;
       switch (Op->m_phase) {
-      case Phase::Waiting:
-        Op->m_waitTimer.cancel();
-        break;
-      case Phase::Connecting:
-        Op->m_connectCancel.emit(asio::cancellation_type::terminal);
-        break;
+      case Phase::Waiting: Op->m_waitTimer.cancel(); break;
+      case Phase::Connecting: Op->m_connectCancel.emit(asio::cancellation_type::terminal); break;
       case Phase::Exchanging: {
         error_code ignored;
         Op->m_conn->Sock.cancel(ignored);
         break;
       }
-      case Phase::Idle:
-        break;
+      case Phase::Idle: break;
       }
     }
   };
@@ -129,8 +112,7 @@ private:
     void operator()(error_code ec) { Step(std::move(Op), ec); }
   };
 
-  static void Acquire(Ptr self)
-  {
+  static void Acquire(Ptr self) {
     SendOp& op = *self;
     auto& shard = op.m_shard;
     HostPool& pool = *op.m_pool;
@@ -184,20 +166,17 @@ private:
     op.m_waitTimer.async_wait(Resume<&SendOp::OnWaitDone>{std::move(self)});
   }
 
-  std::exception_ptr CancelledNow() const
-  {
+  std::exception_ptr CancelledNow() const {
     return std::make_exception_ptr(CancelledError(Describe(m_req) + ": cancelled"));
   }
 
-  static TimeoutError WaitTimeout(SendOp const& op)
-  {
-    return TimeoutError("deadline passed while waiting for a connection to " + op.m_req.Target.ToString() + " ("
-                            + std::to_string(op.m_pool->Open) + " in use)",
+  static TimeoutError WaitTimeout(SendOp const& op) {
+    return TimeoutError("deadline passed while waiting for a connection to " + op.m_req.Target.ToString() + " (" +
+                            std::to_string(op.m_pool->Open) + " in use)",
                         false);
   }
 
-  static void OnWaitDone(Ptr self, error_code)
-  {
+  static void OnWaitDone(Ptr self, error_code) {
     SendOp& op = *self;
     op.m_phase = Phase::Idle;
     if (!op.m_granted) {
@@ -217,8 +196,7 @@ private:
     void operator()(std::exception_ptr e, ConnectionPtr c) { OnConnected(std::move(Op), e, std::move(c)); }
   };
 
-  static void StartConnect(Ptr self)
-  {
+  static void StartConnect(Ptr self) {
     SendOp& op = *self;
     op.m_phase = Phase::Connecting;
     auto& shard = op.m_shard;
@@ -227,8 +205,7 @@ private:
                    asio::bind_cancellation_slot(op.m_connectCancel.slot(), Connected{std::move(self)}));
   }
 
-  static void OnConnected(Ptr self, std::exception_ptr failure, ConnectionPtr c)
-  {
+  static void OnConnected(Ptr self, std::exception_ptr failure, ConnectionPtr c) {
     SendOp& op = *self;
     op.m_phase = Phase::Idle;
     if (failure) {
@@ -245,8 +222,7 @@ private:
 
   // ---- one exchange on m_conn ------------------------------------------------
 
-  static void StartExchange(Ptr self)
-  {
+  static void StartExchange(Ptr self) {
     SendOp& op = *self;
     if (op.m_cancelled) {
       op.m_shard.Pool.Release(*op.m_pool, std::move(op.m_conn), true);  // nothing was written on it
@@ -267,8 +243,7 @@ private:
     Write(std::move(self));
   }
 
-  static void Write(Ptr self)
-  {
+  static void Write(Ptr self) {
     SendOp& op = *self;
     Connection& c = *op.m_conn;
     for (;;) {
@@ -300,15 +275,12 @@ private:
   // A readiness wait that completed before the deadline timer or a
   // cancellation could cancel it still ends the exchange: otherwise the next
   // wait would be armed with nothing left to cancel it.
-  static error_code Interrupted(SendOp const& op, error_code ec)
-  {
-    if (!ec && (op.m_conn->TimedOut || op.m_cancelled))
-      return asio::error::operation_aborted;
+  static error_code Interrupted(SendOp const& op, error_code ec) {
+    if (!ec && (op.m_conn->TimedOut || op.m_cancelled)) return asio::error::operation_aborted;
     return ec;
   }
 
-  static void OnWritable(Ptr self, error_code ec)
-  {
+  static void OnWritable(Ptr self, error_code ec) {
     ec = Interrupted(*self, ec);
     if (ec)
       Fail(std::move(self), ec);
@@ -316,8 +288,7 @@ private:
       Write(std::move(self));
   }
 
-  static void OnReadable(Ptr self, error_code ec)
-  {
+  static void OnReadable(Ptr self, error_code ec) {
     ec = Interrupted(*self, ec);
     if (ec)
       Fail(std::move(self), ec);
@@ -325,8 +296,7 @@ private:
       Read(std::move(self));
   }
 
-  static void Read(Ptr self)
-  {
+  static void Read(Ptr self) {
     SendOp& op = *self;
     Connection& c = *op.m_conn;
     auto& parser = *op.m_parser;
@@ -374,8 +344,7 @@ private:
     }
   }
 
-  static void Finish(Ptr self, bool clean)
-  {
+  static void Finish(Ptr self, bool clean) {
     SendOp& op = *self;
     auto& parser = *op.m_parser;
     ConnectionPtr c = std::move(op.m_conn);
@@ -397,13 +366,11 @@ private:
     Complete(std::move(self), nullptr, std::move(response));
   }
 
-  static void Fail(Ptr self, error_code ec)
-  {
+  static void Fail(Ptr self, error_code ec) {
     SendOp& op = *self;
     ConnectionPtr c = std::move(op.m_conn);
     c->Busy = false;
-    if (c->TimedOut)
-      ec = beast::error::timeout;
+    if (c->TimedOut) ec = beast::error::timeout;
     bool const gotByte = op.m_gotByte || (op.m_parser && op.m_parser->got_some()) || !c->In.Empty();
     op.m_shard.Pool.Release(*op.m_pool, std::move(c), false);
     op.m_phase = Phase::Idle;
@@ -421,36 +388,32 @@ private:
     Complete(std::move(self), op.ErrorFor(ec, gotByte));
   }
 
-  std::exception_ptr ErrorFor(error_code const& ec, bool gotByte) const
-  {
+  std::exception_ptr ErrorFor(error_code const& ec, bool gotByte) const {
     auto const what = Describe(m_req);
     auto const& o = m_shard.Options;
     if (IsTooLarge(ec))
       return std::make_exception_ptr(ResponseTooLargeError(
-          what + ": response exceeds the limit of "
-          + std::to_string(ec == bhttp::error::body_limit ? o.MaxResponseBodyBytes : o.MaxResponseHeaderBytes)
-          + (ec == bhttp::error::body_limit ? " body bytes" : " header bytes")));
+          what + ": response exceeds the limit of " +
+          std::to_string(ec == bhttp::error::body_limit ? o.MaxResponseBodyBytes : o.MaxResponseHeaderBytes) +
+          (ec == bhttp::error::body_limit ? " body bytes" : " header bytes")));
     if (ec == beast::error::timeout) {
       bool const atDeadline = Clock::now() >= m_deadline;
-      return std::make_exception_ptr(TimeoutError(
-          what + (atDeadline ? ": operation deadline passed" : ": attempt timed out after ")
-              + (atDeadline ? std::string() : std::to_string(o.AttemptTimeout.count()) + " ms")
-              + (m_written ? " (request was sent)" : " (request not sent)"),
-          m_written));
+      return std::make_exception_ptr(
+          TimeoutError(what + (atDeadline ? ": operation deadline passed" : ": attempt timed out after ") +
+                           (atDeadline ? std::string() : std::to_string(o.AttemptTimeout.count()) + " ms") +
+                           (m_written ? " (request was sent)" : " (request not sent)"),
+                       m_written));
     }
-    if (ec == asio::error::operation_aborted)
-      return std::make_exception_ptr(CancelledError(what + ": cancelled"));
+    if (ec == asio::error::operation_aborted) return std::make_exception_ptr(CancelledError(what + ": cancelled"));
     std::string stage = !m_written ? "while sending the request"
-                      : !gotByte   ? "after the request was sent, before any response"
+                        : !gotByte ? "after the request was sent, before any response"
                                    : "while reading the response";
     return std::make_exception_ptr(
         TransportError(what + ": connection failed " + stage + ": " + ec.message(), m_written));
   }
 
-  static void Complete(Ptr self, std::exception_ptr e, HttpResponse response = {})
-  {
-    if (self->m_slot.is_connected())
-      self->m_slot.clear();
+  static void Complete(Ptr self, std::exception_ptr e, HttpResponse response = {}) {
+    if (self->m_slot.is_connected()) self->m_slot.clear();
     auto handler = std::move(self->m_handler);
     auto work = std::move(self->m_work);
     self.reset();  // before the handler runs: it may start the next request
@@ -478,11 +441,10 @@ private:
   bool m_headWritten = false;
 };
 
-} // namespace
+}  // namespace
 
 void StartSendOperation(IoShard& shard, bool onShardThread, HttpRequest request, Deadline deadline,
-                        HttpTransport::SendHandler handler)
-{
+                        HttpTransport::SendHandler handler) {
   auto op = std::make_unique<SendOp>(shard, std::move(request), deadline, std::move(handler));
   if (onShardThread) {
     SendOp::Start(std::move(op));
@@ -492,8 +454,7 @@ void StartSendOperation(IoShard& shard, bool onShardThread, HttpRequest request,
 }
 
 void StartOverriddenSend(IoShard& shard, std::shared_ptr<IExchange> exchange, HttpRequest request,
-                         HttpTransport::SendHandler handler)
-{
+                         HttpTransport::SendHandler handler) {
   asio::any_completion_executor work = asio::prefer(asio::get_associated_executor(handler, shard.Ioc.get_executor()),
                                                     asio::execution::outstanding_work.tracked);
   asio::post(shard.Ioc, [exchange = std::move(exchange), request = std::move(request), handler = std::move(handler),
@@ -510,4 +471,4 @@ void StartOverriddenSend(IoShard& shard, std::shared_ptr<IExchange> exchange, Ht
   });
 }
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

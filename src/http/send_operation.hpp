@@ -26,4 +26,4 @@ void StartSendOperation(IoShard& shard, bool onShardThread, HttpRequest request,
 void StartOverriddenSend(IoShard& shard, std::shared_ptr<IExchange> exchange, HttpRequest request,
                          HttpTransport::SendHandler handler);
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

@@ -14,4 +14,4 @@ namespace docshard::http::detail {
 // The method, created once per process.
 BIO_METHOD const* SocketBioMethod();
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

@@ -8,8 +8,8 @@
 #include <boost/asio/ssl/error.hpp>
 
 #include <openssl/err.h>
-#include <openssl/x509v3.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -20,13 +20,12 @@ namespace docshard::http::detail {
 namespace asio = boost::asio;
 using error_code = boost::system::error_code;
 
-TlsContext::TlsContext(std::string const& caFile)
-{
+TlsContext::TlsContext(std::string const& caFile) {
   m_ctx = SSL_CTX_new(TLS_client_method());
-  if (m_ctx == nullptr)
-    throw Error(ErrorCode::Internal, "cannot create an OpenSSL TLS client context");
+  if (m_ctx == nullptr) throw Error(ErrorCode::Internal, "cannot create an OpenSSL TLS client context");
   SSL_CTX_set_min_proto_version(m_ctx, TLS1_2_VERSION);
-  SSL_CTX_set_options(m_ctx, SSL_OP_ALL | SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 | SSL_OP_NO_COMPRESSION);
+  SSL_CTX_set_options(m_ctx,
+                      SSL_OP_ALL | SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 | SSL_OP_NO_COMPRESSION);
   // Verification is not optional: there is no option to turn it off.
   SSL_CTX_set_verify(m_ctx, SSL_VERIFY_PEER, nullptr);
   SSL_CTX_set_default_verify_paths(m_ctx);
@@ -41,13 +40,9 @@ TlsContext::TlsContext(std::string const& caFile)
   }
 }
 
-TlsContext::~TlsContext()
-{
-  SSL_CTX_free(m_ctx);
-}
+TlsContext::~TlsContext() { SSL_CTX_free(m_ctx); }
 
-SSL* TlsContext::NewSession(int fd, Endpoint const& peer) const
-{
+SSL* TlsContext::NewSession(int fd, Endpoint const& peer) const {
   SSL* ssl = SSL_new(m_ctx);
   BIO* bio = ssl != nullptr ? BIO_new(SocketBioMethod()) : nullptr;
   if (bio == nullptr) {
@@ -71,32 +66,25 @@ SSL* TlsContext::NewSession(int fd, Endpoint const& peer) const
   return ssl;
 }
 
-bool PeerCertificateMatches(SSL* ssl, Endpoint const& peer)
-{
+bool PeerCertificateMatches(SSL* ssl, Endpoint const& peer) {
   std::unique_ptr<X509, decltype(&X509_free)> cert(SSL_get1_peer_certificate(ssl), &X509_free);
-  bool const matches = cert
-                    && (peer.HostIsIpAddress() ? X509_check_ip_asc(cert.get(), peer.Host.c_str(), 0) == 1
-                                               : X509_check_host(cert.get(), peer.Host.data(), peer.Host.size(), 0,
-                                                                 nullptr)
-                                                     == 1);
+  bool const matches = cert && (peer.HostIsIpAddress()
+                                    ? X509_check_ip_asc(cert.get(), peer.Host.c_str(), 0) == 1
+                                    : X509_check_host(cert.get(), peer.Host.data(), peer.Host.size(), 0, nullptr) == 1);
   return matches && SSL_get_verify_result(ssl) == X509_V_OK;
 }
 
-error_code SslError(SSL* ssl, int ret)
-{
+error_code SslError(SSL* ssl, int ret) {
   int const err = SSL_get_error(ssl, ret);
   unsigned long const queued = ERR_get_error();
   ERR_clear_error();
-  if (err == SSL_ERROR_ZERO_RETURN)
-    return asio::error::eof;
+  if (err == SSL_ERROR_ZERO_RETURN) return asio::error::eof;
   if (queued != 0) {
-    if (ERR_GET_REASON(queued) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
-      return asio::ssl::error::stream_truncated;
+    if (ERR_GET_REASON(queued) == SSL_R_UNEXPECTED_EOF_WHILE_READING) return asio::ssl::error::stream_truncated;
     return error_code(static_cast<int>(queued), asio::error::get_ssl_category());
   }
-  if (err == SSL_ERROR_SYSCALL && errno != 0)
-    return error_code(errno, boost::system::system_category());
+  if (err == SSL_ERROR_SYSCALL && errno != 0) return error_code(errno, boost::system::system_category());
   return asio::ssl::error::stream_truncated;
 }
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

@@ -44,4 +44,4 @@ bool PeerCertificateMatches(SSL* ssl, Endpoint const& peer);
 // end, else the queued OpenSSL error or errno.
 boost::system::error_code SslError(SSL* ssl, int ret);
 
-} // namespace docshard::http::detail
+}  // namespace docshard::http::detail

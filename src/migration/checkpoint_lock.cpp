@@ -42,4 +42,4 @@ CheckpointLock::~CheckpointLock() {
   if (m_fd >= 0) ::close(m_fd);  // releases the lock
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -13,7 +13,7 @@ RangeStream* FindStream(CollectionCheckpoint& entry, std::string const& min) {
     if (r.Min == min) return &r;
   return nullptr;
 }
-} // namespace
+}  // namespace
 
 CheckpointWorkStore::CheckpointWorkStore(std::filesystem::path path, bool resume, std::vector<CollectionRef> sources,
                                          std::string fromHash, std::string toHash)
@@ -26,8 +26,8 @@ void CheckpointWorkStore::Save() {
   if (!m_path.empty()) m_checkpoint.Save(m_path);
 }
 
-std::map<std::string, CollectionCheckpoint> CheckpointWorkStore::Open(
-    std::function<std::vector<RangeStream>(std::size_t)> const& open) {
+std::map<std::string, CollectionCheckpoint>
+CheckpointWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) {
   std::lock_guard lock(m_mutex);
   if (!m_path.empty()) {
     m_lock.emplace(m_path);  // one migrator per checkpoint file
@@ -119,4 +119,4 @@ void CheckpointWorkStore::Complete() {
   Save();
 }
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -19,11 +19,11 @@ namespace docshard::detail {
 class CheckpointWorkStore final : public WorkItemStore {
 public:
   // `path` empty: nothing is saved (the run cannot be resumed).
-  CheckpointWorkStore(std::filesystem::path path, bool resume, std::vector<CollectionRef> sources,
-                      std::string fromHash, std::string toHash);
+  CheckpointWorkStore(std::filesystem::path path, bool resume, std::vector<CollectionRef> sources, std::string fromHash,
+                      std::string toHash);
 
-  std::map<std::string, CollectionCheckpoint> Open(
-      std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
+  std::map<std::string, CollectionCheckpoint>
+  Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
   std::optional<WorkItem> Take() override;
   bool Commit(WorkItem const& item, PageCounts const& page, bool& sourceDone) override;
   void Replace(WorkItem const& gone, std::vector<RangeStream> const& children) override;
@@ -44,4 +44,4 @@ private:
   WorkQueue<WorkItem> m_queue;
 };
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -46,4 +46,4 @@ bool SameUserContent(rapidjson::Value const& a, rapidjson::Value const& b) {
   return true;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -23,7 +23,7 @@ std::string ETagOfResponse(CosmosResponse const& response) {
   auto etag = response.ETag();
   return etag.empty() ? ETagOf(response.Json()) : etag;
 }
-} // namespace
+}  // namespace
 
 DocumentMover::DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target,
                              CollectionRef targetRef, TokenBucket& pacer, RequestUnitBudget* budget)
@@ -91,7 +91,8 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
     //    application write), in a version this call wrote.
     bool targetHasSource = false;
     try {
-      auto r = Call([&] { return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current), partitionKey); });
+      auto r =
+          Call([&] { return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current), partitionKey); });
       ownETag = ETagOfResponse(r);
       createdChain = !ownETag.empty();
       targetHasSource = true;
@@ -178,4 +179,4 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
                                        " kept changing during its move; it stays in place for the next run");
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -42,7 +42,7 @@ bool HoldsDocuments(CosmosClient& account, std::string const& link) {
   }
   return false;
 }
-} // namespace
+}  // namespace
 
 PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
                                 std::filesystem::path const& path) {
@@ -68,4 +68,4 @@ PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const
   return next;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -35,7 +35,7 @@ CosmosResponse Retried(Operation&& operation) {
   }
 }
 
-} // namespace
+}  // namespace
 
 LeaseWorkStore::LeaseWorkStore(CosmosClient& client, CollectionRef leaseCollection, MigrationLeaseOptions options,
                                std::vector<CollectionRef> sources, std::string fromHash, std::string toHash)
@@ -114,8 +114,8 @@ std::map<std::string, CollectionCheckpoint> LeaseWorkStore::Summary(MigrationJob
   return out;
 }
 
-std::map<std::string, CollectionCheckpoint> LeaseWorkStore::Open(
-    std::function<std::vector<RangeStream>(std::size_t)> const& open) {
+std::map<std::string, CollectionCheckpoint>
+LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) {
   Retried([&] { return m_client.CreateDatabaseIfNotExists(m_collection.Database()); });
   Retried([&] {
     return m_client.CreateCollectionIfNotExists(m_collection.Database(), m_collection.Collection(),
@@ -131,7 +131,7 @@ std::map<std::string, CollectionCheckpoint> LeaseWorkStore::Open(
       for (auto const& s : m_sources) job.Sources.push_back(s.Text());
       job.Creator = m_options.Worker;
       if (!Create(job.ToJson())) continue;  // another worker was first: read its job
-      continue;                               // read it back (with its etag)
+      continue;                             // read it back (with its etag)
     }
     job = status.Job;
     // Nothing is written before this check: a worker with other configs
@@ -354,8 +354,7 @@ void LeaseWorkStore::RenewLoop() {
       auto status = ReadMigrationJob(m_client, m_link);
       std::lock_guard lock(m_mutex);
       Observe(status);
-    } catch (std::exception const&) {
-    }
+    } catch (std::exception const&) {}
   }
 }
 
@@ -376,12 +375,11 @@ void LeaseWorkStore::Stop() {
     next.Owner.clear();
     try {
       if (Write(next).empty()) h->Lost = true;
-    } catch (std::exception const&) {
-    }
+    } catch (std::exception const&) {}
     h->Lost = true;
   }
 }
 
 void LeaseWorkStore::Complete() {}
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

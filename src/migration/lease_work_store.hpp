@@ -31,8 +31,8 @@ public:
                  std::vector<CollectionRef> sources, std::string fromHash, std::string toHash);
   ~LeaseWorkStore() override;
 
-  std::map<std::string, CollectionCheckpoint> Open(
-      std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
+  std::map<std::string, CollectionCheckpoint>
+  Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
   std::optional<WorkItem> Take() override;
   bool Commit(WorkItem const& item, PageCounts const& page, bool& sourceDone) override;
   void Replace(WorkItem const& gone, std::vector<RangeStream> const& children) override;
@@ -81,4 +81,4 @@ private:
   std::atomic<std::size_t> m_liveWorkers{1};
 };
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

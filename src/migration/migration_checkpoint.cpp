@@ -33,7 +33,7 @@ std::string GetString(rapidjson::Value const& object, char const* name, std::str
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
-} // namespace
+}  // namespace
 
 std::string SchemeHash(IPartitionResolver const& resolver) {
   auto const text = SaveResolverJson(resolver);
@@ -132,8 +132,8 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
   auto const version = doc.FindMember("docshardMigration");
   if (version == doc.MemberEnd() || !version->value.IsInt() ||
       (version->value.GetInt() != 1 && version->value.GetInt() != FormatVersion))
-    throw ConfigError(place + ".docshardMigration", "not a docshard migration checkpoint of version 1 or " +
-                                                        std::to_string(FormatVersion));
+    throw ConfigError(place + ".docshardMigration",
+                      "not a docshard migration checkpoint of version 1 or " + std::to_string(FormatVersion));
   bool const perRange = version->value.GetInt() >= 2;
   MigrationCheckpoint cp;
   cp.FromHash = GetString(doc, "from", place);
@@ -153,7 +153,8 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
     c.Done = done != item.MemberEnd() && done->value.IsBool() && done->value.GetBool();
     if (perRange) {
       auto const ranges = item.FindMember("ranges");
-      if (ranges == item.MemberEnd() || !ranges->value.IsArray()) throw ConfigError(at + ".ranges", "expected an array");
+      if (ranges == item.MemberEnd() || !ranges->value.IsArray())
+        throw ConfigError(at + ".ranges", "expected an array");
       std::size_t j = 0;
       for (auto const& r : ranges->value.GetArray()) {
         auto const rat = at + ".ranges[" + std::to_string(j++) + "]";
@@ -195,4 +196,4 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
   return cp;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -65,7 +65,7 @@ void Put(Writer& w, char const* key, std::uint64_t value) {
   w.Uint64(value);
 }
 
-} // namespace
+}  // namespace
 
 std::string_view ToString(LeaseItemState state) {
   switch (state) {
@@ -263,4 +263,4 @@ MigrationJobStatus ReadMigrationJob(CosmosClient& client, std::string_view lease
   return status;
 }
 
-} // namespace docshard
+}  // namespace docshard

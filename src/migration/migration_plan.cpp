@@ -94,4 +94,4 @@ double MigrationPlan::EstimateDocumentsToMove(std::map<std::string, std::uint64_
   return total;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -8,10 +8,10 @@
 
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/http/transport_errors.hpp"
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
-#include "docshard/http/transport_errors.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -136,7 +136,8 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
   auto fetch = [&state, &sourceClient, &source, feed](RangeStream const& at) {
     // The job's RU budget, shared by its live workers.
     if (state.Options.RateRu > 0)
-      state.Budget.SetRate(state.Options.RateRu / static_cast<double>(std::max<std::size_t>(1, state.Store->LiveWorkers())));
+      state.Budget.SetRate(state.Options.RateRu /
+                           static_cast<double>(std::max<std::size_t>(1, state.Store->LiveWorkers())));
     state.Budget.Wait();
     auto page = Paced(state.Pacer, [&] { return ReadRangeStreamPage(sourceClient, source.Link(), at, feed); });
     state.Budget.Spend(page.RequestCharge());
@@ -202,8 +203,8 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
         continue;
       }
       if (auto problem = detail::DocumentIdProblem(id); !problem.empty()) {
-        leave(keyJson, "its id " + problem + ", so it cannot be read or deleted by id (it belongs in " +
-                           owner.Text() + ")");
+        leave(keyJson,
+              "its id " + problem + ", so it cannot be read or deleted by id (it belongs in " + owner.Text() + ")");
         continue;
       }
       {
@@ -290,10 +291,9 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
   }
 }
 
-} // namespace
+}  // namespace
 
-Migrator::Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, ResolverPtr to,
-                   MigratorOptions options)
+Migrator::Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, ResolverPtr to, MigratorOptions options)
     : m_client(std::move(client)), m_from(std::move(from)), m_to(std::move(to)), m_options(std::move(options)) {
   if (!m_client || !m_from || !m_to) throw InvalidArgumentError("Migrator: null client or resolver");
   if (!m_from->KeyPath() || !m_to->KeyPath())
@@ -394,7 +394,8 @@ MigrationProgress Migrator::Run() {
       for (auto stream : entry.Ranges) {
         stream.Continuation.clear();
         try {
-          samplePages.push_back(Paced(state.Pacer, [&] { return ReadRangeStreamPage(client, s.Link(), stream, first); }));
+          samplePages.push_back(
+              Paced(state.Pacer, [&] { return ReadRangeStreamPage(client, s.Link(), stream, first); }));
         } catch (PartitionKeyRangeGoneError const&) {
           continue;  // split since: the sample does without it
         }
@@ -444,4 +445,4 @@ MigrationProgress Migrator::Run() {
   return state.Progress;
 }
 
-} // namespace docshard
+}  // namespace docshard

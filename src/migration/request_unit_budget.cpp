@@ -43,8 +43,8 @@ void RequestUnitBudget::Wait() {
       Refill(Clock::now());
       if (m_balance >= 0) return;
       // Sleep until the debt is paid, in slices so a new rate applies soon.
-      wait = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-          std::min(0.25, -m_balance / m_rate)));
+      wait = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(std::min(0.25, -m_balance / m_rate)));
     }
     std::this_thread::sleep_for(wait);
   }
@@ -55,4 +55,4 @@ double RequestUnitBudget::Spent() const {
   return m_spent;
 }
 
-} // namespace docshard
+}  // namespace docshard

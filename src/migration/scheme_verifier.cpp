@@ -41,7 +41,9 @@ Digest IdentityDigest(std::string const& id, std::string const& keyJson) {
 class ReferenceDigests {
 public:
   explicit ReferenceDigests(VerifyReferenceSet const& set) {
-    set([this](std::string const& id, PartitionKey const& key) { m_digests.push_back(IdentityDigest(id, key.ToJson())); });
+    set([this](std::string const& id, PartitionKey const& key) {
+      m_digests.push_back(IdentityDigest(id, key.ToJson()));
+    });
     std::sort(m_digests.begin(), m_digests.end());
     m_digests.erase(std::unique(m_digests.begin(), m_digests.end()), m_digests.end());
     m_found.assign(m_digests.size(), 0);
@@ -77,7 +79,8 @@ bool Exists(CosmosClient& account, std::string const& collection, std::string co
   }
   QueryOptions options;
   options.PartitionKey = PartitionedClient::HeaderValue(key);
-  auto const result = account.QueryDocuments(collection, SqlQuery("SELECT c.id FROM c WHERE c.id = @id").WithParameter("@id", id), options);
+  auto const result = account.QueryDocuments(
+      collection, SqlQuery("SELECT c.id FROM c WHERE c.id = @id").WithParameter("@id", id), options);
   return !result.Documents.Empty();
 }
 
@@ -89,7 +92,7 @@ struct Kept {
   bool Misplaced = false;
 };
 
-} // namespace
+}  // namespace
 
 VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme, VerifyOptions const& options) {
   VerifyReferenceSet reference = options.ExpectedStream;
@@ -160,9 +163,8 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
       for (auto const& d : page.Documents().GetArray()) {
         ++count;
         ++copies;
-        std::string const id = d.HasMember("id") && d["id"].IsString()
-                                   ? std::string(d["id"].GetString(), d["id"].GetStringLength())
-                                   : "";
+        std::string const id =
+            d.HasMember("id") && d["id"].IsString() ? std::string(d["id"].GetString(), d["id"].GetStringLength()) : "";
         if (ids) ids->insert(id);
         std::string keyJson, expected;
         std::optional<PartitionKey> key;
@@ -254,12 +256,11 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
       std::string expected;
       try {
         expected = scheme.ResolveForCreate(key).Text();
-      } catch (Error const&) {
-      }
+      } catch (Error const&) {}
       report.Lost.push_back({id, keyJson, {}, expected});
     });
   }
   return report;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -8,7 +8,7 @@ namespace docshard {
 namespace {
 constexpr std::chrono::milliseconds MinBackoff{50};
 constexpr std::chrono::milliseconds MaxBackoff{5000};
-}
+}  // namespace
 
 TokenBucket::TokenBucket(double ratePerSecond)
     : m_rate(ratePerSecond), m_burst(std::max(1.0, ratePerSecond / 10.0)), m_tokens(m_burst), m_last(Clock::now()) {}
@@ -54,4 +54,4 @@ std::chrono::milliseconds TokenBucket::CurrentBackoff() const {
   return m_backoff;
 }
 
-} // namespace docshard
+}  // namespace docshard

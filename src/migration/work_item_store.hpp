@@ -25,8 +25,7 @@ struct WorkItem {
 
 // Counts of one fully processed page.
 struct PageCounts {
-  std::uint64_t Scanned = 0, Skipped = 0, Moved = 0, KeptNewer = 0, Recopied = 0, Unresurrected = 0,
-                LeftInPlace = 0;
+  std::uint64_t Scanned = 0, Skipped = 0, Moved = 0, KeptNewer = 0, Recopied = 0, Unresurrected = 0, LeftInPlace = 0;
   double RequestCharge = 0;  // RU this worker spent since its previous commit
 };
 
@@ -38,8 +37,8 @@ public:
   // streams, for sources the store has no items of yet. Returns per source
   // (by reference text) the counts so far and the streams not done yet.
   // Throws InvalidArgumentError when the stored job is another migration's.
-  virtual std::map<std::string, CollectionCheckpoint> Open(
-      std::function<std::vector<RangeStream>(std::size_t)> const& open) = 0;
+  virtual std::map<std::string, CollectionCheckpoint>
+  Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) = 0;
 
   // The next item to scan; blocks while other holders have the rest. nullopt
   // when every item is done (or after Stop). Each item taken is handed back
@@ -69,4 +68,4 @@ public:
   virtual std::size_t LiveWorkers() const = 0;
 };
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -60,4 +60,4 @@ private:
   bool m_stopped = false;
 };
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

@@ -57,4 +57,4 @@ private:
   std::vector<std::thread> m_threads;
 };
 
-} // namespace docshard::detail
+}  // namespace docshard::detail

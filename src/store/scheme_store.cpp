@@ -77,7 +77,7 @@ public:
 private:
   int m_fd = -1;
 };
-} // namespace
+}  // namespace
 
 // --- SchemeStore (a document) -------------------------------------------------
 
@@ -136,8 +136,8 @@ std::optional<StoredScheme> SchemeStore::Load() const {
   stored.Text.assign(scheme->value.GetString(), scheme->value.GetStringLength());
   stored.Epoch = EpochOf(stored.Text);  // the text is the truth; the member is for people and queries
   auto etag = doc.FindMember("_etag");
-  stored.ETag = etag != doc.MemberEnd() && etag->value.IsString() ? std::string(etag->value.GetString())
-                                                                  : response.ETag();
+  stored.ETag =
+      etag != doc.MemberEnd() && etag->value.IsString() ? std::string(etag->value.GetString()) : response.ETag();
   return stored;
 }
 
@@ -145,7 +145,8 @@ StoredScheme SchemeStore::Create(PartitionScheme const& scheme) {
   auto epoch = RequireEpoch(scheme);
   StoredScheme stored{scheme.Save(), epoch, {}};
   try {
-    auto response = m_client->CreateDocument(m_link, DocumentJson(stored.Text, epoch), PartitionKeyValue(m_options.DocumentId));
+    auto response =
+        m_client->CreateDocument(m_link, DocumentJson(stored.Text, epoch), PartitionKeyValue(m_options.DocumentId));
     stored.ETag = response.ETag();
   } catch (ConflictError const&) {
     throw SchemeConflictError("a scheme already exists in " + m_link + " (document \"" + m_options.DocumentId +
@@ -215,4 +216,4 @@ StoredScheme FileSchemeStore::Save(PartitionScheme const& scheme, StoredScheme c
   return stored;
 }
 
-} // namespace docshard
+}  // namespace docshard

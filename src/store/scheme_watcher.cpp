@@ -57,4 +57,4 @@ bool SchemeWatcher::PollNow() {
   return true;
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -21,7 +21,7 @@ std::shared_ptr<SpilloverPartitionResolver const> AsSpillover(ResolverPtr const&
   return s;
 }
 
-} // namespace
+}  // namespace
 
 std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::string_view header) {
   std::map<std::string, std::int64_t, std::less<>> out;
@@ -67,8 +67,7 @@ std::chrono::milliseconds SpilloverManager::Round() {
   try {
     auto r = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(m_client->GetResolver(m_options.Resolver));
     interval = m_options.CheckInterval.value_or(r ? r->Settings().CheckInterval : interval);
-  } catch (...) {
-  }
+  } catch (...) {}
   return interval;
 }
 
@@ -99,8 +98,10 @@ std::optional<CollectionFill> FillFromUsageHeaders(http::HttpHeaders const& head
   CollectionFill fill;
   fill.Documents = count->second;
   fill.FromBackend = true;
-  if (auto q = quota.find("documentsCount"); q != quota.end() && q->second > 0) fill.Quota = q->second;
-  else fill.Quota = maxDocumentsPerCollection;
+  if (auto q = quota.find("documentsCount"); q != quota.end() && q->second > 0)
+    fill.Quota = q->second;
+  else
+    fill.Quota = maxDocumentsPerCollection;
   auto us = usage.find("documentsSize"), qs = quota.find("documentsSize");
   if (us != usage.end() && qs != quota.end() && qs->second > 0)
     fill.SizeRatio = static_cast<double>(us->second) / static_cast<double>(qs->second);
@@ -208,11 +209,12 @@ void SpilloverManager::SaveToStore(std::int64_t epoch) {
     auto scheme = CurrentScheme();
     if (scheme.Epoch() != epoch) return;  // published over since: that publisher saves its own
     try {
-      if (stored) m_options.Store->Save(scheme, *stored);
-      else m_options.Store->Create(scheme);
+      if (stored)
+        m_options.Store->Save(scheme, *stored);
+      else
+        m_options.Store->Create(scheme);
       return;
-    } catch (SchemeConflictError const&) {
-    }
+    } catch (SchemeConflictError const&) {}
   }
   throw SchemeConflictError("spillover: could not save epoch " + std::to_string(epoch) +
                             " to the scheme store (it kept changing)");
@@ -227,4 +229,4 @@ void SpilloverManager::SaveState(std::filesystem::path const& path) const {
   WriteFileAtomically(path, CurrentScheme().Save());
 }
 
-} // namespace docshard
+}  // namespace docshard

@@ -48,7 +48,7 @@ std::filesystem::path ScratchRoot() {
   REQUIRE_FALSE(root.Path.empty());
   return root.Path;
 }
-} // namespace
+}  // namespace
 
 std::vector<std::string> CliResult::OutLines() const { return SplitLines(Out); }
 std::vector<std::string> CliResult::ErrLines() const { return SplitLines(Err); }
@@ -144,4 +144,4 @@ rapidjson::Document ParseJsonLine(std::string const& line) {
   return doc;
 }
 
-} // namespace clitest
+}  // namespace clitest

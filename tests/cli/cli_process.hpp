@@ -13,8 +13,8 @@
 namespace clitest {
 
 struct CliResult {
-  int ExitCode = -1;   // -1 when killed by a signal
-  int Signal = 0;      // the signal that ended it, 0 if none
+  int ExitCode = -1;  // -1 when killed by a signal
+  int Signal = 0;     // the signal that ended it, 0 if none
   std::string Out;
   std::string Err;
   long MaxRssKb = 0;
@@ -48,4 +48,4 @@ std::filesystem::path DataFile(std::string const& name);
 // A JSON line parsed strictly (valid UTF-8, one value); fails the test otherwise.
 rapidjson::Document ParseJsonLine(std::string const& line);
 
-} // namespace clitest
+}  // namespace clitest

@@ -29,7 +29,7 @@ void CheckCleanConfigFailure(CliResult const& r) {
     CHECK(r.ErrLines()[0].rfind("error: ", 0) == 0);
   }
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("garbage configs: random, binary and truncated files never crash", "[cli][garbage]") {
   TempDir dir;

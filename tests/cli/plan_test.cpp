@@ -35,8 +35,8 @@ struct Arc {
 std::vector<Arc> Arcs(rapidjson::Value const& plan) {
   std::vector<Arc> arcs;
   for (auto const& a : plan["arcs"].GetArray())
-    arcs.push_back({ParseHex(a["start"].GetString()), ParseHex(a["end"].GetString()), a["from"].GetString(),
-                    a["to"].GetString()});
+    arcs.push_back(
+        {ParseHex(a["start"].GetString()), ParseHex(a["end"].GetString()), a["from"].GetString(), a["to"].GetString()});
   return arcs;
 }
 
@@ -48,7 +48,7 @@ std::string EscapeKey(std::string const& key) {
   }
   return out + "\"";
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("plan: removing coll1 from the V=5 murmur3 ring moves exactly coll1's arcs", "[cli][plan]") {
   // From docs/resolvers.md's point list: coll1 owns [2341558382, 2348251587) and
@@ -72,8 +72,7 @@ TEST_CASE("plan: removing coll1 from the V=5 murmur3 ring moves exactly coll1's 
     CHECK(a.From == "dbs/db/colls/coll1");
     CHECK(a.To == "dbs/db/colls/coll0");
   }
-  double const expected =
-      ((2348251587. - 2341558382.) + (4294967296. - 2894403633.) + 1076200484.) / 4294967296.;
+  double const expected = ((2348251587. - 2341558382.) + (4294967296. - 2894403633.) + 1076200484.) / 4294967296.;
   CHECK(doc["keySpace"]["fraction"].GetDouble() == Approx(expected).epsilon(1e-12));
 }
 
@@ -83,13 +82,13 @@ TEST_CASE("plan: arcs agree with routing 100k random keys", "[cli][plan]") {
     char const* To;
     char const* Hash;
   };
-  for (auto const& c : {Case{"murmur_abc.json", "murmur_abcd.json", "murmur3"},
-                        Case{"md5_abc.json", "md5_abd.json", "md5"},
-                        // The .NET ring (successor lookup) against the portable md5 ring:
-                        // both place keys by MD5, so the arcs compare exactly.
-                        Case{"legacy_abc.json", "md5_abc.json", "md5"},
-                        // Growing a managedHash scheme by one collection: its inner ring.
-                        Case{"managed_users3.json", "managed_users4.json", "murmur3"}}) {
+  for (auto const& c :
+       {Case{"murmur_abc.json", "murmur_abcd.json", "murmur3"}, Case{"md5_abc.json", "md5_abd.json", "md5"},
+        // The .NET ring (successor lookup) against the portable md5 ring:
+        // both place keys by MD5, so the arcs compare exactly.
+        Case{"legacy_abc.json", "md5_abc.json", "md5"},
+        // Growing a managedHash scheme by one collection: its inner ring.
+        Case{"managed_users3.json", "managed_users4.json", "murmur3"}}) {
     INFO(c.From << " -> " << c.To);
     auto const from = docshard::PartitionScheme::LoadFile(DataFile(c.From));
     auto const to = docshard::PartitionScheme::LoadFile(DataFile(c.To));
@@ -127,8 +126,10 @@ TEST_CASE("plan: arcs agree with routing 100k random keys", "[cli][plan]") {
       if (a != b) {
         ++moved;
         ++moves[{a, b}];
-        if (containing == nullptr) ++missed;
-        else if (containing->From != a || containing->To != b) ++wrongArc;
+        if (containing == nullptr)
+          ++missed;
+        else if (containing->From != a || containing->To != b)
+          ++wrongArc;
       } else if (containing != nullptr) {
         ++outsideArcs;  // a key that stays must not be in a moving arc
       }
@@ -155,8 +156,8 @@ TEST_CASE("plan: arcs agree with routing 100k random keys", "[cli][plan]") {
 }
 
 TEST_CASE("plan: identical schemes move nothing, a single new collection takes everything", "[cli][plan]") {
-  auto const same = RunCli({"plan", "--from", DataFile("murmur_abc.json").string(), "--to",
-                            DataFile("murmur_abc.json").string(), "--json"});
+  auto const same = RunCli(
+      {"plan", "--from", DataFile("murmur_abc.json").string(), "--to", DataFile("murmur_abc.json").string(), "--json"});
   CHECK(same.ExitCode == 0);
   auto const s = ParseJsonLine(same.Out);
   CHECK(s["keySpace"]["fraction"].GetDouble() == 0.0);
@@ -221,7 +222,8 @@ TEST_CASE("plan: other scheme types need sample keys", "[cli][plan]") {
 
 TEST_CASE("plan: a config error names the file and the place", "[cli][plan][config]") {
   TempDir dir;
-  auto const bad = dir.Write("new.json", R"({"docshard":1,"resolver":{"type":"hash","partitionKey":"/id","collections":[]}})");
+  auto const bad =
+      dir.Write("new.json", R"({"docshard":1,"resolver":{"type":"hash","partitionKey":"/id","collections":[]}})");
   auto const r = RunCli({"plan", "--from", DataFile("murmur_abc.json").string(), "--to", bad.string()});
   CHECK(r.ExitCode == 2);
   REQUIRE(r.ErrLines().size() == 1);

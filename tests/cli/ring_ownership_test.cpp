@@ -46,7 +46,7 @@ std::vector<std::string> Nodes(std::mt19937& rng, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) nodes.push_back("node" + std::to_string(rng() % 1000) + "-" + std::to_string(i));
   return nodes;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("RingOwnership covers the ring once and agrees with OwnerOf", "[ring_ownership]") {
   auto const hash = std::make_shared<ToyHash const>();

@@ -32,17 +32,16 @@ std::string LibraryRoute(char const* config, docshard::PartitionKey const& key) 
   auto const scheme = docshard::PartitionScheme::LoadFile(DataFile(config));
   return scheme.Resolver()->ResolveForCreate(key).Text();
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("route: keys from the arguments follow the murmur3 public vectors", "[cli][route]") {
   auto const r = RunCli({"route", "--config", Config("murmur_abc.json"), "a", "x", "J1", "U4", ""});
   CHECK(r.Signal == 0);
   CHECK(r.ExitCode == 0);
   CHECK(r.Err.empty());
-  CHECK(r.OutLines() == std::vector<std::string>{
-                            Line("\"a\"", "dbs/foo/colls/A"), Line("\"x\"", "dbs/foo/colls/B"),
-                            Line("\"J1\"", "dbs/foo/colls/B"), Line("\"U4\"", "dbs/foo/colls/C"),
-                            Line("\"\"", "dbs/foo/colls/C")});
+  CHECK(r.OutLines() == std::vector<std::string>{Line("\"a\"", "dbs/foo/colls/A"), Line("\"x\"", "dbs/foo/colls/B"),
+                                                 Line("\"J1\"", "dbs/foo/colls/B"), Line("\"U4\"", "dbs/foo/colls/C"),
+                                                 Line("\"\"", "dbs/foo/colls/C")});
 
   auto const two = RunCli({"route", "--config", Config("murmur_two.json"), "beadledom", "999"});
   CHECK(two.ExitCode == 0);
@@ -57,15 +56,16 @@ TEST_CASE("route: md5 public vectors, from arguments and from standard input", "
                                              Line("\"J1\"", "dbs/foo/colls/A"), Line("\"U4\"", "dbs/foo/colls/C"),
                                              Line("\"\"", "dbs/foo/colls/A")};
   CHECK(args.OutLines() == expected);
-  auto const in = RunCliWithInput({"route", "--config", Config("md5_abc.json")}, "\"a\"\n\"x\"\n\"J1\"\n\"U4\"\n\"\"\n");
+  auto const in =
+      RunCliWithInput({"route", "--config", Config("md5_abc.json")}, "\"a\"\n\"x\"\n\"J1\"\n\"U4\"\n\"\"\n");
   CHECK(in.ExitCode == 0);
   CHECK(in.OutLines() == expected);
 
-  auto const two = RunCliWithInput({"route", "--config", Config("md5_two.json")}, "\"beadledom\"\n\"999\"\n\"a\"\n\"\"\n");
-  CHECK(two.OutLines() == std::vector<std::string>{Line("\"beadledom\"", "dbs/db/colls/coll1"),
-                                                   Line("\"999\"", "dbs/db/colls/coll0"),
-                                                   Line("\"a\"", "dbs/db/colls/coll1"),
-                                                   Line("\"\"", "dbs/db/colls/coll0")});
+  auto const two =
+      RunCliWithInput({"route", "--config", Config("md5_two.json")}, "\"beadledom\"\n\"999\"\n\"a\"\n\"\"\n");
+  CHECK(two.OutLines() ==
+        std::vector<std::string>{Line("\"beadledom\"", "dbs/db/colls/coll1"), Line("\"999\"", "dbs/db/colls/coll0"),
+                                 Line("\"a\"", "dbs/db/colls/coll1"), Line("\"\"", "dbs/db/colls/coll0")});
 }
 
 TEST_CASE("route: standard input, one JSON value per line, blank lines skipped", "[cli][route]") {
@@ -84,9 +84,9 @@ TEST_CASE("route: standard input, one JSON value per line, blank lines skipped",
 TEST_CASE("route: keys are echoed as canonical JSON", "[cli][route]") {
   // Each input line and the key text it must come back as.
   std::vector<std::pair<std::string, std::string>> const cases = {
-      {"\"\\u0041\"", "\"A\""},          // escapes resolved
-      {"  \"a\"  ", "\"a\""},            // whitespace around the value
-      {"42.0", "42"},                   // JavaScript number text
+      {"\"\\u0041\"", "\"A\""},  // escapes resolved
+      {"  \"a\"  ", "\"a\""},    // whitespace around the value
+      {"42.0", "42"},            // JavaScript number text
       {"-0", "0"},
       {"1e21", "1e+21"},
       {"0.1", "0.1"},
@@ -109,10 +109,11 @@ TEST_CASE("route: keys are echoed as canonical JSON", "[cli][route]") {
 
 TEST_CASE("route: strings that need escaping come back as valid JSON with the same value", "[cli][route]") {
   // Control characters, quotes and backslashes inside the key.
-  static char const raw[] = "a\x01" "b\"c\\d\te\x1f";
+  static char const raw[] = "a\x01"
+                            "b\"c\\d\te\x1f";
   std::string const key(raw, sizeof raw - 1);
-  auto const r = RunCliWithInput({"route", "--config", Config("murmur_abc.json")},
-                                 "\"a\\u0001b\\\"c\\\\d\\te\\u001f\"\n");
+  auto const r =
+      RunCliWithInput({"route", "--config", Config("murmur_abc.json")}, "\"a\\u0001b\\\"c\\\\d\\te\\u001f\"\n");
   CHECK(r.ExitCode == 0);
   REQUIRE(r.OutLines().size() == 1);
   auto const doc = ParseJsonLine(r.OutLines()[0]);
@@ -129,8 +130,8 @@ TEST_CASE("route --read lists the collections to read", "[cli][route]") {
   CHECK(hash.ExitCode == 0);
   CHECK(hash.OutLines() == std::vector<std::string>{"{\"key\":\"a\",\"collections\":[\"dbs/foo/colls/A\"]}",
                                                     "{\"key\":\"U4\",\"collections\":[\"dbs/foo/colls/C\"]}"});
-  auto const lookup = RunCliWithInput({"route", "--read", "--config", Config("regions_lookup.json")},
-                                      "\"fr\"\n\"de\"\n\"us\"\n");
+  auto const lookup =
+      RunCliWithInput({"route", "--read", "--config", Config("regions_lookup.json")}, "\"fr\"\n\"de\"\n\"us\"\n");
   CHECK(lookup.ExitCode == 0);
   CHECK(lookup.OutLines() ==
         std::vector<std::string>{"{\"key\":\"fr\",\"collections\":[\"dbs/app/colls/eu\"]}",
@@ -142,8 +143,9 @@ TEST_CASE("route --read lists the collections to read", "[cli][route]") {
 TEST_CASE("route: range and nested resolvers, bad keys give error lines and exit 1", "[cli][route]") {
   // Closed ranges by code point: "m" is in [a, m], "mz" falls in the gap
   // before "n", "zz" is above "z". A number against string ranges is an error.
-  auto const r = RunCliWithInput({"route", "--config", Config("tenants_range.json")},
-                                 "\"apple\"\n\"m\"\n\"mz\"\n\"nz\"\n\"zz\"\n42\nnull\n{\"a\":1}\nnot json\n[[1]]\n\"q\"\n");
+  auto const r =
+      RunCliWithInput({"route", "--config", Config("tenants_range.json")},
+                      "\"apple\"\n\"m\"\n\"mz\"\n\"nz\"\n\"zz\"\n42\nnull\n{\"a\":1}\nnot json\n[[1]]\n\"q\"\n");
   CHECK(r.Signal == 0);
   CHECK(r.ExitCode == 1);
   auto const lines = r.OutLines();
@@ -167,7 +169,8 @@ TEST_CASE("route: range and nested resolvers, bad keys give error lines and exit
   }
   CHECK(std::string(ParseJsonLine(lines[8])["error"].GetString()).find("invalid JSON") != std::string::npos);
 
-  auto const numbers = RunCliWithInput({"route", "--config", Config("numbers_range.json")}, "42\n99.5\n100\n1e6\n\"42\"\n");
+  auto const numbers =
+      RunCliWithInput({"route", "--config", Config("numbers_range.json")}, "42\n99.5\n100\n1e6\n\"42\"\n");
   CHECK(numbers.ExitCode == 1);
   auto const n = numbers.OutLines();
   REQUIRE(n.size() == 5);
@@ -209,11 +212,11 @@ TEST_CASE("route: keys that look like options follow --", "[cli][route]") {
 
 TEST_CASE("route: usage errors exit 2 with usage on stderr", "[cli][route][usage]") {
   for (auto const& args : std::vector<std::vector<std::string>>{
-           {"route"},                                                      // no --config
-           {"route", "--config"},                                          // no value
+           {"route"},                                                         // no --config
+           {"route", "--config"},                                             // no value
            {"route", "--config", Config("murmur_abc.json"), "--bogus", "a"},  // unknown option
            {"route", "--config", Config("murmur_abc.json"), "--read=yes"},    // a flag with a value
-           {"rout", "--config", Config("murmur_abc.json")},                 // unknown command
+           {"rout", "--config", Config("murmur_abc.json")},                   // unknown command
            {},
        }) {
     auto const r = RunCli(args);
@@ -227,7 +230,8 @@ TEST_CASE("route: usage errors exit 2 with usage on stderr", "[cli][route][usage
 
 TEST_CASE("route: a config error is one line on stderr naming the place, exit 2", "[cli][route][config]") {
   TempDir dir;
-  auto const bad = dir.Write("bad.json", R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number",
+  auto const bad =
+      dir.Write("bad.json", R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number",
     "ranges":[{"low":"10","high":20,"collection":"dbs/a/colls/b"}]}})");
   auto const r = RunCli({"route", "--config", bad.string(), "a"});
   CHECK(r.Signal == 0);

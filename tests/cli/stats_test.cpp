@@ -58,7 +58,7 @@ bool LooksLikeWellFormedXml(std::string const& xml) {
   }
   return open.empty();
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("stats: exact shares of the V=5 murmur3 ring from docs/resolvers.md's point list", "[cli][stats]") {
   // The spec's sorted points; each owns the arc up to the next point, and the
@@ -81,8 +81,7 @@ TEST_CASE("stats: exact shares of the V=5 murmur3 ring from docs/resolvers.md's 
   CHECK(doc["shareMaxOverMean"].GetDouble() == Approx(std::max(expected[0], expected[1]) * 2).epsilon(1e-12));
 }
 
-TEST_CASE("stats: shares sum to 1 and match brute-force routing, sample counts match the library",
-          "[cli][stats]") {
+TEST_CASE("stats: shares sum to 1 and match brute-force routing, sample counts match the library", "[cli][stats]") {
   for (auto const* config : {"murmur_abc.json", "md5_abc.json"}) {
     INFO(config);
     TempDir dir;
@@ -200,6 +199,7 @@ TEST_CASE("stats --svg writes a well-formed chart with escaped names", "[cli][st
 
   // A scheme without exact shares and without keys still gives a valid file.
   auto const rangeSvg = dir.Path() / "range.svg";
-  CHECK(RunCli({"stats", "--config", DataFile("numbers_range.json").string(), "--svg", rangeSvg.string()}).ExitCode == 0);
+  CHECK(RunCli({"stats", "--config", DataFile("numbers_range.json").string(), "--svg", rangeSvg.string()}).ExitCode ==
+        0);
   CHECK(LooksLikeWellFormedXml(ReadFile(rangeSvg)));
 }

@@ -10,8 +10,8 @@
 using namespace clitest;
 
 TEST_CASE("validate prints a normalised config that validates to the same bytes", "[cli][validate]") {
-  for (auto const* name : {"murmur_abc.json", "md5_abc.json", "tenants_range.json", "numbers_range.json",
-                           "regions_lookup.json"}) {
+  for (auto const* name :
+       {"murmur_abc.json", "md5_abc.json", "tenants_range.json", "numbers_range.json", "regions_lookup.json"}) {
     INFO(name);
     auto const first = RunCli({"validate", "--config", DataFile(name).string()});
     CHECK(first.Signal == 0);
@@ -72,7 +72,7 @@ struct BadConfig {
 std::string Hash(std::string const& fields) {
   return R"({"docshard":1,"resolver":{"type":"hash","partitionKey":"/id",)" + fields + "}}";
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("validate: every documented config error is one line naming the place, exit 2", "[cli][validate][config]") {
   std::vector<BadConfig> const cases = {
@@ -83,7 +83,8 @@ TEST_CASE("validate: every documented config error is one line naming the place,
       {"wrong type: string for a number",
        R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number","ranges":[{"low":"10","high":20,"collection":"dbs/a/colls/b"}]}})",
        "error: resolver.ranges[0].low: expected a number, got \"10\""},
-      {"wrong type: string for a list", Hash(R"("collections":"dbs/a/colls/b")"), "error: resolver.collections: expected an array"},
+      {"wrong type: string for a list", Hash(R"("collections":"dbs/a/colls/b")"),
+       "error: resolver.collections: expected an array"},
       {"wrong type: version", R"({"docshard":"1","resolver":{}})", "error: docshard: expected an integer"},
       {"unknown field", Hash(R"("colections":["dbs/a/colls/b"])"), "error: resolver.colections: unknown field"},
       {"unknown top-level field", R"({"docshard":1,"resolvr":{}})", "error: resolvr: unknown field"},
@@ -96,7 +97,8 @@ TEST_CASE("validate: every documented config error is one line naming the place,
       {"overlapping lookup keys",
        R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/r","keyType":"string","entries":[{"key":"a","collection":"dbs/a/colls/b"},{"key":"a","collection":"dbs/a/colls/c"}]}})",
        "error: resolver.entries[1]"},
-      {"unknown hash", Hash(R"("hash":"sha1","collections":["dbs/a/colls/b"])"), "error: resolver.hash: unknown hash \"sha1\""},
+      {"unknown hash", Hash(R"("hash":"sha1","collections":["dbs/a/colls/b"])"),
+       "error: resolver.hash: unknown hash \"sha1\""},
       {"unknown account", Hash(R"("collections":["dbs/a/colls/b","east:dbs/a/colls/c"])"),
        "error: resolver.collections[1]: unknown account \"east\""},
       {"newer format version", R"({"docshard":2,"resolver":{}})", "error: docshard: "},

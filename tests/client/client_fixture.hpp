@@ -26,8 +26,8 @@ struct ClientFixture {
       std::string name = i == 0 ? "default" : roles[i];
       accounts += (i ? ",\n" : "") + std::string("    \"") + name + "\": " + AccountJson(roles[i]);
     }
-    ConfigText = "{\n  \"docshard\": 1,\n  \"epoch\": 1,\n  \"accounts\": {\n" + accounts + "\n  },\n  \"resolver\": " +
-                 resolverJson + "\n}\n";
+    ConfigText = "{\n  \"docshard\": 1,\n  \"epoch\": 1,\n  \"accounts\": {\n" + accounts +
+                 "\n  },\n  \"resolver\": " + resolverJson + "\n}\n";
     PartitionedClientOptions options;
     options.Client = ClientOptions(roles[0]);
     Client = PartitionedClient::FromScheme(PartitionScheme::Load(ConfigText), options);
@@ -47,8 +47,7 @@ struct ClientFixture {
         if (c.Collection().size()) {
           Client->Account(c.Account()).DeleteDatabase(c.Database());
         }
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 };
 
@@ -61,7 +60,8 @@ inline std::string SixCollectionHashScheme(std::string const& prefix) {
     collections += std::string(i ? ", " : "") + "\"" + (i >= 3 ? "b:" : "") + "dbs/{DB}/colls/" + prefix +
                    std::to_string(i) + "\"";
   return R"({"type": "hash", "partitionKey": "/userId", "hash": "murmur3", "virtualNodesPerCollection": 64,
-    "collections": [)" + collections + "]}";
+    "collections": [)" +
+         collections + "]}";
 }
 
 inline std::string DocJson(std::string const& id, std::string const& user, long n, int grp) {
@@ -69,4 +69,4 @@ inline std::string DocJson(std::string const& id, std::string const& user, long 
          ",\"grp\":" + std::to_string(grp) + "}";
 }
 
-} // namespace docshard::test
+}  // namespace docshard::test

@@ -67,9 +67,9 @@ std::string MakeDoc(int i) {
   default: s = ",\"s\":-" + std::to_string(i % 20); break;
   }
   std::string tags = i % 4 == 0 ? ",\"t\":[" + std::to_string(i % 3) + ",\"k\"]" : "";
-  return "{\"id\":\"d" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i % 997) + "\",\"n\":" +
-         std::to_string((i * 7) % 211) + ",\"g\":" + std::to_string(i % 7) + ",\"x\":" +
-         std::to_string((i * 13) % 1001 - 500) + s + tags + "}";
+  return "{\"id\":\"d" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i % 997) +
+         "\",\"n\":" + std::to_string((i * 7) % 211) + ",\"g\":" + std::to_string(i % 7) +
+         ",\"x\":" + std::to_string((i * 13) % 1001 - 500) + s + tags + "}";
 }
 
 struct Data {
@@ -149,7 +149,7 @@ void CheckOrdered(std::vector<std::string> const& got, std::vector<Doc const*> e
   CHECK(gotRows == wantRows);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fanout-suite]") {
   ClientFixture f(Scheme);
@@ -187,26 +187,29 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
     {  // ORDER BY over mixed types and missing values, ASC and DESC
       auto sKey = [](Doc const& d) { return d.F("s") ? Text(*d.F("s")) : std::string("undefined"); };
       CheckOrdered(Run(f, "SELECT * FROM c ORDER BY c.s", maxItems, pageSize),
-                   sorted([](Doc const* a, Doc const* b) { return Cmp(a->F("s"), b->F("s")) < 0; }), sKey, whole, data, byId);
-      CheckOrdered(Run(f, "SELECT c.id, c.s FROM c ORDER BY c.s DESC", maxItems, pageSize),
-                   sorted([](Doc const* a, Doc const* b) { return Cmp(a->F("s"), b->F("s")) > 0; }), sKey,
-                   [](Doc const& d) {
-                     return "{\"id\":\"" + d.Id() + "\"" + (d.F("s") ? ",\"s\":" + Text(*d.F("s")) : std::string()) + "}";
-                   },
-                   data, byId);
+                   sorted([](Doc const* a, Doc const* b) { return Cmp(a->F("s"), b->F("s")) < 0; }), sKey, whole, data,
+                   byId);
+      CheckOrdered(
+          Run(f, "SELECT c.id, c.s FROM c ORDER BY c.s DESC", maxItems, pageSize),
+          sorted([](Doc const* a, Doc const* b) { return Cmp(a->F("s"), b->F("s")) > 0; }), sKey,
+          [](Doc const& d) {
+            return "{\"id\":\"" + d.Id() + "\"" + (d.F("s") ? ",\"s\":" + Text(*d.F("s")) : std::string()) + "}";
+          },
+          data, byId);
     }
     {  // ORDER BY on two fields
       auto key = [](Doc const& d) { return Text(*d.F("n")) + "|" + Text(*d.F("x")); };
-      CheckOrdered(Run(f, "SELECT c.id, c.n, c.x FROM c ORDER BY c.n ASC, c.x DESC", maxItems, pageSize),
-                   sorted([](Doc const* a, Doc const* b) {
-                     int c = Cmp(a->F("n"), b->F("n"));
-                     return c != 0 ? c < 0 : Cmp(a->F("x"), b->F("x")) > 0;
-                   }),
-                   key,
-                   [](Doc const& d) {
-                     return "{\"id\":\"" + d.Id() + "\",\"n\":" + Text(*d.F("n")) + ",\"x\":" + Text(*d.F("x")) + "}";
-                   },
-                   data, byId);
+      CheckOrdered(
+          Run(f, "SELECT c.id, c.n, c.x FROM c ORDER BY c.n ASC, c.x DESC", maxItems, pageSize),
+          sorted([](Doc const* a, Doc const* b) {
+            int c = Cmp(a->F("n"), b->F("n"));
+            return c != 0 ? c < 0 : Cmp(a->F("x"), b->F("x")) > 0;
+          }),
+          key,
+          [](Doc const& d) {
+            return "{\"id\":\"" + d.Id() + "\",\"n\":" + Text(*d.F("n")) + ",\"x\":" + Text(*d.F("x")) + "}";
+          },
+          data, byId);
     }
     {  // TOP and OFFSET LIMIT on ORDER BY, projections without the sort field
       auto byN = sorted([](Doc const* a, Doc const* b) { return Cmp(a->F("n"), b->F("n")) < 0; });
@@ -240,7 +243,8 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
       CHECK(have == std::multiset<std::string>(want.begin(), want.end()));
       auto groups = Run(f, "SELECT DISTINCT c.g FROM c", maxItems, pageSize);
       CHECK(std::set<std::string>(groups.begin(), groups.end()) ==
-            std::set<std::string>{"{\"g\":0}", "{\"g\":1}", "{\"g\":2}", "{\"g\":3}", "{\"g\":4}", "{\"g\":5}", "{\"g\":6}"});
+            std::set<std::string>{"{\"g\":0}", "{\"g\":1}", "{\"g\":2}", "{\"g\":3}", "{\"g\":4}", "{\"g\":5}",
+                                  "{\"g\":6}"});
       CHECK(groups.size() == 7);
       std::set<long> ns;
       for (auto const* d : all) ns.insert(d->F("n")->GetInt64());
@@ -263,8 +267,10 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
           if (!g.Hi || Cmp(s, g.Hi) > 0) g.Hi = s;
         }
       }
-      auto got = Run(f, "SELECT c.g, COUNT(1) AS cnt, SUM(c.x) AS total, MIN(c.s) AS lo, MAX(c.s) AS hi, AVG(c.x) AS mean "
-                        "FROM c GROUP BY c.g", maxItems, pageSize);
+      auto got = Run(f,
+                     "SELECT c.g, COUNT(1) AS cnt, SUM(c.x) AS total, MIN(c.s) AS lo, MAX(c.s) AS hi, AVG(c.x) AS mean "
+                     "FROM c GROUP BY c.g",
+                     maxItems, pageSize);
       REQUIRE(got.size() == want.size());
       std::set<long> seen;
       for (auto const& row : got) {
@@ -312,9 +318,11 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
     std::vector<Doc const*> window;
     for (auto const* d : all)
       if (d->F("n")->GetInt64() >= 50 && d->F("n")->GetInt64() < 60) window.push_back(d);
-    std::stable_sort(window.begin(), window.end(), [](Doc const* a, Doc const* b) { return Cmp(a->F("n"), b->F("n")) > 0; });
-    CheckOrdered(Run(f, "SELECT * FROM c WHERE c.n >= @lo AND c.n < @hi ORDER BY c.n DESC", 40, 0, {{"@lo", 50}, {"@hi", 60}}),
-                 window, [](Doc const& d) { return Text(*d.F("n")); }, whole, data, byId);
+    std::stable_sort(window.begin(), window.end(),
+                     [](Doc const* a, Doc const* b) { return Cmp(a->F("n"), b->F("n")) > 0; });
+    CheckOrdered(
+        Run(f, "SELECT * FROM c WHERE c.n >= @lo AND c.n < @hi ORDER BY c.n DESC", 40, 0, {{"@lo", 50}, {"@hi", 60}}),
+        window, [](Doc const& d) { return Text(*d.F("n")); }, whole, data, byId);
   }
 
   {  // a single key reads one collection, with the key
@@ -333,7 +341,9 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
   }
 
   {  // WHERE pinning the key: only the owning collections, read by key
-    auto owner = [&](std::string const& key) { return f.Client->GetResolver()->ResolveForCreate(PartitionKey(key)).Text(); };
+    auto owner = [&](std::string const& key) {
+      return f.Client->GetResolver()->ResolveForCreate(PartitionKey(key)).Text();
+    };
     auto idsOf = [&](std::set<std::string> const& keys) {
       std::set<std::string> out;
       for (auto const* d : all)
@@ -351,8 +361,10 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
       CHECK(ids == idsOf(keys));
     };
     check(f.Client->Query(SqlQuery("SELECT c.id FROM c WHERE c.userId = 'u42' ORDER BY c.n")), {"u42"});
-    check(f.Client->Query(SqlQuery("SELECT c.id FROM c WHERE c.userId = @u AND c.n >= 0").WithParameter("@u", "u7")), {"u7"});
-    check(f.Client->Query(SqlQuery("SELECT c.id FROM c WHERE c.userId IN ('u1', 'u500', 'u996')")), {"u1", "u500", "u996"});
+    check(f.Client->Query(SqlQuery("SELECT c.id FROM c WHERE c.userId = @u AND c.n >= 0").WithParameter("@u", "u7")),
+          {"u7"});
+    check(f.Client->Query(SqlQuery("SELECT c.id FROM c WHERE c.userId IN ('u1', 'u500', 'u996')")),
+          {"u1", "u500", "u996"});
   }
 
   {  // ranges split between pages: nothing lost, nothing twice
@@ -371,9 +383,10 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
       int c = Cmp(a->F("s"), b->F("s"));
       return c != 0 ? c < 0 : Cmp(a->F("n"), b->F("n")) < 0;
     });
-    CheckOrdered(Run(f, "SELECT * FROM c ORDER BY c.s, c.n", 211, 50, {}, splitOne), byS,
-                 [](Doc const& d) { return (d.F("s") ? Text(*d.F("s")) : "undefined") + "|" + Text(*d.F("n")); }, whole,
-                 data, byId);
+    CheckOrdered(
+        Run(f, "SELECT * FROM c ORDER BY c.s, c.n", 211, 50, {}, splitOne), byS,
+        [](Doc const& d) { return (d.F("s") ? Text(*d.F("s")) : "undefined") + "|" + Text(*d.F("n")); }, whole, data,
+        byId);
     auto got = Run(f, "SELECT c.id FROM c", 307, 60, {}, splitOne);
     std::multiset<std::string> have(got.begin(), got.end()), want;
     for (auto const* d : all) want.insert("{\"id\":\"" + d->Id() + "\"}");
@@ -386,7 +399,8 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
     // Every range count now differs from 4 somewhere.
     std::size_t ranges = 0;
     for (int c = 0; c < 6; ++c)
-      ranges += ServerControl(c < 3 ? "a" : "b").RangeDocuments("dbs/" + f.Database + "/colls/k" + std::to_string(c)).size();
+      ranges +=
+          ServerControl(c < 3 ? "a" : "b").RangeDocuments("dbs/" + f.Database + "/colls/k" + std::to_string(c)).size();
     CHECK(ranges > 24);
   }
 }

@@ -26,7 +26,7 @@ void Answered(std::function<FanOutResult()> const& run, Check const& check) {
   auto r = run();
   check(r);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("ORDER BY is merged whatever the projection, and TOP of a COUNT counts everything", "[fanout]") {
   ClientFixture f(ThreeCollections);
@@ -41,41 +41,41 @@ TEST_CASE("ORDER BY is merged whatever the projection, and TOP of a COUNT counts
   std::vector<long> top5(ns.begin(), ns.begin() + 5);
 
   Answered([&] { return f.Client->Query(SqlQuery("SELECT TOP 5 VALUE c.n FROM c ORDER BY c.n")); },
-                 [&](FanOutResult const& r) {
-                   std::vector<long> got;
-                   for (auto const& v : r.Items.GetArray()) got.push_back(v.GetInt64());
-                   CHECK(got == top5);
-                 });
+           [&](FanOutResult const& r) {
+             std::vector<long> got;
+             for (auto const& v : r.Items.GetArray()) got.push_back(v.GetInt64());
+             CHECK(got == top5);
+           });
   Answered([&] { return f.Client->Query(SqlQuery("SELECT c.id FROM c ORDER BY c.n")); },
-                 [&](FanOutResult const& r) {
-                   REQUIRE(r.Items.Size() == 60);
-                   // id dK has n = K*37 mod 101: the ids must come in n order.
-                   long previous = -1;
-                   for (auto const& v : r.Items.GetArray()) {
-                     long k = std::stol(std::string(v["id"].GetString()).substr(1));
-                     long n = (k * 37) % 101;
-                     CHECK(n >= previous);
-                     previous = n;
-                   }
-                 });
+           [&](FanOutResult const& r) {
+             REQUIRE(r.Items.Size() == 60);
+             // id dK has n = K*37 mod 101: the ids must come in n order.
+             long previous = -1;
+             for (auto const& v : r.Items.GetArray()) {
+               long k = std::stol(std::string(v["id"].GetString()).substr(1));
+               long n = (k * 37) % 101;
+               CHECK(n >= previous);
+               previous = n;
+             }
+           });
   // An alias that clashes with the sort field's name.
   Answered([&] { return f.Client->Query(SqlQuery("SELECT c.g AS n FROM c ORDER BY c.n")); },
-                 [&](FanOutResult const& r) {
-                   REQUIRE(r.Items.Size() == 60);
-                   std::vector<long> expected;
-                   for (long n : ns) {
-                     for (int i = 0; i < 60; ++i)
-                       if ((i * 37) % 101 == n) expected.push_back(i % 4);
-                   }
-                   std::vector<long> got;
-                   for (auto const& v : r.Items.GetArray()) got.push_back(v["n"].GetInt64());
-                   CHECK(got == expected);
-                 });
+           [&](FanOutResult const& r) {
+             REQUIRE(r.Items.Size() == 60);
+             std::vector<long> expected;
+             for (long n : ns) {
+               for (int i = 0; i < 60; ++i)
+                 if ((i * 37) % 101 == n) expected.push_back(i % 4);
+             }
+             std::vector<long> got;
+             for (auto const& v : r.Items.GetArray()) got.push_back(v["n"].GetInt64());
+             CHECK(got == expected);
+           });
   Answered([&] { return f.Client->Query(SqlQuery("SELECT TOP 1 VALUE COUNT(1) FROM c")); },
-                 [&](FanOutResult const& r) {
-                   REQUIRE(r.Items.Size() == 1);
-                   CHECK(r.Items[0].GetInt64() == 60);
-                 });
+           [&](FanOutResult const& r) {
+             REQUIRE(r.Items.Size() == 1);
+             CHECK(r.Items[0].GetInt64() == 60);
+           });
 }
 
 TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, next's copy first", "[fanout]") {
@@ -83,7 +83,8 @@ TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, ne
       "collections": ["dbs/{DB}/colls/t0", "dbs/{DB}/colls/t1"]})");
   auto current = f.Client->GetResolver();
   for (int i = 0; i < 30; ++i)
-    f.Client->CreateDocument("{\"id\":\"m" + std::to_string(i) + "\",\"userId\":\"k" + std::to_string(i) + "\",\"v\":1}");
+    f.Client->CreateDocument("{\"id\":\"m" + std::to_string(i) + "\",\"userId\":\"k" + std::to_string(i) +
+                             "\",\"v\":1}");
   // Same id, another key: a different document.
   f.Client->CreateDocument(R"({"id":"m1","userId":"other","v":1})");
   auto next = std::make_shared<HashPartitionResolver>(
@@ -91,16 +92,22 @@ TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, ne
                                  CollectionRef::Parse("b:dbs/" + f.Database + "/colls/n1"),
                                  CollectionRef::Parse("b:dbs/" + f.Database + "/colls/n2")},
       nullptr, 128, PartitionKeyPath::Parse("/userId"));
-  f.Client->SetResolver("", std::make_shared<TransitionPartitionResolver>(current, next, TransitionReadMode::ReadNextThenCurrent), 2);
+  f.Client->SetResolver(
+      "", std::make_shared<TransitionPartitionResolver>(current, next, TransitionReadMode::ReadNextThenCurrent), 2);
   f.Client->CreateCollectionsIfMissing();
   // The application rewrites documents during the migration: they go to
   // next; the old copies stay in current until the migrator comes.
   for (int i : {1, 4, 9, 16, 25}) {
-    f.Client->UpsertDocument("{\"id\":\"m" + std::to_string(i) + "\",\"userId\":\"k" + std::to_string(i) + "\",\"v\":2}");
-    CHECK(f.Client->ReadDocument("m" + std::to_string(i), PartitionKey("k" + std::to_string(i))).Response.Json()["v"].GetInt() == 2);
+    f.Client->UpsertDocument("{\"id\":\"m" + std::to_string(i) + "\",\"userId\":\"k" + std::to_string(i) +
+                             "\",\"v\":2}");
+    CHECK(f.Client->ReadDocument("m" + std::to_string(i), PartitionKey("k" + std::to_string(i)))
+              .Response.Json()["v"]
+              .GetInt() == 2);
   }
   std::map<std::pair<std::string, std::string>, int> expected;  // (id, key) -> v
-  for (int i = 0; i < 30; ++i) expected[{"m" + std::to_string(i), "k" + std::to_string(i)}] = (i == 1 || i == 4 || i == 9 || i == 16 || i == 25) ? 2 : 1;
+  for (int i = 0; i < 30; ++i)
+    expected[{"m" + std::to_string(i), "k" + std::to_string(i)}] =
+        (i == 1 || i == 4 || i == 9 || i == 16 || i == 25) ? 2 : 1;
   expected[{"m1", "other"}] = 1;
 
   for (std::string sql : {"SELECT * FROM c", "SELECT * FROM c ORDER BY c.id"}) {
@@ -129,7 +136,8 @@ TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, ne
     sum += v;
     vs.insert(v);
   }
-  CHECK(f.Client->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c")).Items[0].GetInt64() == static_cast<long>(expected.size()));
+  CHECK(f.Client->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c")).Items[0].GetInt64() ==
+        static_cast<long>(expected.size()));
   CHECK(f.Client->Query(SqlQuery("SELECT VALUE SUM(c.v) FROM c")).Items[0].GetInt64() == sum);
   auto groups = f.Client->Query(SqlQuery("SELECT c.v, COUNT(1) AS n FROM c GROUP BY c.v"));
   std::map<long, long> byV;
@@ -142,10 +150,11 @@ TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, ne
 }
 
 TEST_CASE("a server continuation that does not advance fails the query instead of looping", "[fanout]") {
-  ClientFixture f(R"({"type": "hash", "partitionKey": "/userId", "collections": ["dbs/{DB}/colls/r0", "dbs/{DB}/colls/r1"]})");
+  ClientFixture f(
+      R"({"type": "hash", "partitionKey": "/userId", "collections": ["dbs/{DB}/colls/r0", "dbs/{DB}/colls/r1"]})");
   for (int i = 0; i < 40; ++i)
-    f.Client->CreateDocument("{\"id\":\"a" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i) + "\",\"a\":[" +
-                             std::to_string(i % 3) + "," + std::to_string(i) + "]}");
+    f.Client->CreateDocument("{\"id\":\"a" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i) +
+                             "\",\"a\":[" + std::to_string(i % 3) + "," + std::to_string(i) + "]}");
   FanOutOptions o;
   o.PageSize = 2;
   // Either the right answer (each document once) or a clear error; before,

@@ -55,14 +55,16 @@ TEST_CASE("without query plans: a continuation that does not advance fails inste
   // continuation that changes text but not position: the same page again and
   // again. The fan-out used to follow it forever (75,989 rows for 1,710
   // documents before it was stopped).
-  ClientFixture f(R"({"type": "hash", "partitionKey": "/userId", "collections": ["dbs/{DB}/colls/r0", "dbs/{DB}/colls/r1"]})",
-                  {"plain"});
+  ClientFixture f(
+      R"({"type": "hash", "partitionKey": "/userId", "collections": ["dbs/{DB}/colls/r0", "dbs/{DB}/colls/r1"]})",
+      {"plain"});
   for (int i = 0; i < 120; ++i) {
-    std::string a = i % 4 == 0 ? "[" + std::to_string(i % 3) + "," + std::to_string(i) + "]"
-                  : i % 4 == 1 ? "[" + std::to_string(i % 5) + "]"
-                  : i % 4 == 2 ? "[]"
-                               : "[\"x\"," + std::to_string(i % 7) + "]";
-    f.Client->CreateDocument("{\"id\":\"a" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i) + "\",\"a\":" + a + "}");
+    std::string a = i % 4 == 0   ? "[" + std::to_string(i % 3) + "," + std::to_string(i) + "]"
+                    : i % 4 == 1 ? "[" + std::to_string(i % 5) + "]"
+                    : i % 4 == 2 ? "[]"
+                                 : "[\"x\"," + std::to_string(i % 7) + "]";
+    f.Client->CreateDocument("{\"id\":\"a" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i) +
+                             "\",\"a\":" + a + "}");
   }
   FanOutOptions o;
   o.PageSize = 2;

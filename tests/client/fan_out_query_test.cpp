@@ -46,7 +46,7 @@ std::vector<long> Ns(rapidjson::Value const& items) {
   for (auto const& v : items.GetArray()) out.push_back(v["n"].GetInt64());
   return out;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("fan-out union, ORDER BY, TOP and aggregates equal the independent answer", "[fanout]") {
   ClientFixture f(Scheme);
@@ -72,7 +72,8 @@ TEST_CASE("fan-out union, ORDER BY, TOP and aggregates equal the independent ans
     CHECK(Ns(desc.Items) == std::vector<long>(sorted.rbegin(), sorted.rend()));
   }
   SECTION("TOP with ORDER BY and a parameterised filter") {
-    auto r = f.Client->Query(SqlQuery("SELECT TOP 25 * FROM c WHERE c.grp = @g ORDER BY c.n DESC").WithParameter("@g", 2));
+    auto r =
+        f.Client->Query(SqlQuery("SELECT TOP 25 * FROM c WHERE c.grp = @g ORDER BY c.n DESC").WithParameter("@g", 2));
     std::vector<long> expected;
     for (auto const& d : docs)
       if (d.Grp == 2) expected.push_back(d.N);
@@ -159,7 +160,8 @@ TEST_CASE("partial-results policy with one server stopped", "[partial]") {
                   {"a", "b", "down"});
   std::map<std::string, int> perCollection;
   for (int i = 0; i < 90; ++i)
-    perCollection[f.Client->CreateDocument(DocJson("d" + std::to_string(i), "u" + std::to_string(i), i, 0)).Collection.Text()]++;
+    perCollection[f.Client->CreateDocument(DocJson("d" + std::to_string(i), "u" + std::to_string(i), i, 0))
+                      .Collection.Text()]++;
   std::string downColl = "down:dbs/" + f.Database + "/colls/p2";
   REQUIRE(perCollection[downColl] > 0);
 
@@ -193,7 +195,8 @@ TEST_CASE("a fan-out through a transition resolver returns a document in both sc
                                  CollectionRef::Parse("dbs/" + f.Database + "/colls/new1"),
                                  CollectionRef::Parse("dbs/" + f.Database + "/colls/new2")},
       nullptr, 128, PartitionKeyPath::Parse("/userId"));
-  for (int i = 0; i < 40; ++i) f.Client->CreateDocument(DocJson("d" + std::to_string(i), "u" + std::to_string(i), i, 0));
+  for (int i = 0; i < 40; ++i)
+    f.Client->CreateDocument(DocJson("d" + std::to_string(i), "u" + std::to_string(i), i, 0));
   f.Client->SetResolver("", std::make_shared<TransitionPartitionResolver>(current, next), 2);
   f.Client->CreateCollectionsIfMissing();
   // A document mid-move: copied to its new collection, not yet deleted from the old one.

@@ -37,7 +37,7 @@ std::string RunCapture(std::string const& command) {
   REQUIRE(rc == 0);
   return out;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("documents land exactly where the resolver and `docshard route` say", "[routing]") {
   ClientFixture f(HashScheme);
@@ -131,7 +131,9 @@ TEST_CASE("bad input gives typed errors that name it", "[routing]") {
 
   // A range resolver over numbers refuses a string key.
   auto range = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number",
-      "ranges":[{"low":0,"high":99,"collection":"dbs/)" + f.Database + R"(/colls/h0"}]}})").Resolver();
+      "ranges":[{"low":0,"high":99,"collection":"dbs/)" +
+                                     f.Database + R"(/colls/h0"}]}})")
+                   .Resolver();
   f.Client->SetResolver("events", range);
   OperationOptions events;
   events.Resolver = "events";
@@ -165,8 +167,10 @@ TEST_CASE("several resolvers in one client and routing traces", "[routing]") {
   ClientFixture f(HashScheme);
   auto lookup = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/tenant",
       "keyType":"string","entries":[{"key":"big","resolver":{"type":"hash","partitionKey":"/userId","hash":"murmur3",
-      "collections":["dbs/)" + f.Database + R"(/colls/t1","dbs/)" + f.Database + R"(/colls/t2"]}}],
-      "default":"dbs/)" + f.Database + R"(/colls/t0"}})").Resolver();
+      "collections":["dbs/)" + f.Database +
+                                      R"(/colls/t1","dbs/)" + f.Database + R"(/colls/t2"]}}],
+      "default":"dbs/)" + f.Database + R"(/colls/t0"}})")
+                    .Resolver();
   f.Client->SetResolver("tenants", lookup, 5);
   // Its collections are partitioned server-side on its own top-level path, /tenant.
   f.Client->CreateCollectionsIfMissing("tenants");

@@ -26,9 +26,9 @@ std::string const Scheme = SixCollectionHashScheme("s");
 
 struct PairCounts {
   int Pairs = 0;
-  int StaleReads = 0;    // the point read missed the create (404) or found another document
+  int StaleReads = 0;  // the point read missed the create (404) or found another document
   int Queries = 0;
-  int StaleQueries = 0;  // a query (by key, or fanned out) did not count the document once
+  int StaleQueries = 0;           // a query (by key, or fanned out) did not count the document once
   std::set<std::string> Streams;  // collection + partition key range the creates landed in
 };
 
@@ -64,8 +64,8 @@ PairCounts CreateThenRead(PartitionedClient& client, std::string const& prefix, 
           FanOutOptions options;
           options.Selector = std::move(selector);
           options.Consistency = consistency;
-          auto r = client.Query(SqlQuery("SELECT VALUE COUNT(1) FROM c WHERE c.id = @id").WithParameter("@id", id),
-                                options);
+          auto r =
+              client.Query(SqlQuery("SELECT VALUE COUNT(1) FROM c WHERE c.id = @id").WithParameter("@id", id), options);
           ++mine.Queries;
           if (r.Items.Size() != 1 || r.Items[0].GetInt64() != 1) ++mine.StaleQueries;
         };
@@ -82,7 +82,7 @@ PairCounts CreateThenRead(PartitionedClient& client, std::string const& prefix, 
   for (auto& t : threads) t.join();
   return total;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("1,000 create-then-read pairs through PartitionedClient: none stale with session tokens, "
           "some stale without",

@@ -9,8 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
-extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
   using docshard::detail::FanOutToken;
   std::string_view const text(reinterpret_cast<char const*>(data), size);
   FanOutToken token;
@@ -25,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   } catch (docshard::InvalidArgumentError const&) {
     std::abort();  // our own encoding must decode
   }
-  if (!(token == again))
-    std::abort();
+  if (!(token == again)) std::abort();
   return 0;
 }

@@ -16,8 +16,7 @@
 
 namespace {
 
-docshard::http::HttpTransportOptions Limits()
-{
+docshard::http::HttpTransportOptions Limits() {
   // The transport's defaults, except a smaller body limit so that the
   // fuzzer reaches the limit path with small inputs.
   docshard::http::HttpTransportOptions o;
@@ -26,8 +25,7 @@ docshard::http::HttpTransportOptions Limits()
   return o;
 }
 
-void UseSuccess(docshard::CosmosResponse response)
-{
+void UseSuccess(docshard::CosmosResponse response) {
   (void)response.ETag();
   (void)response.RequestCharge();
   (void)response.ActivityId();
@@ -36,19 +34,15 @@ void UseSuccess(docshard::CosmosResponse response)
   try {
     docshard::QueryPage page(std::move(response));
     std::size_t n = 0;
-    for (auto const& d : page.Documents().GetArray())
-      n += d.IsObject() ? 1 : 0;
-    if (n > page.Count())
-      std::abort();
+    for (auto const& d : page.Documents().GetArray()) n += d.IsObject() ? 1 : 0;
+    if (n > page.Count()) std::abort();
     (void)page.HasMoreResults();
-  } catch (docshard::Error const&) {
-  }
+  } catch (docshard::Error const&) {}
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
   static auto const limits = Limits();
   std::string_view const bytes(reinterpret_cast<char const*>(data), size);
   docshard::http::HttpResponse response;
@@ -57,8 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   } catch (docshard::Error const&) {
     return 0;
   }
-  if (response.Body.size() > limits.MaxResponseBodyBytes)
-    std::abort();  // the limit was bypassed
+  if (response.Body.size() > limits.MaxResponseBodyBytes) std::abort();  // the limit was bypassed
   if (response.Status < 300 || response.Status == 304) {
     UseSuccess(docshard::CosmosResponse(response.Status, std::move(response.Headers), std::move(response.Body)));
     return 0;
@@ -67,11 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     docshard::ThrowRequestFailed("ReadDocument", "dbs/d/colls/c/docs/x", response.Status, 0, "",
                                  std::move(response.Body));
   } catch (docshard::RequestFailedError const& e) {
-    if (e.Status() != response.Status)
-      std::abort();
+    if (e.Status() != response.Status) std::abort();
     // The message quotes at most ~300 characters of the service's text.
-    if (std::string_view(e.what()).size() > 1024)
-      std::abort();
+    if (std::string_view(e.what()).size() > 1024) std::abort();
   }
   return 0;
 }

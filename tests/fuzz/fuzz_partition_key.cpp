@@ -25,17 +25,14 @@ namespace {
 // Full precision (added by ParseFullPrecision) as the key parsers use it.
 constexpr unsigned Flags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
 
-std::optional<docshard::PartitionKeyPath> PathFrom(std::string_view text)
-{
+std::optional<docshard::PartitionKeyPath> PathFrom(std::string_view text) {
   try {
     if (!text.empty() && text.front() == '[') {
       rapidjson::Document d;
-      if (docshard::detail::ParseFullPrecision<Flags>(d, text).IsError() || !d.IsArray())
-        return std::nullopt;
+      if (docshard::detail::ParseFullPrecision<Flags>(d, text).IsError() || !d.IsArray()) return std::nullopt;
       std::vector<std::string> paths;
       for (auto const& v : d.GetArray()) {
-        if (!v.IsString())
-          return std::nullopt;
+        if (!v.IsString()) return std::nullopt;
         paths.emplace_back(v.GetString(), v.GetStringLength());
       }
       return docshard::PartitionKeyPath::Composite(paths);
@@ -46,48 +43,38 @@ std::optional<docshard::PartitionKeyPath> PathFrom(std::string_view text)
   }
 }
 
-void CheckRoundTrip(docshard::PartitionKey const& key)
-{
+void CheckRoundTrip(docshard::PartitionKey const& key) {
   // A key's JSON text must parse back to an equal key with the same hash bytes.
   auto const json = key.ToJson();
   try {
     auto back = docshard::PartitionKey::ParseJson(json);
-    if (!(back == key) || back.HashBytes() != key.HashBytes())
-      std::abort();
+    if (!(back == key) || back.HashBytes() != key.HashBytes()) std::abort();
   } catch (docshard::Error const&) {
     std::abort();
   }
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
   std::string_view const input(reinterpret_cast<char const*>(data), size);
 
   try {
     CheckRoundTrip(docshard::PartitionKey::ParseJson(input));
-  } catch (docshard::Error const&) {
-  }
+  } catch (docshard::Error const&) {}
 
   auto const newline = input.find('\n');
-  if (newline == std::string_view::npos)
-    return 0;
+  if (newline == std::string_view::npos) return 0;
   auto path = PathFrom(input.substr(0, newline));
-  if (!path)
-    return 0;
+  if (!path) return 0;
   auto const body = input.substr(newline + 1);
   rapidjson::Document doc;
-  if (docshard::detail::ParseFullPrecision<Flags>(doc, body).IsError())
-    return 0;
+  if (docshard::detail::ParseFullPrecision<Flags>(doc, body).IsError()) return 0;
   try {
-    if (auto key = path->TryExtract(doc))
-      CheckRoundTrip(*key);
-  } catch (docshard::Error const&) {
-  }
+    if (auto key = path->TryExtract(doc)) CheckRoundTrip(*key);
+  } catch (docshard::Error const&) {}
   try {
     (void)path->Extract(doc);
-  } catch (docshard::Error const&) {
-  }
+  } catch (docshard::Error const&) {}
   return 0;
 }

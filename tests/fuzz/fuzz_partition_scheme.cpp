@@ -9,8 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
-extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
   std::string_view const text(reinterpret_cast<char const*>(data), size);
   std::string saved;
   try {
@@ -25,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   } catch (docshard::Error const&) {
     std::abort();
   }
-  if (again != saved)
-    std::abort();
+  if (again != saved) std::abort();
   return 0;
 }

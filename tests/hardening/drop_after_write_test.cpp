@@ -14,8 +14,7 @@
 using namespace docshard;
 using namespace docshard::test;
 
-TEST_CASE("a reset after a write was processed never duplicates or loses a document", "[drop]")
-{
+TEST_CASE("a reset after a write was processed never duplicates or loses a document", "[drop]") {
   CosmosClient client(ClientOptions("drop"));
   FaultControl faults("drop");
   auto const db = UniqueId("drop");
@@ -49,12 +48,10 @@ TEST_CASE("a reset after a write was processed never duplicates or loses a docum
 
   faults.Clear();
   // Every create that failed was nevertheless applied, once; nothing else appeared.
-  for (int i = 0; i < creates; ++i)
-    CHECK(client.ReadDocument(link, "c" + std::to_string(i), "p").Status() == 200);
+  for (int i = 0; i < creates; ++i) CHECK(client.ReadDocument(link, "c" + std::to_string(i), "p").Status() == 200);
   std::map<std::string, int> ids;
   auto all = client.ReadAllDocuments(link);
-  for (auto const& d : all.Documents.GetArray())
-    ++ids[d["id"].GetString()];
+  for (auto const& d : all.Documents.GetArray()) ++ids[d["id"].GetString()];
   CHECK(ids.size() == static_cast<std::size_t>(creates + 10));
   CHECK(all.Documents.Size() == static_cast<rapidjson::SizeType>(creates + 10));
   client.DeleteDatabase(db);

@@ -23,8 +23,7 @@ namespace {
 // least half of min(100 ms * 2^n, 1 s) per retry, so 8 retries wait at least
 // 50+100+200+400+500+500+500+500 = 2750 ms (at most 5.5 s). The operation
 // deadline (15 s) bounds the whole thing.
-CosmosClientOptions SurvivesTwoSeconds()
-{
+CosmosClientOptions SurvivesTwoSeconds() {
   auto o = ClientOptions("fan-a");
   o.Retry.MaxTransientRetries = 8;
   o.Retry.BaseDelay = 100ms;
@@ -34,20 +33,18 @@ CosmosClientOptions SurvivesTwoSeconds()
   return o;
 }
 
-std::string SchemeText(std::string const& db)
-{
+std::string SchemeText(std::string const& db) {
   std::string colls;
   for (int i = 0; i < 8; ++i)
-    colls += std::string(i ? "," : "") + "\"" + (i >= 4 ? "b:" : "") + "dbs/" + db + "/colls/c" + std::to_string(i)
-           + "\"";
-  return "{\"docshard\":1,\"accounts\":{\"default\":" + AccountJson("fan-a") + ",\"b\":" + AccountJson("fan-b")
-       + "},\"resolver\":{\"type\":\"hash\",\"partitionKey\":\"/userId\",\"collections\":[" + colls + "]}}";
+    colls +=
+        std::string(i ? "," : "") + "\"" + (i >= 4 ? "b:" : "") + "dbs/" + db + "/colls/c" + std::to_string(i) + "\"";
+  return "{\"docshard\":1,\"accounts\":{\"default\":" + AccountJson("fan-a") + ",\"b\":" + AccountJson("fan-b") +
+         "},\"resolver\":{\"type\":\"hash\",\"partitionKey\":\"/userId\",\"collections\":[" + colls + "]}}";
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("fan-out over 8 collections survives a 2 s 503 window on one account", "[fanout503]")
-{
+TEST_CASE("fan-out over 8 collections survives a 2 s 503 window on one account", "[fanout503]") {
   auto const db = UniqueId("fan");
   PartitionedClientOptions options;
   options.Client = SurvivesTwoSeconds();
@@ -56,8 +53,8 @@ TEST_CASE("fan-out over 8 collections survives a 2 s 503 window on one account",
 
   int const count = 400;
   for (int i = 0; i < count; ++i)
-    client->CreateDocument("{\"id\":\"d" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i)
-                           + "\",\"n\":" + std::to_string(i) + "}");
+    client->CreateDocument("{\"id\":\"d" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i) +
+                           "\",\"n\":" + std::to_string(i) + "}");
 
   FaultControl faults("fan-b");
   faults.Set(R"({"status503ForMs":2000})");
@@ -72,12 +69,10 @@ TEST_CASE("fan-out over 8 collections survives a 2 s 503 window on one account",
   CHECK_FALSE(result.Partial);
   CHECK(result.Continuation.empty());
   std::map<std::string, int> seen;
-  for (auto const& d : result.Items.GetArray())
-    ++seen[d["id"].GetString()];
+  for (auto const& d : result.Items.GetArray()) ++seen[d["id"].GetString()];
   CHECK(seen.size() == static_cast<std::size_t>(count));
   int duplicates = 0;
-  for (auto const& [id, n] : seen)
-    duplicates += n > 1;
+  for (auto const& [id, n] : seen) duplicates += n > 1;
   CHECK(duplicates == 0);
   CHECK(result.Items.Size() == static_cast<rapidjson::SizeType>(count));
   CHECK(elapsed >= 1900ms);  // it really had to wait out the window...
@@ -87,12 +82,9 @@ TEST_CASE("fan-out over 8 collections survives a 2 s 503 window on one account",
   faults.Set(R"({"status503ForMs":2000})");
   auto sorted = client->Query(SqlQuery("SELECT * FROM c ORDER BY c.n"), fo);
   REQUIRE(sorted.Items.Size() == static_cast<rapidjson::SizeType>(count));
-  for (int i = 0; i < count; ++i)
-    CHECK(sorted.Items[i]["n"].GetInt() == i);
+  for (int i = 0; i < count; ++i) CHECK(sorted.Items[i]["n"].GetInt() == i);
   faults.Clear();
-  for (auto const& c : client->GetResolver()->Collections())
-    try {
+  for (auto const& c : client->GetResolver()->Collections()) try {
       client->Account(c.Account()).DeleteDatabase(c.Database());
-    } catch (...) {
-    }
+    } catch (...) {}
 }

@@ -18,8 +18,7 @@ using namespace docshard::test;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-TEST_CASE("a hanging server: every operation times out at its deadline and the pool recovers", "[hang]")
-{
+TEST_CASE("a hanging server: every operation times out at its deadline and the pool recovers", "[hang]") {
   auto options = ClientOptions("hang");
   options.AttemptTimeout = 300ms;
   options.OperationTimeout = 1000ms;
@@ -51,16 +50,14 @@ TEST_CASE("a hanging server: every operation times out at its deadline and the p
   REQUIRE(create.wait_for(5s) == std::future_status::ready);
   CHECK_THROWS_AS(create.get(), TimeoutError);
   auto const elapsed = Clock::now() - start;
-  CHECK(elapsed >= 950ms);   // reads retried their attempt timeouts up to the deadline
-  CHECK(elapsed < 2000ms);   // and all stopped there (1 s deadline; slack for a loaded CI machine)
+  CHECK(elapsed >= 950ms);  // reads retried their attempt timeouts up to the deadline
+  CHECK(elapsed < 2000ms);  // and all stopped there (1 s deadline; slack for a loaded CI machine)
   CHECK(client.TransportStatistics().OpenConnections <= 2);
 
   faults.Clear();
   std::vector<std::future<CosmosResponse>> after;
-  for (int i = 0; i < 10; ++i)
-    after.push_back(client.AsyncReadDocument(link, "h", "p", {}, boost::asio::use_future));
-  for (auto& f : after)
-    CHECK(f.get().Status() == 200);
+  for (int i = 0; i < 10; ++i) after.push_back(client.AsyncReadDocument(link, "h", "p", {}, boost::asio::use_future));
+  for (auto& f : after) CHECK(f.get().Status() == 200);
   auto stats = client.TransportStatistics();
   CHECK(stats.OpenConnections <= 2);
   CHECK(stats.IdleConnections >= 1);

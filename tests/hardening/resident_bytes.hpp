@@ -7,4 +7,4 @@ namespace docshard::test {
 // From /proc/self/statm.
 std::size_t ResidentBytes();
 
-} // namespace docshard::test
+}  // namespace docshard::test

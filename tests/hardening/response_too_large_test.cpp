@@ -32,10 +32,9 @@ constexpr bool RssIsMeaningful = true;
 #else
 constexpr bool RssIsMeaningful = true;
 #endif
-} // namespace
+}  // namespace
 
-TEST_CASE("a 1e12 Content-Length or a body past the limit is ResponseTooLarge, memory stays flat", "[huge]")
-{
+TEST_CASE("a 1e12 Content-Length or a body past the limit is ResponseTooLarge, memory stays flat", "[huge]") {
   CosmosClient writer(ClientOptions("huge"));
   auto const db = UniqueId("huge");
   auto const link = "dbs/" + db + "/colls/items";
@@ -73,8 +72,7 @@ TEST_CASE("a 1e12 Content-Length or a body past the limit is ResponseTooLarge, m
   CHECK(faults.RequestsSinceConfig() == 20);  // never retried
   auto const after = ResidentBytes();
   INFO("RSS before " << before / 1024 << " KiB, after " << after / 1024 << " KiB");
-  if (RssIsMeaningful)
-    CHECK(after < before + 16 * MiB);
+  if (RssIsMeaningful) CHECK(after < before + 16 * MiB);
 
   faults.Clear();
   CHECK(defaults.ReadDocument(link, "small", "p").Status() == 200);

@@ -18,22 +18,18 @@ using namespace docshard::test;
 namespace {
 // The run is printed with -s and scanned, so no checked expression may
 // spell a key or a signature marker itself: the needles stay in here.
-bool Contains(std::string const& text, std::string const& needle)
-{
+bool Contains(std::string const& text, std::string const& needle) {
   return !needle.empty() && text.find(needle) != std::string::npos;
 }
 
-bool HasSignatureMarker(std::string const& text)
-{
+bool HasSignatureMarker(std::string const& text) {
   for (char const* marker : {"sig=", "sig%3D", "sig%3d", "type=master", "type%3Dmaster"})
-    if (Contains(text, marker))
-      return true;
+    if (Contains(text, marker)) return true;
   return false;
 }
-} // namespace
+}  // namespace
 
-TEST_CASE("credentials never reach messages or output", "[secrets]")
-{
+TEST_CASE("credentials never reach messages or output", "[secrets]") {
   char const* wrongEnv = std::getenv("DOCSHARD_HD_WRONG_KEY");
   bool const haveWrongKey = wrongEnv != nullptr && *wrongEnv != '\0';
   REQUIRE(haveWrongKey);

@@ -16,8 +16,7 @@
 using namespace docshard;
 using namespace docshard::test;
 
-TEST_CASE("every request type succeeds under 429 on every 3rd request", "[throttle]")
-{
+TEST_CASE("every request type succeeds under 429 on every 3rd request", "[throttle]") {
   CosmosClient client(ClientOptions("throttle"));
   FaultControl faults("throttle");
   faults.Set(R"({"status429Every":3,"retryAfterMs":20})");
@@ -42,9 +41,8 @@ TEST_CASE("every request type succeeds under 429 on every 3rd request", "[thrott
     CHECK(std::find(ids.begin(), ids.end(), std::string("items")) != ids.end());
   }
   for (int i = 0; i < 12; ++i)
-    CHECK(ok(client.CreateDocument(link, R"({"id":"d)" + std::to_string(i) + R"(","pk":"p","n":)" + std::to_string(i)
-                                             + "}",
-                                   "p")));
+    CHECK(ok(client.CreateDocument(
+        link, R"({"id":"d)" + std::to_string(i) + R"(","pk":"p","n":)" + std::to_string(i) + "}", "p")));
   auto read = client.ReadDocument(link, "d0", "p");
   CHECK(ok(read));
   RequestOptions ifMatch;
@@ -63,8 +61,7 @@ TEST_CASE("every request type succeeds under 429 on every 3rd request", "[thrott
   do {
     auto page = client.QueryDocumentsPage(link, q, continuation, paged);
     retries += page.Response().Retries();
-    for (auto const& d : page.Documents().GetArray())
-      queried.insert(d["id"].GetString());
+    for (auto const& d : page.Documents().GetArray()) queried.insert(d["id"].GetString());
     continuation = page.Continuation();
   } while (!continuation.empty());
   CHECK(queried.size() == 13);
@@ -72,8 +69,7 @@ TEST_CASE("every request type succeeds under 429 on every 3rd request", "[thrott
   do {
     auto page = client.ReadFeedPage(link, continuation, paged);
     retries += page.Response().Retries();
-    for (auto const& d : page.Documents().GetArray())
-      fed.insert(d["id"].GetString());
+    for (auto const& d : page.Documents().GetArray()) fed.insert(d["id"].GetString());
     continuation = page.Continuation();
   } while (!continuation.empty());
   CHECK(fed == queried);
@@ -84,8 +80,7 @@ TEST_CASE("every request type succeeds under 429 on every 3rd request", "[thrott
   for (int i = 0; i < 24; ++i)
     inflight.push_back(client.AsyncCreateDocument(link, R"({"id":"c)" + std::to_string(i) + R"(","pk":"p"})", "p", {},
                                                   boost::asio::use_future));
-  for (auto& f : inflight)
-    CHECK(ok(f.get()));
+  for (auto& f : inflight) CHECK(ok(f.get()));
 
   CHECK(ok(client.DeleteDocument(link, "d0", "p")));
   CHECK_THROWS_AS(client.ReadDocument(link, "d0", "p"), NotFoundError);

@@ -23,37 +23,29 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct FaultScratch {
-  explicit FaultScratch(CosmosClient& c) : Client(c), Db(UniqueId("faults")), Link("dbs/" + Db + "/colls/items")
-  {
+  explicit FaultScratch(CosmosClient& c) : Client(c), Db(UniqueId("faults")), Link("dbs/" + Db + "/colls/items") {
     Client.CreateDatabaseIfNotExists(Db);
     Client.CreateCollectionIfNotExists(Db, "items", "/pk");
   }
-  ~FaultScratch()
-  {
+  ~FaultScratch() {
     try {
       FaultControl("faults").Clear();
       Client.DeleteDatabase(Db);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   CosmosClient& Client;
   std::string Db, Link;
 };
 
-std::string Doc(std::string const& id, std::string const& pad = "")
-{
+std::string Doc(std::string const& id, std::string const& pad = "") {
   return R"({"id":")" + id + R"(","pk":"p","pad":")" + pad + R"("})";
 }
 
-double Seconds(Clock::duration d)
-{
-  return std::chrono::duration<double>(d).count();
-}
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("429 storms are retried to success, honouring x-ms-retry-after-ms", "[faults]")
-{
+TEST_CASE("429 storms are retried to success, honouring x-ms-retry-after-ms", "[faults]") {
   CosmosClient client(ClientOptions("faults"));
   FaultScratch s(client);
   FaultControl faults("faults");
@@ -72,8 +64,7 @@ TEST_CASE("429 storms are retried to success, honouring x-ms-retry-after-ms", "[
   CHECK(client.ReadAllDocuments(s.Link).Documents.Size() == 20);
 }
 
-TEST_CASE("429 beyond the retry budget is a ThrottledError", "[faults]")
-{
+TEST_CASE("429 beyond the retry budget is a ThrottledError", "[faults]") {
   auto options = ClientOptions("faults");
   options.Retry.MaxThrottleRetries = 3;
   CosmosClient client(options);
@@ -92,8 +83,7 @@ TEST_CASE("429 beyond the retry budget is a ThrottledError", "[faults]")
   CHECK(faults.RequestsSinceConfig() == 4);  // first try + 3 retries
 }
 
-TEST_CASE("449 and 503 are retried with backoff", "[faults]")
-{
+TEST_CASE("449 and 503 are retried with backoff", "[faults]") {
   CosmosClient client(ClientOptions("faults"));
   FaultScratch s(client);
   FaultControl faults("faults");
@@ -111,8 +101,7 @@ TEST_CASE("449 and 503 are retried with backoff", "[faults]")
   CHECK(faults.Injected("status503") >= 1);
 }
 
-TEST_CASE("a pooled connection dropped by the server is replaced transparently", "[faults]")
-{
+TEST_CASE("a pooled connection dropped by the server is replaced transparently", "[faults]") {
   CosmosClient client(ClientOptions("faults"));
   FaultScratch s(client);
   FaultControl faults("faults");
@@ -131,8 +120,7 @@ TEST_CASE("a pooled connection dropped by the server is replaced transparently",
   CHECK(faults.Injected("dropBefore") == 1);
 }
 
-TEST_CASE("a stale pool survives a server restart on the same port", "[faults]")
-{
+TEST_CASE("a stale pool survives a server restart on the same port", "[faults]") {
   CosmosClient client(ClientOptions("faults"));
   FaultScratch s(client);
   client.CreateDocument(s.Link, Doc("k1"), "p");
@@ -154,8 +142,7 @@ TEST_CASE("a stale pool survives a server restart on the same port", "[faults]")
   CHECK(client.CreateDocument(s.Link, Doc("k1"), "p").Status() == 201);
 }
 
-TEST_CASE("a reset after a create was sent is not blindly retried", "[faults]")
-{
+TEST_CASE("a reset after a create was sent is not blindly retried", "[faults]") {
   CosmosClient client(ClientOptions("faults"));
   FaultScratch s(client);
   FaultControl faults("faults");
@@ -178,8 +165,7 @@ TEST_CASE("a reset after a create was sent is not blindly retried", "[faults]")
   CHECK(count.Documents[0].GetInt() == 1);
 }
 
-TEST_CASE("a dropped read is retried by the policy", "[faults]")
-{
+TEST_CASE("a dropped read is retried by the policy", "[faults]") {
   CosmosClient client(ClientOptions("faults"));
   FaultScratch s(client);
   FaultControl faults("faults");
@@ -198,8 +184,7 @@ TEST_CASE("a dropped read is retried by the policy", "[faults]")
   CHECK(r.Status() == 200);
 }
 
-TEST_CASE("a hanging server: TimeoutError at the deadline, pool still usable", "[faults]")
-{
+TEST_CASE("a hanging server: TimeoutError at the deadline, pool still usable", "[faults]") {
   auto options = ClientOptions("faults");
   options.AttemptTimeout = 400ms;
   options.OperationTimeout = 1200ms;
@@ -232,8 +217,7 @@ TEST_CASE("a hanging server: TimeoutError at the deadline, pool still usable", "
   CHECK(client.ReadDocument(s.Link, "h1", "p").Status() == 200);
 }
 
-TEST_CASE("waiting for a pooled connection is bounded by the deadline", "[faults]")
-{
+TEST_CASE("waiting for a pooled connection is bounded by the deadline", "[faults]") {
   auto options = ClientOptions("faults");
   options.MaxConnectionsPerHost = 1;
   options.AttemptTimeout = 800ms;
@@ -261,8 +245,7 @@ TEST_CASE("waiting for a pooled connection is bounded by the deadline", "[faults
   CHECK(client.ReadDocument(s.Link, "w1", "p").Status() == 200);
 }
 
-TEST_CASE("responses beyond the size limits are ResponseTooLargeError", "[faults]")
-{
+TEST_CASE("responses beyond the size limits are ResponseTooLargeError", "[faults]") {
   CosmosClient writer(ClientOptions("faults"));
   FaultScratch s(writer);
   auto options = ClientOptions("faults");
@@ -280,13 +263,12 @@ TEST_CASE("responses beyond the size limits are ResponseTooLargeError", "[faults
   auto start = Clock::now();
   CHECK_THROWS_AS(client.ReadDocument(s.Link, "nothing", "p"), ResponseTooLargeError);
   CHECK(Seconds(Clock::now() - start) < 2);  // refused at the header, not after a trickle
-  CHECK(faults.RequestsSinceConfig() == 1);   // never retried
+  CHECK(faults.RequestsSinceConfig() == 1);  // never retried
   faults.Clear();
   CHECK_THROWS_AS(client.ReadDocument(s.Link, "nothing", "p"), NotFoundError);
 }
 
-TEST_CASE("an operation can be cancelled through its completion handler's cancellation slot", "[faults]")
-{
+TEST_CASE("an operation can be cancelled through its completion handler's cancellation slot", "[faults]") {
   CosmosClient client(ClientOptions("faults"));
   FaultScratch s(client);
   FaultControl faults("faults");

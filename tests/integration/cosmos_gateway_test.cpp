@@ -27,35 +27,27 @@ namespace {
 constexpr char const* Role = "gateway";
 
 struct GatewayScratch {
-  explicit GatewayScratch(CosmosClient& c) : Client(c), Db(UniqueId("gw")), Link("dbs/" + Db + "/colls/items")
-  {
+  explicit GatewayScratch(CosmosClient& c) : Client(c), Db(UniqueId("gw")), Link("dbs/" + Db + "/colls/items") {
     Client.CreateDatabaseIfNotExists(Db);
     Client.CreateCollectionIfNotExists(Db, "items", "/pk");
   }
-  ~GatewayScratch()
-  {
+  ~GatewayScratch() {
     try {
       Client.DeleteDatabase(Db);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   CosmosClient& Client;
   std::string Db, Link;
 };
 
-std::string Key(int i)
-{
-  return "k" + std::to_string(i % 37);
-}
+std::string Key(int i) { return "k" + std::to_string(i % 37); }
 
-std::string Doc(std::string const& id, std::string const& key, int v)
-{
+std::string Doc(std::string const& id, std::string const& key, int v) {
   return R"({"id":")" + id + R"(","pk":")" + key + R"(","v":)" + std::to_string(v) + "}";
 }
 
 // n documents d0..d(n-1), keys spread over all ranges.
-std::set<std::string> Fill(CosmosClient& client, std::string const& link, int n)
-{
+std::set<std::string> Fill(CosmosClient& client, std::string const& link, int n) {
   std::vector<std::future<CosmosResponse>> writes;
   std::set<std::string> ids;
   for (int i = 0; i < n; ++i) {
@@ -63,37 +55,31 @@ std::set<std::string> Fill(CosmosClient& client, std::string const& link, int n)
     writes.push_back(client.AsyncCreateDocument(link, Doc(id, Key(i), 0), Key(i), {}, asio::use_future));
     ids.insert(id);
   }
-  for (auto& w : writes)
-    REQUIRE(w.get().Status() == 201);
+  for (auto& w : writes) REQUIRE(w.get().Status() == 201);
   return ids;
 }
 
 // Every id a range-scoped query or feed returns, page by page.
 std::vector<std::string> ReadRange(CosmosClient& client, std::string const& link, QueryOptions const& options,
-                                   bool feed, std::string continuation = {}, int maxPages = 1000)
-{
+                                   bool feed, std::string continuation = {}, int maxPages = 1000) {
   std::vector<std::string> ids;
   SqlQuery const query("SELECT c.id FROM c");
   for (int page = 0; page < maxPages; ++page) {
     auto p = feed ? client.ReadFeedPage(link, continuation, options)
                   : client.QueryDocumentsPage(link, query, continuation, options);
-    for (auto const& d : p.Documents().GetArray())
-      ids.emplace_back(d["id"].GetString());
+    for (auto const& d : p.Documents().GetArray()) ids.emplace_back(d["id"].GetString());
     continuation = p.Continuation();
-    if (continuation.empty())
-      break;
+    if (continuation.empty()) break;
   }
   return ids;
 }
 
 // (a + b) / 2 of two EPKs read as 32-digit hex fractions ("FF" = FF00...).
-std::string MidEpk(std::string const& a, std::string const& b)
-{
+std::string MidEpk(std::string const& a, std::string const& b) {
   auto digits = [](std::string s) {
     s.resize(32, '0');
     std::vector<int> d;
-    for (char c : s)
-      d.push_back(c <= '9' ? c - '0' : c - 'A' + 10);
+    for (char c : s) d.push_back(c <= '9' ? c - '0' : c - 'A' + 10);
     return d;
   };
   auto const x = digits(a), y = digits(b);
@@ -109,28 +95,24 @@ std::string MidEpk(std::string const& a, std::string const& b)
   int rem = 0;
   for (int i = 0; i < 33; ++i) {
     int const cur = rem * 16 + sum[i];
-    if (i > 0)
-      out += "0123456789ABCDEF"[cur / 2];
+    if (i > 0) out += "0123456789ABCDEF"[cur / 2];
     rem = cur % 2;
   }
   return out;
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("gateway: partition key ranges of a 4-range collection", "[gateway]")
-{
+TEST_CASE("gateway: partition key ranges of a 4-range collection", "[gateway]") {
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   auto ranges = client.PartitionKeyRanges().GetOverlappingRanges(s.Link, "", "FF");
   REQUIRE(ranges.size() == 4);
   CHECK(ranges.front().MinInclusive == "");
   CHECK(ranges.back().MaxExclusive == "FF");
-  for (std::size_t i = 1; i < ranges.size(); ++i)
-    CHECK(ranges[i - 1].MaxExclusive == ranges[i].MinInclusive);
+  for (std::size_t i = 1; i < ranges.size(); ++i) CHECK(ranges[i - 1].MaxExclusive == ranges[i].MinInclusive);
   std::set<std::string> ids;
-  for (auto const& r : ranges)
-    ids.insert(r.Id);
+  for (auto const& r : ranges) ids.insert(r.Id);
   CHECK(ids == std::set<std::string>{"0", "1", "2", "3"});
   // A point lookup is one range, with no further read.
   auto const reads = client.PartitionKeyRanges().ReadCount();
@@ -140,8 +122,7 @@ TEST_CASE("gateway: partition key ranges of a 4-range collection", "[gateway]")
   CHECK(client.PartitionKeyRanges().ReadCount() == reads);
 }
 
-TEST_CASE("gateway: query plans for the features a caller declares", "[gateway]")
-{
+TEST_CASE("gateway: query plans for the features a caller declares", "[gateway]") {
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   auto plan = client.GetQueryPlan(s.Link, SqlQuery("SELECT TOP 5 c.id FROM c ORDER BY c.v DESC"),
@@ -171,8 +152,7 @@ TEST_CASE("gateway: query plans for the features a caller declares", "[gateway]"
   }
 }
 
-TEST_CASE("gateway: range-scoped and EPK-narrowed pages cover every document once", "[gateway]")
-{
+TEST_CASE("gateway: range-scoped and EPK-narrowed pages cover every document once", "[gateway]") {
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   auto const all = Fill(client, s.Link, 300);
@@ -208,8 +188,7 @@ TEST_CASE("gateway: range-scoped and EPK-narrowed pages cover every document onc
   }
 }
 
-TEST_CASE("gateway: a single-key query reads that key's documents only", "[gateway]")
-{
+TEST_CASE("gateway: a single-key query reads that key's documents only", "[gateway]") {
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   Fill(client, s.Link, 120);
@@ -231,16 +210,15 @@ TEST_CASE("gateway: a single-key query reads that key's documents only", "[gatew
       expected = {"u1"};
     } else {
       for (int i = 0; i < 120; ++i)
-        if (Key(i) == key)
-          expected.insert("d" + std::to_string(i));
+        if (Key(i) == key) expected.insert("d" + std::to_string(i));
     }
     CHECK(ids == expected);
   }
 }
 
 TEST_CASE("gateway: a split between pages is a PartitionKeyRangeGoneError; the children resume the "
-          "continuation", "[gateway]")
-{
+          "continuation",
+          "[gateway]") {
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   Fill(client, s.Link, 240);
@@ -250,8 +228,8 @@ TEST_CASE("gateway: a split between pages is a PartitionKeyRangeGoneError; the c
   for (bool feed : {false, true}) {
     INFO((feed ? "read feed" : "query"));
     // The first round splits the target; the second round the first of its children.
-    auto const range
-        = client.PartitionKeyRanges().GetOverlappingRanges(s.Link, target.MinInclusive, target.MaxExclusive)[0];
+    auto const range =
+        client.PartitionKeyRanges().GetOverlappingRanges(s.Link, target.MinInclusive, target.MaxExclusive)[0];
     QueryOptions o;
     o.PartitionKeyRangeId = range.Id;
     o.MaxItemCount = 10;
@@ -261,8 +239,7 @@ TEST_CASE("gateway: a split between pages is a PartitionKeyRangeGoneError; the c
     SqlQuery const query("SELECT c.id FROM c");
     auto first = feed ? client.ReadFeedPage(s.Link, "", o) : client.QueryDocumentsPage(s.Link, query, "", o);
     std::vector<std::string> got;
-    for (auto const& d : first.Documents().GetArray())
-      got.emplace_back(d["id"].GetString());
+    for (auto const& d : first.Documents().GetArray()) got.emplace_back(d["id"].GetString());
     REQUIRE(first.HasMoreResults());
 
     auto children = ServerControl(Role).Split(s.Link, range.Id);
@@ -279,8 +256,8 @@ TEST_CASE("gateway: a split between pages is a PartitionKeyRangeGoneError; the c
       CHECK(e.SubStatus() == 1002);
     }
     auto const reads = client.PartitionKeyRanges().ReadCount();
-    auto replacing = client.PartitionKeyRanges().GetRangesReplacing(s.Link, range.Id, range.MinInclusive,
-                                                                    range.MaxExclusive);
+    auto replacing =
+        client.PartitionKeyRanges().GetRangesReplacing(s.Link, range.Id, range.MinInclusive, range.MaxExclusive);
     CHECK(client.PartitionKeyRanges().ReadCount() == reads + 1);
     REQUIRE(replacing.size() == 2);
     CHECK(replacing[0].MinInclusive == range.MinInclusive);
@@ -301,9 +278,7 @@ TEST_CASE("gateway: a split between pages is a PartitionKeyRangeGoneError; the c
   }
 }
 
-TEST_CASE("gateway: 1,000 write-then-read pairs see their writes; without tokens reads go stale",
-          "[gateway]")
-{
+TEST_CASE("gateway: 1,000 write-then-read pairs see their writes; without tokens reads go stale", "[gateway]") {
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   Fill(client, s.Link, 40);
@@ -321,15 +296,13 @@ TEST_CASE("gateway: 1,000 write-then-read pairs see their writes; without tokens
           RequestOptions r;
           r.Consistency = consistency;
           try {
-            if (client.ReadDocument(s.Link, id, Key(doc), r).Json()["v"].GetInt() != i + 1)
-              ++stale;
+            if (client.ReadDocument(s.Link, id, Key(doc), r).Json()["v"].GetInt() != i + 1) ++stale;
           } catch (NotFoundError const&) {
             ++stale;
           }
         }
       }));
-    for (auto& c : chains)
-      c.get();
+    for (auto& c : chains) c.get();
     return stale.load();
   };
   // Chains own disjoint documents (i % 40 with i stepping by 8 stays in its residue class mod 8).
@@ -340,8 +313,7 @@ TEST_CASE("gateway: 1,000 write-then-read pairs see their writes; without tokens
 }
 
 TEST_CASE("gateway: queries see the client's writes: single-key, range-scoped, and children after a split",
-          "[gateway]")
-{
+          "[gateway]") {
   CosmosClient client(ClientOptions(Role));
   GatewayScratch s(client);
   auto ranges = client.PartitionKeyRanges().GetOverlappingRanges(s.Link, "", "FF");
@@ -353,19 +325,16 @@ TEST_CASE("gateway: queries see the client's writes: single-key, range-scoped, a
     QueryOptions single;
     single.PartitionKey = PartitionKeyValue(Key(i % 30));
     auto q = client.QueryDocuments(s.Link, SqlQuery(byId).WithParameter("@id", id), single);
-    if (q.Documents.Size() != 1 || q.Documents[0]["v"].GetInt() != i + 1)
-      ++stale;
+    if (q.Documents.Size() != 1 || q.Documents[0]["v"].GetInt() != i + 1) ++stale;
     // Range by range (each with its own token): exactly one range has it, current.
     int found = 0;
     for (auto const& r : ranges) {
       QueryOptions scoped;
       scoped.PartitionKeyRangeId = r.Id;
       auto page = client.QueryDocuments(s.Link, SqlQuery(byId).WithParameter("@id", id), scoped);
-      for (auto const& d : page.Documents.GetArray())
-        found += d["v"].GetInt() == i + 1 ? 1 : 100;
+      for (auto const& d : page.Documents.GetArray()) found += d["v"].GetInt() == i + 1 ? 1 : 100;
     }
-    if (found != 1)
-      ++stale;
+    if (found != 1) ++stale;
   }
   CHECK(stale == 0);
 
@@ -376,23 +345,19 @@ TEST_CASE("gateway: queries see the client's writes: single-key, range-scoped, a
   for (int i = 0; written.size() < 40 && i < 4000; ++i) {
     auto const id = "s" + std::to_string(i);
     auto r = client.CreateDocument(s.Link, Doc(id, "sk" + std::to_string(i), 1), "sk" + std::to_string(i));
-    if (r.SessionToken().rfind(target.Id + ":", 0) == 0)
-      written.insert(id);
+    if (r.SessionToken().rfind(target.Id + ":", 0) == 0) written.insert(id);
   }
   REQUIRE(written.size() == 40);
   ServerControl(Role).Split(s.Link, target.Id);
-  auto children = client.PartitionKeyRanges().GetRangesReplacing(s.Link, target.Id, target.MinInclusive,
-                                                                 target.MaxExclusive);
+  auto children =
+      client.PartitionKeyRanges().GetRangesReplacing(s.Link, target.Id, target.MinInclusive, target.MaxExclusive);
   REQUIRE(children.size() == 2);
-  for (auto const& c : children)
-    CHECK_FALSE(client.Sessions().Token(s.Link, c.Id));
+  for (auto const& c : children) CHECK_FALSE(client.Sessions().Token(s.Link, c.Id));
   std::set<std::string> seen;
   for (auto const& c : children) {
     QueryOptions o;
     o.PartitionKeyRangeId = c.Id;
-    for (auto const& id : ReadRange(client, s.Link, o, true))
-      seen.insert(id);
+    for (auto const& id : ReadRange(client, s.Link, o, true)) seen.insert(id);
   }
-  for (auto const& id : written)
-    CHECK(seen.count(id) == 1);
+  for (auto const& id : written) CHECK(seen.count(id) == 1);
 }

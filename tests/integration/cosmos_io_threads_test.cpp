@@ -23,8 +23,7 @@ using namespace docshard::test;
 
 namespace {
 
-std::string Doc(std::string const& id, std::string const& user, int n)
-{
+std::string Doc(std::string const& id, std::string const& user, int n) {
   return R"({"id":")" + id + R"(","userId":")" + user + R"(","n":)" + std::to_string(n) + "}";
 }
 
@@ -32,9 +31,7 @@ std::string Doc(std::string const& id, std::string const& user, int n)
 // completion handler; records the thread every handler ran on.
 struct Chain {
   Chain(CosmosClient& client, std::string link, std::string id, int expected, int left)
-      : Client(client), Link(std::move(link)), Id(std::move(id)), Expected(expected), Left(left)
-  {
-  }
+      : Client(client), Link(std::move(link)), Id(std::move(id)), Expected(expected), Left(left) {}
 
   CosmosClient& Client;
   std::string Link;
@@ -47,8 +44,7 @@ struct Chain {
   std::string FirstError;
   std::promise<void> Done;
 
-  void Next()
-  {
+  void Next() {
     Client.AsyncReadDocument(Link, Id, PartitionKeyValue(Id), {}, [this](std::exception_ptr e, CosmosResponse r) {
       {
         std::lock_guard lock(Mutex);
@@ -57,8 +53,7 @@ struct Chain {
           try {
             std::rethrow_exception(e);
           } catch (std::exception const& ex) {
-            if (FirstError.empty())
-              FirstError = ex.what();
+            if (FirstError.empty()) FirstError = ex.what();
           }
         } else if (r.Json()["n"].GetInt() == Expected) {
           ++Good;
@@ -72,10 +67,9 @@ struct Chain {
   }
 };
 
-} // namespace
+}  // namespace
 
-TEST_CASE("IoThreads: the options are checked", "[operations]")
-{
+TEST_CASE("IoThreads: the options are checked", "[operations]") {
   http::HttpTransportOptions o;
   o.IoThreads = 0;
   CHECK_THROWS_AS(http::HttpTransport(o), InvalidArgumentError);
@@ -90,8 +84,7 @@ TEST_CASE("IoThreads: the options are checked", "[operations]")
   CHECK_FALSE(transport.RunningInIoThread());
 }
 
-TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load", "[operations]")
-{
+TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load", "[operations]") {
   auto options = ClientOptions("main");
   options.IoThreads = 2;
   options.MaxConnectionsPerHost = 4;
@@ -126,8 +119,7 @@ TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load",
     auto id = "chain" + std::to_string(c);
     chains.push_back(std::make_unique<Chain>(client, link, id, 1000 + c, ReadsPerChain));
   }
-  for (auto& chain : chains)
-    chain->Next();
+  for (auto& chain : chains) chain->Next();
 
   std::atomic<int> blockingGood{0};
   std::vector<std::string> errors(CallerThreads);
@@ -140,23 +132,20 @@ TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load",
           auto const user = "u" + std::to_string(i % 3);
           client.CreateDocument(link, Doc(id, user, t * 100 + i), PartitionKeyValue(user));
           auto r = client.ReadDocument(link, id, PartitionKeyValue(user));
-          if (r.Json()["n"].GetInt() == t * 100 + i)
-            ++blockingGood;
+          if (r.Json()["n"].GetInt() == t * 100 + i) ++blockingGood;
         }
       } catch (std::exception const& e) {
         errors[t] = e.what();
       }
     });
   }
-  for (auto& th : callers)
-    th.join();
+  for (auto& th : callers) th.join();
   for (auto& chain : chains)
     REQUIRE(chain->Done.get_future().wait_for(std::chrono::seconds(60)) == std::future_status::ready);
   stop = true;
   meddler.join();
 
-  for (auto const& e : errors)
-    CHECK(e.empty());
+  for (auto const& e : errors) CHECK(e.empty());
   CHECK(blockingGood.load() == CallerThreads * DocsPerThread);
   std::set<std::thread::id> ioThreads;
   for (auto& chain : chains) {
@@ -175,20 +164,17 @@ TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load",
   CHECK(after.OpenConnections <= 4);
   CHECK(after.IdleConnections <= after.OpenConnections);
   auto const requests = static_cast<std::uint64_t>(CallerThreads * DocsPerThread * 2 + Chains * ReadsPerChain);
-  CHECK((after.ConnectionsOpened - before.ConnectionsOpened) + (after.ConnectionsReused - before.ConnectionsReused)
-        >= requests);
+  CHECK((after.ConnectionsOpened - before.ConnectionsOpened) + (after.ConnectionsReused - before.ConnectionsReused) >=
+        requests);
 
   // Every document the callers wrote is there once.
   std::multiset<std::string> ids;
   auto all = client.ReadAllDocuments(link);
-  for (auto const& d : all.Documents.GetArray())
-    ids.insert(d["id"].GetString());
+  for (auto const& d : all.Documents.GetArray()) ids.insert(d["id"].GetString());
   std::multiset<std::string> expected;
   for (int t = 0; t < CallerThreads; ++t)
-    for (int i = 0; i < DocsPerThread; ++i)
-      expected.insert("t" + std::to_string(t) + "-" + std::to_string(i));
-  for (int c = 0; c < Chains; ++c)
-    expected.insert("chain" + std::to_string(c));
+    for (int i = 0; i < DocsPerThread; ++i) expected.insert("t" + std::to_string(t) + "-" + std::to_string(i));
+  for (int c = 0; c < Chains; ++c) expected.insert("chain" + std::to_string(c));
   CHECK(ids == expected);
   client.DeleteDatabase(db);
 }

@@ -26,37 +26,31 @@ namespace {
 // A database with one /userId-partitioned collection, dropped afterwards.
 struct Scratch {
   explicit Scratch(CosmosClient& c, std::string const& pkPath = "/userId")
-      : Client(c), Db(UniqueId("db")), Coll("users"), Link("dbs/" + Db + "/colls/users")
-  {
+      : Client(c), Db(UniqueId("db")), Coll("users"), Link("dbs/" + Db + "/colls/users") {
     Client.CreateDatabaseIfNotExists(Db);
     Client.CreateCollectionIfNotExists(Db, Coll, pkPath);
   }
-  ~Scratch()
-  {
+  ~Scratch() {
     try {
       Client.DeleteDatabase(Db);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   CosmosClient& Client;
   std::string Db, Coll, Link;
 };
 
-std::string Doc(std::string const& id, std::string const& user, int n = 0, std::string const& extra = "")
-{
+std::string Doc(std::string const& id, std::string const& user, int n = 0, std::string const& extra = "") {
   return R"({"id":")" + id + R"(","userId":")" + user + R"(","n":)" + std::to_string(n) + extra + "}";
 }
 
-std::string Field(CosmosResponse const& r, char const* name)
-{
+std::string Field(CosmosResponse const& r, char const* name) {
   auto doc = r.Json();
   return doc[name].IsString() ? doc[name].GetString() : "";
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("databases: create-if-missing, read, list, delete", "[operations]")
-{
+TEST_CASE("databases: create-if-missing, read, list, delete", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   auto id = UniqueId("dbops");
   CHECK(client.CreateDatabaseIfNotExists(id).Status() == 201);
@@ -71,8 +65,7 @@ TEST_CASE("databases: create-if-missing, read, list, delete", "[operations]")
   CHECK_THROWS_AS(client.DeleteDatabase(id), NotFoundError);
 }
 
-TEST_CASE("collections: create-if-missing with a partition key, read, list, delete", "[operations]")
-{
+TEST_CASE("collections: create-if-missing with a partition key, read, list, delete", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   auto db = UniqueId("collops");
   client.CreateDatabaseIfNotExists(db);
@@ -91,8 +84,7 @@ TEST_CASE("collections: create-if-missing with a partition key, read, list, dele
   client.DeleteDatabase(db);
 }
 
-TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed errors", "[operations]")
-{
+TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed errors", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   Scratch s(client);
 
@@ -107,8 +99,7 @@ TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed
   CHECK(read.Status() == 200);
   CHECK(read.Json()["n"].GetInt() == 1);
 
-  SECTION("a second create is a ConflictError")
-  {
+  SECTION("a second create is a ConflictError") {
     try {
       client.CreateDocument(s.Link, Doc("d1", "alice", 2), "alice");
       FAIL("no conflict");
@@ -120,8 +111,7 @@ TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed
     }
   }
 
-  SECTION("replace with the current etag succeeds, with a stale one fails")
-  {
+  SECTION("replace with the current etag succeeds, with a stale one fails") {
     RequestOptions ifMatch;
     ifMatch.IfMatchETag = created.ETag();
     auto replaced = client.ReplaceDocument(s.Link, "d1", Doc("d1", "alice", 2), "alice", ifMatch);
@@ -137,15 +127,13 @@ TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed
     CHECK(client.ReadDocument(s.Link, "d1", "alice").Json()["n"].GetInt() == 2);
   }
 
-  SECTION("upsert inserts then replaces")
-  {
+  SECTION("upsert inserts then replaces") {
     CHECK(client.UpsertDocument(s.Link, Doc("d2", "bob", 1), "bob").Status() == 201);
     CHECK(client.UpsertDocument(s.Link, Doc("d2", "bob", 5), "bob").Status() == 200);
     CHECK(client.ReadDocument(s.Link, "d2", "bob").Json()["n"].GetInt() == 5);
   }
 
-  SECTION("delete, then reads and deletes are NotFoundError")
-  {
+  SECTION("delete, then reads and deletes are NotFoundError") {
     CHECK(client.DeleteDocument(s.Link, "d1", "alice").Status() == 204);
     try {
       client.ReadDocument(s.Link, "d1", "alice");
@@ -159,26 +147,24 @@ TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed
   }
 }
 
-TEST_CASE("paging: 250 documents, 17 per page, to the end", "[operations]")
-{
+TEST_CASE("paging: 250 documents, 17 per page, to the end", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   Scratch s(client);
   for (int i = 0; i < 250; ++i)
-    client.CreateDocument(s.Link, Doc("p" + std::to_string(i), "u" + std::to_string(i % 7), i), "u" + std::to_string(i % 7));
+    client.CreateDocument(s.Link, Doc("p" + std::to_string(i), "u" + std::to_string(i % 7), i),
+                          "u" + std::to_string(i % 7));
 
   QueryOptions options;
   options.MaxItemCount = 17;
 
-  SECTION("read feed, page at a time")
-  {
+  SECTION("read feed, page at a time") {
     std::set<std::string> ids;
     std::string continuation;
     int pages = 0;
     do {
       auto page = client.ReadFeedPage(s.Link, continuation, options);
       CHECK(page.Count() <= 17);
-      for (auto const& d : page.Documents().GetArray())
-        ids.insert(d["id"].GetString());
+      for (auto const& d : page.Documents().GetArray()) ids.insert(d["id"].GetString());
       continuation = page.Continuation();
       ++pages;
       REQUIRE(pages < 100);
@@ -187,14 +173,12 @@ TEST_CASE("paging: 250 documents, 17 per page, to the end", "[operations]")
     CHECK(pages == 15);  // ceil(250 / 17)
   }
 
-  SECTION("parameterised query, all pages")
-  {
+  SECTION("parameterised query, all pages") {
     SqlQuery q("SELECT * FROM c WHERE c.n >= @min AND c.userId = @user");
     q.WithParameter("@min", 100).WithParameter("@user", "u3");
     auto result = client.QueryDocuments(s.Link, q, options);
     int expected = 0;
-    for (int i = 100; i < 250; ++i)
-      expected += (i % 7 == 3);
+    for (int i = 100; i < 250; ++i) expected += (i % 7 == 3);
     CHECK(static_cast<int>(result.Documents.Size()) == expected);
     CHECK(result.Pages == (expected + 16) / 17);
     for (auto const& d : result.Documents.GetArray()) {
@@ -203,8 +187,7 @@ TEST_CASE("paging: 250 documents, 17 per page, to the end", "[operations]")
     }
   }
 
-  SECTION("a query resumed from a saved continuation continues where it left off")
-  {
+  SECTION("a query resumed from a saved continuation continues where it left off") {
     // One key's documents (n = 0, 7, 14, ...): the gateway serves an ORDER BY across
     // partition key ranges only to clients that merge the ranges (PartitionedClient).
     SqlQuery q("SELECT c.id, c.n FROM c WHERE c.userId = 'u0' ORDER BY c.n");
@@ -217,14 +200,10 @@ TEST_CASE("paging: 250 documents, 17 per page, to the end", "[operations]")
     CHECK(second.Documents()[0]["n"].GetInt() == 17 * 7);
   }
 
-  SECTION("read all documents")
-  {
-    CHECK(client.ReadAllDocuments(s.Link, options).Documents.Size() == 250);
-  }
+  SECTION("read all documents") { CHECK(client.ReadAllDocuments(s.Link, options).Documents.Size() == 250); }
 }
 
-TEST_CASE("a wrong key is an UnauthorizedError", "[operations]")
-{
+TEST_CASE("a wrong key is an UnauthorizedError", "[operations]") {
   auto options = ClientOptions("main");
   options.Key = "d3Jvbmcta2V5LXdyb25nLWtleS13cm9uZy1rZXktd3Jvbmcta2V5";
   CosmosClient client(options);
@@ -238,8 +217,7 @@ TEST_CASE("a wrong key is an UnauthorizedError", "[operations]")
   }
 }
 
-TEST_CASE("async API: futures, callbacks and coroutines", "[operations]")
-{
+TEST_CASE("async API: futures, callbacks and coroutines", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   Scratch s(client);
   client.CreateDocument(s.Link, Doc("a1", "x", 7), "x");
@@ -275,8 +253,7 @@ TEST_CASE("async API: futures, callbacks and coroutines", "[operations]")
   CHECK(pages == 1);
 }
 
-TEST_CASE("pool: concurrent requests share a capped set of keep-alive connections", "[operations]")
-{
+TEST_CASE("pool: concurrent requests share a capped set of keep-alive connections", "[operations]") {
   auto options = ClientOptions("main");
   options.MaxConnectionsPerHost = 3;
   CosmosClient client(options);
@@ -285,10 +262,8 @@ TEST_CASE("pool: concurrent requests share a capped set of keep-alive connection
   auto before = client.TransportStatistics();
 
   std::vector<std::future<CosmosResponse>> futures;
-  for (int i = 0; i < 60; ++i)
-    futures.push_back(client.AsyncReadDocument(s.Link, "c1", "x", {}, asio::use_future));
-  for (auto& f : futures)
-    CHECK(f.get().Status() == 200);
+  for (int i = 0; i < 60; ++i) futures.push_back(client.AsyncReadDocument(s.Link, "c1", "x", {}, asio::use_future));
+  for (auto& f : futures) CHECK(f.get().Status() == 200);
 
   auto after = client.TransportStatistics();
   CHECK(after.OpenConnections <= 3);
@@ -296,16 +271,14 @@ TEST_CASE("pool: concurrent requests share a capped set of keep-alive connection
   CHECK(after.ConnectionsReused - before.ConnectionsReused >= 57);
 }
 
-TEST_CASE("response headers beyond the header limit are ResponseTooLargeError", "[operations]")
-{
+TEST_CASE("response headers beyond the header limit are ResponseTooLargeError", "[operations]") {
   auto options = ClientOptions("main");
   options.MaxResponseHeaderBytes = 64;
   CosmosClient client(options);
   CHECK_THROWS_AS(client.ListDatabases(), ResponseTooLargeError);
 }
 
-TEST_CASE("a refused connection is retried with backoff, then reported as not sent", "[operations]")
-{
+TEST_CASE("a refused connection is retried with backoff, then reported as not sent", "[operations]") {
   // A port nobody listens on: bind, note it, close.
   asio::io_context ioc;
   asio::ip::tcp::acceptor probe(ioc, {asio::ip::make_address("127.0.0.1"), 0});
@@ -327,8 +300,7 @@ TEST_CASE("a refused connection is retried with backoff, then reported as not se
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(150));
 }
 
-TEST_CASE("idle connections expire and are replaced", "[operations]")
-{
+TEST_CASE("idle connections expire and are replaced", "[operations]") {
   auto options = ClientOptions("main");
   options.IdleTimeout = std::chrono::milliseconds(300);
   CosmosClient client(options);
@@ -342,8 +314,7 @@ TEST_CASE("idle connections expire and are replaced", "[operations]")
   CHECK(client.TransportStatistics().ConnectionsOpened == 2);
 }
 
-TEST_CASE("a blocking call from a completion handler on the I/O thread is refused, not a deadlock", "[operations]")
-{
+TEST_CASE("a blocking call from a completion handler on the I/O thread is refused, not a deadlock", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   std::promise<std::string> outcome;
   client.AsyncSend(CosmosRequests::ListDatabases(), [&](std::exception_ptr, CosmosResponse) {

@@ -18,34 +18,29 @@ namespace {
 
 struct ProtocolScratch {
   ProtocolScratch(CosmosClient& c, std::string const& role)
-      : Client(c), Role(role), Db(UniqueId("proto")), Link("dbs/" + Db + "/colls/items")
-  {
+      : Client(c), Role(role), Db(UniqueId("proto")), Link("dbs/" + Db + "/colls/items") {
     Client.CreateDatabaseIfNotExists(Db);
     Client.CreateCollectionIfNotExists(Db, "items", "/pk");
   }
-  ~ProtocolScratch()
-  {
+  ~ProtocolScratch() {
     try {
       Client.DeleteDatabase(Db);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   CosmosClient& Client;
   std::string Role, Db, Link;
 };
 
-std::string StringField(CosmosResponse const& r, char const* name)
-{
+std::string StringField(CosmosResponse const& r, char const* name) {
   auto doc = r.Json();
   auto it = doc.FindMember(name);
   return it != doc.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
-                                                        : std::string();
+                                                       : std::string();
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("partition key ranges of a one-range collection", "[protocol]")
-{
+TEST_CASE("partition key ranges of a one-range collection", "[protocol]") {
   CosmosClient client(ClientOptions("single"));
   ProtocolScratch s(client, "single");
   auto ranges = client.PartitionKeyRanges().GetOverlappingRanges(s.Link, "", "FF");
@@ -71,17 +66,16 @@ TEST_CASE("partition key ranges of a one-range collection", "[protocol]")
 // Both on the library's own server (role stock: gateway off, where the bug showed) and
 // on the strict gateway (which also checks the header against the document's value:
 // 400/1001 if it read another key).
-TEST_CASE("every Unicode partition key round-trips through create, read, replace, delete", "[protocol]")
-{
+TEST_CASE("every Unicode partition key round-trips through create, read, replace, delete", "[protocol]") {
   auto const role = GENERATE(as<std::string>(), "stock", "gateway");
   INFO("server " << role);
   CosmosClient client(ClientOptions(role));
   ProtocolScratch s(client, role);
   std::vector<std::string> const keys = {
-      "\xC3\xA9",                                   // é
-      "\xE6\x97\xA5\xE6\x9C\xAC",                   // 日本
-      "\xF0\x9F\x98\x80",                           // 😀
-      "\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87",           // ключ
+      "\xC3\xA9",                                                   // é
+      "\xE6\x97\xA5\xE6\x9C\xAC",                                   // 日本
+      "\xF0\x9F\x98\x80",                                           // 😀
+      "\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87",                           // ключ
       "a\xC3\xA9-\xE6\x97\xA5 \xF0\x9F\x98\x80/\xD0\xBA\x7F\"q\\",  // mixed, with DEL, quote, backslash
   };
   int n = 0;
@@ -91,11 +85,10 @@ TEST_CASE("every Unicode partition key round-trips through create, read, replace
     // The body carries the key as JSON; build it with the same escapes a JSON writer would use.
     std::string keyJson = "\"";
     for (char c : key)
-      keyJson += (c == '"' || c == '\\') ? std::string("\\") + c : (c == '\x7F' ? std::string("\\u007f") : std::string(1, c));
+      keyJson +=
+          (c == '"' || c == '\\') ? std::string("\\") + c : (c == '\x7F' ? std::string("\\u007f") : std::string(1, c));
     keyJson += "\"";
-    auto doc = [&](int v) {
-      return R"({"id":")" + id + R"(","pk":)" + keyJson + R"(,"v":)" + std::to_string(v) + "}";
-    };
+    auto doc = [&](int v) { return R"({"id":")" + id + R"(","pk":)" + keyJson + R"(,"v":)" + std::to_string(v) + "}"; };
     CHECK(client.CreateDocument(s.Link, doc(1), key).Status() == 201);
     auto read = client.ReadDocument(s.Link, id, key);
     CHECK(StringField(read, "pk") == key);
@@ -107,8 +100,8 @@ TEST_CASE("every Unicode partition key round-trips through create, read, replace
     // A single-key query finds it through the header too.
     QueryOptions single;
     single.PartitionKey = PartitionKeyValue(key);
-    auto q = client.QueryDocuments(s.Link, SqlQuery("SELECT * FROM c WHERE c.id = @id").WithParameter("@id", id),
-                                   single);
+    auto q =
+        client.QueryDocuments(s.Link, SqlQuery("SELECT * FROM c WHERE c.id = @id").WithParameter("@id", id), single);
     CHECK(q.Documents.Size() == 1);
     CHECK(client.DeleteDocument(s.Link, id, key).Status() == 204);
     CHECK_THROWS_AS(client.ReadDocument(s.Link, id, key), NotFoundError);
@@ -118,8 +111,7 @@ TEST_CASE("every Unicode partition key round-trips through create, read, replace
 // The session container and the range cache outlive the I/O thread: a client
 // destroyed while its responses still arrive must not touch freed state
 // (ASan/TSan runs of this test would see it).
-TEST_CASE("destroying a client with reads and range lookups in flight is safe", "[protocol]")
-{
+TEST_CASE("destroying a client with reads and range lookups in flight is safe", "[protocol]") {
   std::string db;
   std::string link;
   {

@@ -14,8 +14,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Runs one operation against `role` and returns the TlsError message.
-std::string TlsFailure(CosmosClientOptions options)
-{
+std::string TlsFailure(CosmosClientOptions options) {
   CosmosClient client(std::move(options));
   auto start = Clock::now();
   try {
@@ -34,35 +33,30 @@ std::string TlsFailure(CosmosClientOptions options)
   return {};
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("TLS: the test CA's server certificate verifies", "[tls]")
-{
+TEST_CASE("TLS: the test CA's server certificate verifies", "[tls]") {
   CosmosClient client(ClientOptions("main"));
   CHECK_NOTHROW(client.ListDatabases());
 }
 
-TEST_CASE("TLS: a certificate from an unknown CA is rejected", "[tls]")
-{
+TEST_CASE("TLS: a certificate from an unknown CA is rejected", "[tls]") {
   auto message = TlsFailure(ClientOptions("untrusted"));
   CHECK_THAT(message, Catch::Contains("unable to get local issuer certificate"));
 }
 
-TEST_CASE("TLS: without the extra CA the test server is not trusted", "[tls]")
-{
+TEST_CASE("TLS: without the extra CA the test server is not trusted", "[tls]") {
   auto options = ClientOptions("main");
   options.CaFile.clear();
   TlsFailure(options);
 }
 
-TEST_CASE("TLS: a certificate for another host name is rejected", "[tls]")
-{
+TEST_CASE("TLS: a certificate for another host name is rejected", "[tls]") {
   auto message = TlsFailure(ClientOptions("wronghost"));
   CHECK_THAT(message, Catch::Contains("mismatch"));
 }
 
-TEST_CASE("TLS: a DNS name is checked against the certificate too", "[tls]")
-{
+TEST_CASE("TLS: a DNS name is checked against the certificate too", "[tls]") {
   auto options = ClientOptions("wronghost");
   auto url = options.Endpoint;
   options.Endpoint = "https://localhost:" + url.substr(url.rfind(':') + 1);
@@ -75,40 +69,34 @@ TEST_CASE("TLS: a DNS name is checked against the certificate too", "[tls]")
   CHECK_NOTHROW(client.ListDatabases());
 }
 
-TEST_CASE("TLS: an expired certificate is rejected", "[tls]")
-{
+TEST_CASE("TLS: an expired certificate is rejected", "[tls]") {
   auto message = TlsFailure(ClientOptions("expired"));
   CHECK_THAT(message, Catch::Contains("expired"));
 }
 
-TEST_CASE("TLS: a self-signed certificate is rejected", "[tls]")
-{
+TEST_CASE("TLS: a self-signed certificate is rejected", "[tls]") {
   auto message = TlsFailure(ClientOptions("selfsigned"));
   CHECK_THAT(message, Catch::Contains("self-signed") || Catch::Contains("self signed"));
 }
 
-TEST_CASE("TLS: a server limited to TLS 1.1 is refused", "[tls]")
-{
+TEST_CASE("TLS: a server limited to TLS 1.1 is refused", "[tls]") {
   auto message = TlsFailure(ClientOptions("tls11"));
   CHECK_THAT(message, Catch::Contains("TLS handshake"));
 }
 
-TEST_CASE("TLS: a missing CA file is a configuration error", "[tls]")
-{
+TEST_CASE("TLS: a missing CA file is a configuration error", "[tls]") {
   auto options = ClientOptions("main");
   options.CaFile = "/nonexistent/ca.pem";
   CHECK_THROWS_AS(CosmosClient(options), InvalidArgumentError);
 }
 
-TEST_CASE("stock server: connection: close on every response still works", "[stock]")
-{
+TEST_CASE("stock server: connection: close on every response still works", "[stock]") {
   CosmosClient client(ClientOptions("stock"));
   auto db = UniqueId("stock");
   client.CreateDatabaseIfNotExists(db);
   client.CreateCollectionIfNotExists(db, "c", "/pk");
   auto link = "dbs/" + db + "/colls/c";
-  for (int i = 0; i < 5; ++i)
-    client.CreateDocument(link, R"({"id":"s)" + std::to_string(i) + R"(","pk":"p"})", "p");
+  for (int i = 0; i < 5; ++i) client.CreateDocument(link, R"({"id":"s)" + std::to_string(i) + R"(","pk":"p"})", "p");
   CHECK(client.ReadDocument(link, "s3", "p").Status() == 200);
   QueryOptions options;
   options.MaxItemCount = 2;

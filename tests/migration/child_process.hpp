@@ -47,8 +47,7 @@ inline pid_t Spawn(std::vector<std::string> const& args, std::string const& log)
 // The wait status of `pid` (WIFEXITED/WEXITSTATUS/WIFSIGNALED apply).
 inline int Wait(pid_t pid) {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   return status;
 }
 
@@ -61,4 +60,4 @@ inline std::string Tail(std::string const& path, std::size_t bytes = 3000) {
   return s.size() > bytes ? s.substr(s.size() - bytes) : s;
 }
 
-} // namespace docshard::test
+}  // namespace docshard::test

@@ -127,8 +127,8 @@ struct Round {
   std::vector<std::string> Migrate(std::string const& checkpoint) const {
     auto const path = F.WriteFile(checkpoint, "");
     std::filesystem::remove(path);  // a path for the checkpoint, no file yet
-    return {Cli(), "migrate", "--from", FromPath, "--to", ToPath, "--checkpoint", path,
-            "--max-parallel", "32", "--page-size", "100", "--quiet", "--no-finish"};
+    return {Cli(), "migrate",        "--from", FromPath,      "--to", ToPath,    "--checkpoint",
+            path,  "--max-parallel", "32",     "--page-size", "100",  "--quiet", "--no-finish"};
   }
 
   // The independent check, once every migrator has exited. `resurrectionPossible`:
@@ -158,8 +158,7 @@ struct Round {
         std::optional<long> got;
         try {
           got = bClient->ReadDocument(d.Id, d.Key).Response.Json()["n"].GetInt64();
-        } catch (NotFoundError const&) {
-        }
+        } catch (NotFoundError const&) {}
         if (gone) {
           bool inA = true;
           try {
@@ -186,7 +185,8 @@ struct Round {
     CHECK(lost == 0);
     CHECK(wrong == 0);
     if (resurrectionPossible) {
-      if (resurrected) WARN(resurrected << " deleted document(s) back (the documented window), first " << firstResurrected);
+      if (resurrected)
+        WARN(resurrected << " deleted document(s) back (the documented window), first " << firstResurrected);
     } else {
       // The two overlap only by the stalled one's requests in flight when it
       // stopped, sent before the other started scanning: the other never
@@ -203,7 +203,7 @@ struct Round {
   }
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("concurrent: a migrator stalled by SIGSTOP while another completes the migration loses nothing",
           "[concurrent]") {

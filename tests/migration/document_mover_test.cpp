@@ -56,7 +56,7 @@ struct MoverFixture {
   }
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("mover: plain move, then idempotent on a repeat", "[protocol]") {
   MoverFixture m;
@@ -193,8 +193,7 @@ TEST_CASE("checkpoint: atomic save/load, refuses other schemes", "[protocol]") {
   // An unfinished checkpoint is never silently restarted...
   cp.Finished = false;
   cp.Save(path);
-  CHECK_THROWS_WITH(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run(),
-                    Catch::Contains("--resume"));
+  CHECK_THROWS_WITH(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run(), Catch::Contains("--resume"));
   // ... nor resumed with other schemes (A and B swapped here).
   options.Resume = true;
   CHECK_THROWS_WITH(Migrator(m.Client, m.F.B.Resolver(), m.F.A.Resolver(), options).Run(),

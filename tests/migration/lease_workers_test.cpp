@@ -149,7 +149,7 @@ std::map<std::string, std::string> LeaseVersions(MigrationFixture const& f) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("leases: a worker with other configs is refused and changes nothing", "[leases]") {
   auto const cli = Cli();
@@ -162,8 +162,10 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
   auto const toPath = f.WriteFile("b.json", f.TextB);
   // C: B with a fifth collection, on an account of its own.
   auto const otherPath = f.WriteFile(
-      "c.json", f.Config(R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/m0","dbs/{DB}/colls/m1","b:dbs/{DB}/colls/m2","b:dbs/{DB}/colls/m3","b:dbs/{DB}/colls/m4"]})",
-                         1, f.Servers));
+      "c.json",
+      f.Config(
+          R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/m0","dbs/{DB}/colls/m1","b:dbs/{DB}/colls/m2","b:dbs/{DB}/colls/m3","b:dbs/{DB}/colls/m4"]})",
+          1, f.Servers));
   auto const log = f.WriteFile("lease.log", "");
   std::string const lease = "default:" + LeaseOf(f);
 
@@ -178,9 +180,9 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
 
   // The status, as JSON: every item free, nothing moved.
   auto const statusLog = f.WriteFile("status.json", "");
-  REQUIRE(ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--status",
-                               "--json"},
-                              statusLog))) == 0);
+  REQUIRE(
+      ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--status", "--json"},
+                          statusLog))) == 0);
   {
     auto const text = Tail(statusLog, 100000);
     rapidjson::Document status;
@@ -219,8 +221,8 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
   // these servers): what it reports having used is at most 40 per second of
   // its run plus the one second's worth it may burst.
   auto const onlyLog = f.WriteFile("only.log", "");
-  REQUIRE(ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--worker",
-                               "only", "--rate-ru", "40", "--no-finish", "--quiet"},
+  REQUIRE(ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--worker", "only",
+                               "--rate-ru", "40", "--no-finish", "--quiet"},
                               onlyLog))) == 0);
   auto const only = Tail(onlyLog);
   INFO(only);
@@ -236,9 +238,9 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
   std::printf("lease workers: one worker at --rate-ru 40 used %.0f RU in %.2f s\n", units, seconds);
   CHECK(units > 80);  // over two seconds' worth: a test of the cap, not of an idle budget
   CHECK(units <= 40 * (seconds + 1) + 1);
-  REQUIRE(ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--status",
-                               "--json"},
-                              statusLog))) == 0);
+  REQUIRE(
+      ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--status", "--json"},
+                          statusLog))) == 0);
   {
     auto text = Tail(statusLog, 100000);
     text = text.substr(text.rfind("{\"lease\""));
@@ -279,9 +281,26 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
   std::string const rate = longRun ? "40" : "30";
   std::vector<std::string> logs;
   auto start = [&](int w) {
-    return Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--worker",
-                  "w" + std::to_string(w), "--lease-seconds", "2", "--max-parallel", "4", "--rate", rate, "--page-size",
-                  "100", "--no-finish", "--quiet"},
+    return Spawn({cli,
+                  "migrate",
+                  "--from",
+                  fromPath,
+                  "--to",
+                  toPath,
+                  "--lease",
+                  lease,
+                  "--worker",
+                  "w" + std::to_string(w),
+                  "--lease-seconds",
+                  "2",
+                  "--max-parallel",
+                  "4",
+                  "--rate",
+                  rate,
+                  "--page-size",
+                  "100",
+                  "--no-finish",
+                  "--quiet"},
                  logs[static_cast<std::size_t>(w)]);
   };
   std::vector<pid_t> pids;
@@ -320,8 +339,7 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
         try {
           for (auto const& i : ReadMigrationJob(reader, LeaseOf(f)).Items)
             if (i.State == LeaseItemState::Leased && i.Owner == "w2") return true;
-        } catch (NotFoundError const&) {
-        }
+        } catch (NotFoundError const&) {}
         return false;
       };
       for (int wait = 0; wait < 300 && !holds(); ++wait) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -370,8 +388,7 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
   std::size_t splitItems = 0, children = 0;
   std::size_t orphansFinished = 0;
   for (auto const& i : job.Items) {
-    if (orphans.count(i.Id) && (i.State == LeaseItemState::Done || i.State == LeaseItemState::Split) &&
-        i.Owner != "w2")
+    if (orphans.count(i.Id) && (i.State == LeaseItemState::Done || i.State == LeaseItemState::Split) && i.Owner != "w2")
       ++orphansFinished;
     if (!i.Owner.empty()) owners.insert(i.Owner);
     splitItems += i.State == LeaseItemState::Split;
@@ -385,8 +402,8 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
   options.Client = ClientOptions(f.Servers.Default);
   auto bClient = PartitionedClient::FromScheme(PartitionScheme::LoadFile(finalConfig), options);
   auto aClient = PartitionedClient::FromScheme(f.A, options);
-  std::uint64_t checked = 0, lost = 0, stale = 0, resurrected = 0, deleted = 0, creates = 0, replaces = 0,
-                deletes = 0, failures = 0;
+  std::uint64_t checked = 0, lost = 0, stale = 0, resurrected = 0, deleted = 0, creates = 0, replaces = 0, deletes = 0,
+                failures = 0;
   std::string firstProblem;
   {
     std::ofstream out(expectedPath);
@@ -434,17 +451,17 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
   auto const verifyStatus =
       Wait(Spawn({cli, "verify", "--config", finalConfig, "--also", fromPath, "--expected", expectedPath}, verifyLog));
   auto const verifyText = Tail(verifyLog, 400);
-  std::printf("lease workers: %d documents seeded, %llu should move, %zu items (%zu split into %zu children during "
-              "the run, %d range splits, %zu owners), %d SIGKILLs (%d restarts, 1 worker killed for good holding %zu "
-              "items, %zu of them finished by the others); application: %llu creates, %llu replaces, %llu deletes, %llu "
-              "failed; %llu documents checked: %llu lost, %llu stale; %llu deleted: %llu resurrected\n",
-              documents, static_cast<unsigned long long>(ideal), job.Items.size(), splitItems, children, splits,
-              owners.size(), kills, restarts, orphans.size(), orphansFinished,
-              static_cast<unsigned long long>(creates), static_cast<unsigned long long>(replaces),
-              static_cast<unsigned long long>(deletes), static_cast<unsigned long long>(failures),
-              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(lost),
-              static_cast<unsigned long long>(stale), static_cast<unsigned long long>(deleted),
-              static_cast<unsigned long long>(resurrected));
+  std::printf(
+      "lease workers: %d documents seeded, %llu should move, %zu items (%zu split into %zu children during "
+      "the run, %d range splits, %zu owners), %d SIGKILLs (%d restarts, 1 worker killed for good holding %zu "
+      "items, %zu of them finished by the others); application: %llu creates, %llu replaces, %llu deletes, %llu "
+      "failed; %llu documents checked: %llu lost, %llu stale; %llu deleted: %llu resurrected\n",
+      documents, static_cast<unsigned long long>(ideal), job.Items.size(), splitItems, children, splits, owners.size(),
+      kills, restarts, orphans.size(), orphansFinished, static_cast<unsigned long long>(creates),
+      static_cast<unsigned long long>(replaces), static_cast<unsigned long long>(deletes),
+      static_cast<unsigned long long>(failures), static_cast<unsigned long long>(checked),
+      static_cast<unsigned long long>(lost), static_cast<unsigned long long>(stale),
+      static_cast<unsigned long long>(deleted), static_cast<unsigned long long>(resurrected));
   auto const line = verifyText.rfind("documents: ");
   std::printf("lease workers: docshard verify: %s\n",
               line == std::string::npos ? "(no summary)" : verifyText.substr(line).c_str());

@@ -116,7 +116,7 @@ private:
   std::string m_firstFailure;
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers", "[crash]") {
   auto const cli = Cli();
@@ -157,8 +157,9 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
   collections.push_back(f.B.Resolver()->Collections().back());  // m3, which only B has
   auto splitNow = [&](int kill) { return longRun ? kill % 20 == 3 : (kill == 3 || kill == 9); };
   while (killed < kills) {
-    std::vector<std::string> args = {cli, "migrate", "--from", fromPath, "--to", toPath, "--checkpoint", checkpoint,
-                                     "--max-parallel", "8", "--rate", rate, "--quiet", "--no-finish"};
+    std::vector<std::string> args = {cli,      "migrate",      "--from",   fromPath,         "--to",
+                                     toPath,   "--checkpoint", checkpoint, "--max-parallel", "8",
+                                     "--rate", rate,           "--quiet",  "--no-finish"};
     if (std::filesystem::exists(checkpoint)) args.push_back("--resume");
     auto const pid = Spawn(args, log);
     ++runs;
@@ -190,8 +191,9 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
   // A last run to completion, with the writers still going; it verifies and
   // switches to B.
   auto const finalConfig = f.WriteFile("final.json", "");
-  std::vector<std::string> finalArgs = {cli, "migrate", "--from", fromPath, "--to", toPath, "--checkpoint", checkpoint,
-                                        "--max-parallel", "8", "--write-config", finalConfig};
+  std::vector<std::string> finalArgs = {
+      cli,        "migrate",        "--from", fromPath,         "--to",     toPath, "--checkpoint",
+      checkpoint, "--max-parallel", "8",      "--write-config", finalConfig};
   // On a slow run (a sanitizer build, a loaded machine) every kill may land
   // before the first checkpoint is written; --resume needs one.
   if (std::filesystem::exists(checkpoint)) finalArgs.push_back("--resume");
@@ -209,7 +211,8 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
   // than the 4 per source they started with when a run continued a stream on
   // the children of a range that split under it (or while no run was up).
   std::size_t checkpointRanges = 0;
-  for (auto const& entry : MigrationCheckpoint::Load(checkpoint).Collections) checkpointRanges += entry.second.Ranges.size();
+  for (auto const& entry : MigrationCheckpoint::Load(checkpoint).Collections)
+    checkpointRanges += entry.second.Ranges.size();
   std::printf("crash test: the final checkpoint reads the %zu sources through %zu ranges\n",
               f.A.Resolver()->Collections().size(), checkpointRanges);
   CHECK(checkpointRanges > 4 * f.A.Resolver()->Collections().size());
@@ -241,7 +244,8 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
     auto const text = Tail(verifyLog, 400);
     auto const line = text.rfind("documents: ");
     auto const start = line == std::string::npos ? 0 : text.rfind('\n', line) + 1;
-    std::printf("crash test: docshard verify: %s", line == std::string::npos ? "(no summary)\n" : text.substr(start).c_str());
+    std::printf("crash test: docshard verify: %s",
+                line == std::string::npos ? "(no summary)\n" : text.substr(start).c_str());
   }
 
   // Every acknowledged value, through the new scheme alone.
@@ -275,7 +279,8 @@ TEST_CASE("crash: SIGKILL the migrating CLI at random points under live writers"
               static_cast<unsigned long long>(failures), static_cast<unsigned long long>(checked),
               static_cast<unsigned long long>(wrong));
   for (auto const& w : writers)
-    if (!w->FirstFailure().empty()) std::printf("crash test: a writer's first failed write: %s\n", w->FirstFailure().c_str());
+    if (!w->FirstFailure().empty())
+      std::printf("crash test: a writer's first failed write: %s\n", w->FirstFailure().c_str());
   INFO(firstWrong);
   CHECK(wrong == 0);
   CHECK(checked == tracked);

@@ -16,9 +16,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <set>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,8 +100,9 @@ struct MigrationFixture {
   }
 
   std::string Config(std::string const& resolver, int epoch, Roles const& roles) const {
-    return "{\n  \"docshard\": 1,\n  \"epoch\": " + std::to_string(epoch) + ",\n  \"accounts\": " + AccountsJson(roles) +
-           ",\n  \"resolver\": " + Substitute(resolver, Database) + "\n}\n";
+    return "{\n  \"docshard\": 1,\n  \"epoch\": " + std::to_string(epoch) +
+           ",\n  \"accounts\": " + AccountsJson(roles) + ",\n  \"resolver\": " + Substitute(resolver, Database) +
+           "\n}\n";
   }
 
   std::string WriteFile(std::string const& name, std::string const& text) const {
@@ -111,8 +112,8 @@ struct MigrationFixture {
   }
 
   // A client for the migration: transition(A, B), both accounts.
-  std::shared_ptr<PartitionedClient> TransitionClient(
-      TransitionReadMode mode = TransitionReadMode::ReadNextThenCurrent) const {
+  std::shared_ptr<PartitionedClient>
+  TransitionClient(TransitionReadMode mode = TransitionReadMode::ReadNextThenCurrent) const {
     PartitionedClientOptions options;
     options.Client = ClientOptions(Servers.Default);
     return PartitionedClient::FromScheme(Migrator::TransitionScheme(A, B, mode), options);
@@ -173,19 +174,20 @@ struct MigrationFixture {
       for (auto const& c : B.Resolver()->Collections()) dbs.emplace(c.Account(), c.Database());
       auto client = TransitionClient();
       for (auto const& [account, db] : dbs) client->Account(account).DeleteDatabase(db);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 };
 
 inline SeededDocument UserDocument(std::string const& id, std::string const& user, long n) {
-  return {id, PartitionKey(user), "{\"id\":\"" + id + "\",\"userId\":\"" + user + "\",\"n\":" + std::to_string(n) + "}"};
+  return {id, PartitionKey(user),
+          "{\"id\":\"" + id + "\",\"userId\":\"" + user + "\",\"n\":" + std::to_string(n) + "}"};
 }
 
-inline SeededDocument TenantDocument(std::string const& id, std::string const& tenant, std::string const& user, long n) {
+inline SeededDocument TenantDocument(std::string const& id, std::string const& tenant, std::string const& user,
+                                     long n) {
   return {id, PartitionKey(tenant),
-          "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"userId\":\"" + user + "\",\"n\":" + std::to_string(n) +
-              "}"};
+          "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"userId\":\"" + user +
+              "\",\"n\":" + std::to_string(n) + "}"};
 }
 
-} // namespace docshard::test
+}  // namespace docshard::test

@@ -52,7 +52,7 @@ std::string Run(std::vector<std::string> const& args, std::string const& log, in
   code = ExitCode(Wait(Spawn(args, log)));
   return Tail(log, 20000);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("inputs: a document with an unaddressable id is left in place and named; the rest moves", "[inputs]") {
   REQUIRE_FALSE(Cli().empty());
@@ -72,9 +72,11 @@ TEST_CASE("inputs: a document with an unaddressable id is left in place and name
   auto out = Run(args, log, code);
   INFO(out);
   CHECK(code == 1);
-  CHECK_THAT(out, Catch::Contains("left in place: \"a/b\" key \"" + key + "\" in " + from.Text() +
-                                  ": its id contains '/', which Cosmos DB does not allow in an id (nor any of / \\ ? #), "
-                                  "so it cannot be read or deleted by id (it belongs in " + to.Text() + ")"));
+  CHECK_THAT(out,
+             Catch::Contains("left in place: \"a/b\" key \"" + key + "\" in " + from.Text() +
+                             ": its id contains '/', which Cosmos DB does not allow in an id (nor any of / \\ ? #), "
+                             "so it cannot be read or deleted by id (it belongs in " +
+                             to.Text() + ")"));
   CHECK_THAT(out, Catch::Contains("301 documents, 0 lost / 0 duplicated / 1 misplaced"));
   CHECK_THAT(out, Catch::Contains("the scheme was not switched"));
   CHECK(PartitionScheme::LoadFile(b).Epoch() == 1);  // not switched
@@ -104,9 +106,8 @@ TEST_CASE("inputs: a migrator killed before its first page resumes; --resume wit
   std::filesystem::remove(cp);
   // One document a second: the first page (500) is far from done when the
   // checkpoint is looked for, so it can only be the one saved at the start.
-  auto const pid = Spawn({Cli(), "migrate", "--from", a, "--to", b, "--checkpoint", cp, "--rate", "1", "--quiet",
-                          "--no-finish"},
-                         log);
+  auto const pid = Spawn(
+      {Cli(), "migrate", "--from", a, "--to", b, "--checkpoint", cp, "--rate", "1", "--quiet", "--no-finish"}, log);
   auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!std::filesystem::exists(cp) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -132,7 +133,8 @@ TEST_CASE("inputs: a migrator killed before its first page resumes; --resume wit
 TEST_CASE("inputs: put drops a UTF-8 byte order mark on its first line", "[inputs]") {
   REQUIRE_FALSE(Cli().empty());
   MigrationFixture f(SchemeA, SchemeB, Lenient);
-  auto const a = f.WriteFile("a.json", f.TextA), input = f.WriteFile("in.jsonl", "\xEF\xBB\xBF{\"id\":\"bom\",\"userId\":\"u1\",\"n\":7}\n");
+  auto const a = f.WriteFile("a.json", f.TextA),
+             input = f.WriteFile("in.jsonl", "\xEF\xBB\xBF{\"id\":\"bom\",\"userId\":\"u1\",\"n\":7}\n");
   auto const log = f.WriteFile("log", "");
   // stdin from the file: through sh, the test harness's Spawn has no stdin redirection.
   int code = 0;
@@ -208,9 +210,10 @@ TEST_CASE("inputs: documents with non-ASCII keys migrate and read back by key", 
     auto const& from = f.A.Resolver()->ResolveForCreate(d.Key);
     auto const& to = f.B.Resolver()->ResolveForCreate(d.Key);
     if (from.Text() == to.Text()) continue;
-    auto const left = f.ClientA->Account(from.Account())
-                          .QueryDocuments(from.Link(), SqlQuery("SELECT VALUE c.n FROM c WHERE c.id = @id")
-                                                           .WithParameter("@id", d.Id));
+    auto const left =
+        f.ClientA->Account(from.Account())
+            .QueryDocuments(from.Link(),
+                            SqlQuery("SELECT VALUE c.n FROM c WHERE c.id = @id").WithParameter("@id", d.Id));
     CHECK(left.Documents.Size() == 0);
     ++goneFromA;
   }

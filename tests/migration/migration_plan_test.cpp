@@ -17,11 +17,13 @@ std::vector<PartitionKey> Keys(int n) {
   for (int i = 0; i < n; ++i) keys.emplace_back("user-" + std::to_string(i));
   return keys;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("plan: hash N -> N+1 is exact and moves only to the new collection", "[plan]") {
-  auto a = Load(R"({"type":"hash","partitionKey":"/k","collections":["dbs/d/colls/c0","dbs/d/colls/c1","dbs/d/colls/c2"]})");
-  auto b = Load(R"({"type":"hash","partitionKey":"/k","collections":["dbs/d/colls/c0","dbs/d/colls/c1","dbs/d/colls/c2","dbs/d/colls/c3"]})");
+  auto a =
+      Load(R"({"type":"hash","partitionKey":"/k","collections":["dbs/d/colls/c0","dbs/d/colls/c1","dbs/d/colls/c2"]})");
+  auto b = Load(
+      R"({"type":"hash","partitionKey":"/k","collections":["dbs/d/colls/c0","dbs/d/colls/c1","dbs/d/colls/c2","dbs/d/colls/c3"]})");
   auto const keys = Keys(20000);
   auto const plan = MigrationPlan::Compute(*a, *b, keys);
   REQUIRE(plan.IsExact());
@@ -38,14 +40,16 @@ TEST_CASE("plan: hash N -> N+1 is exact and moves only to the new collection", "
   CHECK(plan.MovingFraction() > 0.15);
   CHECK(plan.MovingFraction() < 0.35);
   // Documents: 1000 per source collection -> moving fraction of each source.
-  std::map<std::string, std::uint64_t> counts{{"dbs/d/colls/c0", 1000}, {"dbs/d/colls/c1", 1000}, {"dbs/d/colls/c2", 1000}};
+  std::map<std::string, std::uint64_t> counts{
+      {"dbs/d/colls/c0", 1000}, {"dbs/d/colls/c1", 1000}, {"dbs/d/colls/c2", 1000}};
   double expected = 0;
   for (auto const& [source, fraction] : plan.MovingFractionBySource()) expected += 1000 * fraction;
   CHECK(plan.EstimateDocumentsToMove(counts) == Approx(expected));
 }
 
 TEST_CASE("plan: identical schemes move nothing", "[plan]") {
-  auto a = Load(R"({"type":"hash","partitionKey":"/k","hash":"murmur3","collections":["dbs/d/colls/c0","dbs/d/colls/c1"]})");
+  auto a =
+      Load(R"({"type":"hash","partitionKey":"/k","hash":"murmur3","collections":["dbs/d/colls/c0","dbs/d/colls/c1"]})");
   auto const plan = MigrationPlan::Compute(*a, *a, Keys(1000));
   CHECK(plan.IsExact());
   CHECK(plan.Arcs().empty());

@@ -67,7 +67,7 @@ Outcome MigrateAndVerify(MigrationFixture& f, int maxParallel = 8, bool splitDur
   verify.AlsoScan = f.A.Resolver()->Collections();
   out.Report = VerifyScheme(*client, *f.B.Resolver(), verify);
   INFO("verify: " << out.Report.Summary() << ", moved " << out.Progress.Moved << ", ideal " << out.Ideal << ", "
-                   << out.Splits << " splits, " << out.Progress.RangesReplaced << " range streams replaced");
+                  << out.Splits << " splits, " << out.Progress.RangesReplaced << " range streams replaced");
   std::printf("migration: %zu documents, moved %llu (ideal %llu), %d ranges split during the run, %llu range streams "
               "continued on children; verify %s\n",
               f.Seeded.size(), static_cast<unsigned long long>(out.Progress.Moved),
@@ -91,7 +91,7 @@ Outcome MigrateAndVerify(MigrationFixture& f, int maxParallel = 8, bool splitDur
   return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("hash N -> N+1 moves only the arcs the new collection takes", "[scenarios]") {
   MigrationFixture f(
@@ -129,8 +129,7 @@ TEST_CASE("hash -> range moves everything and refuses to finish early", "[scenar
 
   // B drops h0 and h1, which still hold documents: finishing now would strand them.
   auto const early = f.WriteFile("early.json", "");
-  CHECK_THROWS_WITH(FinishMigration(*f.TransitionClient(), f.A, f.B, early),
-                    Catch::Contains("still holds documents"));
+  CHECK_THROWS_WITH(FinishMigration(*f.TransitionClient(), f.A, f.B, early), Catch::Contains("still holds documents"));
 
   auto const out = MigrateAndVerify(f);
   CHECK(out.Ideal == 2000);

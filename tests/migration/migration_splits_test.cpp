@@ -33,7 +33,7 @@ struct StopAfterPages : std::runtime_error {
   StopAfterPages() : std::runtime_error("stopped by the test") {}
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("splits: a checkpoint naming ranges that split meanwhile resumes on their children", "[splits]") {
   MigrationFixture f(FromTwo, ToThree);
@@ -109,12 +109,14 @@ TEST_CASE("splits: a format 1 checkpoint resumes (its unfinished sources from th
   auto const s1 = f.A.Resolver()->Collections()[1].Text();
   // Written by hand as the previous version saved it: s0 half done (its
   // continuation is of no use per range), s1 not started.
-  std::ofstream(checkpoint) << R"({"docshardMigration": 1, "from": ")" << SchemeHash(*f.A.Resolver())
-                            << R"(", "to": ")" << SchemeHash(*f.B.Resolver()) << R"(", "finished": false,
- "collections": [{"collection": ")" << s0 << R"(", "continuation": "{\"epk\":\"7F\",\"key\":\"x\"}",
+  std::ofstream(checkpoint) << R"({"docshardMigration": 1, "from": ")" << SchemeHash(*f.A.Resolver()) << R"(", "to": ")"
+                            << SchemeHash(*f.B.Resolver()) << R"(", "finished": false,
+ "collections": [{"collection": ")"
+                            << s0 << R"(", "continuation": "{\"epk\":\"7F\",\"key\":\"x\"}",
                   "done": false, "scanned": 120, "moved": 30, "skipped": 90, "keptNewer": 0,
                   "recopied": 0, "unresurrected": 0},
-                 {"collection": ")" << s1 << R"(", "continuation": "", "done": false, "scanned": 0,
+                 {"collection": ")"
+                            << s1 << R"(", "continuation": "", "done": false, "scanned": 0,
                   "moved": 0, "skipped": 0}]})";
   auto const loaded = MigrationCheckpoint::Load(checkpoint);
   CHECK(loaded.Collections.at(s0).Ranges.empty());
@@ -145,14 +147,13 @@ TEST_CASE("splits: a format 1 checkpoint resumes (its unfinished sources from th
   CHECK(report.Ok());
 }
 
-TEST_CASE("splits: checkpoints of an unknown format, or with overlapping ranges, are refused by name",
-          "[splits]") {
+TEST_CASE("splits: checkpoints of an unknown format, or with overlapping ranges, are refused by name", "[splits]") {
   auto const dir = TempDir() + "/" + UniqueId("cpfmt");
   std::filesystem::create_directories(dir);
   auto const path = dir + "/cp.json";
   std::ofstream(path) << R"({"docshardMigration": 3, "from": "", "to": "", "collections": []})";
-  CHECK_THROWS_WITH(MigrationCheckpoint::Load(path), Catch::Contains("docshardMigration") &&
-                                                          Catch::Contains("version 1 or 2"));
+  CHECK_THROWS_WITH(MigrationCheckpoint::Load(path),
+                    Catch::Contains("docshardMigration") && Catch::Contains("version 1 or 2"));
   std::ofstream(path) << R"({"docshardMigration": 2, "from": "", "to": "", "collections": [
     {"collection": "dbs/d/colls/c", "done": false, "ranges": [
       {"range": "0", "min": "", "max": "80", "rangeMin": "", "rangeMax": "80", "continuation": "", "done": false},

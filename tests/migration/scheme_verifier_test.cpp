@@ -24,17 +24,20 @@ std::set<std::string> Ids(std::vector<VerifyOffender> const& offenders) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("verify names every lost, duplicated and misplaced document, and only those", "[verify]") {
-  MigrationFixture f(R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/old0"]})",
-                     R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","dbs/{DB}/colls/c1","b:dbs/{DB}/colls/c2"]})");
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/old0"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","dbs/{DB}/colls/c1","b:dbs/{DB}/colls/c2"]})");
   auto client = f.TransitionClient();
-  PartitionedClient::FromScheme(f.B, [&] {
-    PartitionedClientOptions o;
-    o.Client = ClientOptions(f.Servers.Default);
-    return o;
-  }())->CreateCollectionsIfMissing();
+  PartitionedClient::FromScheme(f.B,
+                                [&] {
+                                  PartitionedClientOptions o;
+                                  o.Client = ClientOptions(f.Servers.Default);
+                                  return o;
+                                }())
+      ->CreateCollectionsIfMissing();
 
   auto const bCollections = f.B.Resolver()->Collections();
   auto const oldCollection = f.A.Resolver()->Collections().front();

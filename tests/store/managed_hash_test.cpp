@@ -78,6 +78,5 @@ TEST_CASE("managedHash: create from the template, place, grow by one", "[managed
   }
   try {
     account.DeleteDatabase(db);
-  } catch (...) {
-  }
+  } catch (...) {}
 }

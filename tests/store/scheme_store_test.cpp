@@ -77,7 +77,7 @@ void TwoWriters(ISchemeStore& store, ISchemeStore& other, std::string const& db)
                   InvalidArgumentError);
   CHECK(store.Load()->Epoch == 3);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("scheme store in a document: If-Match, the loser gets a conflict", "[scheme]") {
   auto db = UniqueId("ss");
@@ -87,19 +87,21 @@ TEST_CASE("scheme store in a document: If-Match, the loser gets a conflict", "[s
   SchemeStore second(MakeCosmosClient(), "dbs/" + db + "/colls/schemes");  // its own connection pool
   TwoWriters(store, second, db);
   // The document is readable to people: epoch and text.
-  auto doc = cosmos->ReadDocument("dbs/" + db + "/colls/schemes", "docshard-scheme", PartitionKeyValue("docshard-scheme")).Json();
+  auto doc =
+      cosmos->ReadDocument("dbs/" + db + "/colls/schemes", "docshard-scheme", PartitionKeyValue("docshard-scheme"))
+          .Json();
   CHECK(doc["epoch"].GetInt64() == 3);
   CHECK(PartitionScheme::Load(doc["scheme"].GetString()).Epoch() == 3);
 
   // A collection keyed on another field works too.
   SchemeStore other(cosmos, "dbs/" + db + "/colls/schemes2", SchemeStoreOptions{"orders-scheme", "/pk"});
   other.CreateCollectionIfMissing();
-  SchemeStore otherSecond(MakeCosmosClient(), "dbs/" + db + "/colls/schemes2", SchemeStoreOptions{"orders-scheme", "/pk"});
+  SchemeStore otherSecond(MakeCosmosClient(), "dbs/" + db + "/colls/schemes2",
+                          SchemeStoreOptions{"orders-scheme", "/pk"});
   TwoWriters(other, otherSecond, db);
   try {
     cosmos->DeleteDatabase(db);
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 TEST_CASE("scheme store in a file: If-Match on the content digest", "[scheme]") {
@@ -199,6 +201,5 @@ TEST_CASE("scheme watcher switches a running client to a newer epoch and never b
   CHECK(client->GetResolver()->Collections().size() == 4);
   try {
     cosmos->DeleteDatabase(db);
-  } catch (...) {
-  }
+  } catch (...) {}
 }

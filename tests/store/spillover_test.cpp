@@ -63,7 +63,7 @@ std::vector<std::uint64_t> ListNumbers(CosmosClient& account, std::string const&
 std::string Doc(std::string const& id, int i) {
   return "{\"id\":\"" + id + "\",\"userId\":\"u" + std::to_string(i % 13) + "\",\"n\":" + std::to_string(i) + "}";
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("spillover: the counter advances across several spills (quota 50)", "[spillover]") {
   auto db = UniqueId("spill");
@@ -72,7 +72,10 @@ TEST_CASE("spillover: the counter advances across several spills (quota 50)", "[
   auto statePath = std::filesystem::temp_directory_path() / (db + ".json");
   SpilloverManagerOptions options;
   options.StatePath = statePath;
-  options.Accounts = PartitionScheme::Load(ConfigText("{\"type\":\"hash\",\"partitionKey\":\"/k\",\"collections\":[\"dbs/x/colls/y\"]}", 1)).Accounts();
+  options.Accounts =
+      PartitionScheme::Load(
+          ConfigText("{\"type\":\"hash\",\"partitionKey\":\"/k\",\"collections\":[\"dbs/x/colls/y\"]}", 1))
+          .Accounts();
   std::vector<SpilloverCheck> spills;
   options.OnSpill = [&](SpilloverCheck const& c) { spills.push_back(c); };
   SpilloverManager manager(client, options);
@@ -231,9 +234,9 @@ TEST_CASE("spillover: spills are saved to a scheme store and another client's wa
 
 namespace {
 struct WriterLog {
-  std::vector<std::pair<long, std::uint64_t>> Writes;     // index, collection number
-  std::vector<long> CheckEnds;                            // writes started at the end of each timed check
-  std::vector<std::pair<long, std::uint64_t>> Switches;   // writes started at publish, new newest number
+  std::vector<std::pair<long, std::uint64_t>> Writes;    // index, collection number
+  std::vector<long> CheckEnds;                           // writes started at the end of each timed check
+  std::vector<std::pair<long, std::uint64_t>> Switches;  // writes started at publish, new newest number
   std::vector<std::string> Created, Adopted, Errors, Final;
 };
 
@@ -298,7 +301,7 @@ void WaitForFile(std::filesystem::path const& p) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("spillover: two writer processes converge, no duplicate collections, fill within the bound",
           "[spillover][concurrent]") {
@@ -314,8 +317,15 @@ TEST_CASE("spillover: two writer processes converge, no duplicate collections, f
 
   std::vector<pid_t> pids;
   for (std::string tag : {"a", "b"}) {
-    std::vector<std::string> args{DOCSHARD_SPILLOVER_WRITER, db, prefix, std::to_string(quota), std::to_string(docs),
-                                  std::to_string(intervalMs), std::to_string(pauseUs), tag, dir.string()};
+    std::vector<std::string> args{DOCSHARD_SPILLOVER_WRITER,
+                                  db,
+                                  prefix,
+                                  std::to_string(quota),
+                                  std::to_string(docs),
+                                  std::to_string(intervalMs),
+                                  std::to_string(pauseUs),
+                                  tag,
+                                  dir.string()};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -392,8 +402,7 @@ TEST_CASE("spillover: two writer processes converge, no duplicate collections, f
   std::filesystem::remove_all(dir);
   try {
     cosmos->DeleteDatabase(db);
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 // The gateway refuses a COUNT across partition key ranges (400/1004), so the manager

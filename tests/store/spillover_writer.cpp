@@ -43,7 +43,7 @@ void LogChange(SpilloverCheck const& c) {
   for (auto const& id : c.Created) Log("CREATED " + id);
   for (auto const& id : c.Adopted) Log("ADOPTED " + id);
 }
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 9) {

@@ -4,13 +4,13 @@ namespace docshard::test {
 
 namespace {
 char const* const Role = "main";
-} // namespace
+}  // namespace
 
 std::shared_ptr<CosmosClient> MakeCosmosClient() { return std::make_shared<CosmosClient>(ClientOptions(Role)); }
 
 std::string ConfigText(std::string const& resolverJson, std::int64_t epoch) {
-  return "{\n  \"docshard\": 1,\n  \"epoch\": " + std::to_string(epoch) + ",\n  \"accounts\": {\"default\": " +
-         AccountJson(Role) + "},\n  \"resolver\": " + resolverJson + "\n}\n";
+  return "{\n  \"docshard\": 1,\n  \"epoch\": " + std::to_string(epoch) +
+         ",\n  \"accounts\": {\"default\": " + AccountJson(Role) + "},\n  \"resolver\": " + resolverJson + "\n}\n";
 }
 
 std::shared_ptr<PartitionedClient> MakeClient(std::string const& resolverJson, std::int64_t epoch) {
@@ -19,4 +19,4 @@ std::shared_ptr<PartitionedClient> MakeClient(std::string const& resolverJson, s
   return PartitionedClient::FromScheme(PartitionScheme::Load(ConfigText(resolverJson, epoch)), options);
 }
 
-} // namespace docshard::test
+}  // namespace docshard::test

@@ -18,4 +18,4 @@ std::string ConfigText(std::string const& resolverJson, std::int64_t epoch);
 // A client over the fixture account with `resolverJson` published at `epoch`.
 std::shared_ptr<PartitionedClient> MakeClient(std::string const& resolverJson, std::int64_t epoch = 1);
 
-} // namespace docshard::test
+}  // namespace docshard::test

@@ -44,4 +44,4 @@ inline int CosmosCompare(rapidjson::Value const* a, rapidjson::Value const* b) {
   return 0;
 }
 
-} // namespace docshard::test
+}  // namespace docshard::test

@@ -64,4 +64,4 @@ http::HttpResponse Respond(unsigned status, std::string body = "{}",
 // lives answer through `gateway`.
 std::unique_ptr<http::detail::ScopedExchangeOverride> InstallOnThisThread(std::shared_ptr<FakeGateway> gateway);
 
-} // namespace docshard::test
+}  // namespace docshard::test

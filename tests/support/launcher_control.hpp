@@ -34,4 +34,4 @@ private:
   http::HttpTransport m_transport;
 };
 
-} // namespace docshard::test
+}  // namespace docshard::test

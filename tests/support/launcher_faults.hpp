@@ -29,4 +29,4 @@ private:
   LauncherControl m_control;
 };
 
-} // namespace docshard::test
+}  // namespace docshard::test

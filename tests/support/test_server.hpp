@@ -58,4 +58,4 @@ int RunServerScript(std::string const& arguments);
 // exit status of tests/support/servers.sh.
 int RestartServer(std::string const& role, std::string const& options = {});
 
-} // namespace docshard::test
+}  // namespace docshard::test

@@ -12,7 +12,7 @@ std::vector<std::string> Texts(std::vector<CollectionRef> const& refs) {
   for (auto const& r : refs) out.push_back(r.Text());
   return out;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("collection references parse", "[collection]") {
   auto r = CollectionRef::Parse("dbs/app/colls/users0");
@@ -30,7 +30,7 @@ TEST_CASE("collection references parse", "[collection]") {
   CHECK(w.Text() == "west:dbs/app/colls/users2");
 
   auto slash = CollectionRef::Parse("dbs/app/colls/users0/");  // legacy self-link form
-  CHECK(slash.Text() == "dbs/app/colls/users0/");               // hashed as written
+  CHECK(slash.Text() == "dbs/app/colls/users0/");              // hashed as written
   CHECK(slash.Link() == "dbs/app/colls/users0");
 
   for (char const* bad : {"", "dbs/app", "dbs/app/colls/", "dbs//colls/x", "db/app/colls/x", "dbs/app/coll/x",
@@ -46,8 +46,8 @@ TEST_CASE("one collection written two ways is a duplicate in a hash ring", "[col
   auto const plain = CollectionRef::Parse("dbs/app/colls/users0");
   for (char const* sameCollection : {"dbs/app/colls/users0/", "default:dbs/app/colls/users0"}) {
     INFO(sameCollection);
-    CHECK_THROWS_AS(HashPartitionResolver({plain, CollectionRef::Parse("dbs/app/colls/users1"),
-                                           CollectionRef::Parse(sameCollection)}),
+    CHECK_THROWS_AS(HashPartitionResolver(
+                        {plain, CollectionRef::Parse("dbs/app/colls/users1"), CollectionRef::Parse(sameCollection)}),
                     InvalidArgumentError);
   }
   // The same link on another account is another collection.

@@ -10,31 +10,26 @@ using namespace docshard;
 
 namespace {
 
-PartitionKeyRange R(std::string id, std::string min, std::string max, std::vector<std::string> parents = {})
-{
+PartitionKeyRange R(std::string id, std::string min, std::string max, std::vector<std::string> parents = {}) {
   return PartitionKeyRange{std::move(id), std::move(min), std::move(max), std::move(parents)};
 }
 
 // Four ranges as a 4-partition collection has them (unsorted on purpose).
-std::vector<PartitionKeyRange> Four()
-{
+std::vector<PartitionKeyRange> Four() {
   return {R("2", "7F", "BF"), R("0", "", "3F"), R("3", "BF", "FF"), R("1", "3F", "7F")};
 }
 
-std::vector<std::string> Ids(std::vector<PartitionKeyRange> const& ranges)
-{
+std::vector<std::string> Ids(std::vector<PartitionKeyRange> const& ranges) {
   std::vector<std::string> ids;
-  for (auto const& r : ranges)
-    ids.push_back(r.Id);
+  for (auto const& r : ranges) ids.push_back(r.Id);
   return ids;
 }
 
 using V = std::vector<std::string>;
 
-} // namespace
+}  // namespace
 
-TEST_CASE("routing map sorts the ranges and checks the cover", "[cosmos][routing]")
-{
+TEST_CASE("routing map sorts the ranges and checks the cover", "[cosmos][routing]") {
   auto map = CollectionRoutingMap::Create("dbs/d/colls/c", Four(), "\"7\"");
   CHECK(Ids(map.OrderedRanges()) == V{"0", "1", "2", "3"});
   CHECK(map.ChangeFeedETag() == "\"7\"");
@@ -63,17 +58,16 @@ TEST_CASE("routing map sorts the ranges and checks the cover", "[cosmos][routing
   fails({R("0", "", "80"), R("1", "80", "80"), R("2", "80", "FF")}, "is empty");
 }
 
-TEST_CASE("routing map: ranges overlapping an EPK interval", "[cosmos][routing]")
-{
+TEST_CASE("routing map: ranges overlapping an EPK interval", "[cosmos][routing]") {
   auto map = CollectionRoutingMap::Create("dbs/d/colls/c", Four());
   CHECK(Ids(map.GetOverlappingRanges("", "FF")) == V{"0", "1", "2", "3"});
-  CHECK(Ids(map.GetOverlappingRanges("", "3F")) == V{"0"});           // max is exclusive
+  CHECK(Ids(map.GetOverlappingRanges("", "3F")) == V{"0"});  // max is exclusive
   CHECK(Ids(map.GetOverlappingRanges("", "3F00")) == V{"0", "1"});
   CHECK(Ids(map.GetOverlappingRanges("3F", "7F")) == V{"1"});
   CHECK(Ids(map.GetOverlappingRanges("3E", "80")) == V{"0", "1", "2"});
   CHECK(Ids(map.GetOverlappingRanges("05C1D", "05C1E")) == V{"0"});
   CHECK(Ids(map.GetOverlappingRanges("BF", "FF")) == V{"3"});
-  CHECK(Ids(map.GetOverlappingRanges("C0", "FFFF")) == V{"3"});        // past the end = the end
+  CHECK(Ids(map.GetOverlappingRanges("C0", "FFFF")) == V{"3"});  // past the end = the end
   CHECK(map.GetOverlappingRanges("FF", "FF").empty());
   // A single EPK (min == max): the range containing it, boundaries included.
   CHECK(Ids(map.GetOverlappingRanges("7F", "7F")) == V{"2"});
@@ -86,8 +80,7 @@ TEST_CASE("routing map: ranges overlapping an EPK interval", "[cosmos][routing]"
   CHECK_THROWS_AS(map.RangeContaining("FF"), InvalidArgumentError);
 }
 
-TEST_CASE("routing map leaves out ranges that others name as parents", "[cosmos][routing]")
-{
+TEST_CASE("routing map leaves out ranges that others name as parents", "[cosmos][routing]") {
   // A full listing that still shows range 1 next to its children 4 and 5.
   auto ranges = Four();
   ranges.push_back(R("4", "3F", "5F", {"1"}));
@@ -101,12 +94,10 @@ TEST_CASE("routing map leaves out ranges that others name as parents", "[cosmos]
   CHECK(Ids(map.GetOverlappingRanges("3F", "7F")) == V{"4", "5"});
 }
 
-TEST_CASE("routing map combines an incremental delta", "[cosmos][routing]")
-{
+TEST_CASE("routing map combines an incremental delta", "[cosmos][routing]") {
   auto map = CollectionRoutingMap::Create("dbs/d/colls/c", Four(), "e1");
 
-  SECTION("a split: the children replace their parent")
-  {
+  SECTION("a split: the children replace their parent") {
     auto next = map.TryCombine({R("4", "7F", "9F", {"2"}), R("5", "9F", "BF", {"2"})}, "e2");
     REQUIRE(next);
     CHECK(Ids(next->OrderedRanges()) == V{"0", "1", "4", "5", "3"});
@@ -119,20 +110,17 @@ TEST_CASE("routing map combines an incremental delta", "[cosmos][routing]")
     CHECK(after->IsGone("2"));
     CHECK(after->IsGone("5"));
   }
-  SECTION("a merge: one range replaces two")
-  {
+  SECTION("a merge: one range replaces two") {
     auto next = map.TryCombine({R("4", "3F", "BF", {"1", "2"})}, "e2");
     REQUIRE(next);
     CHECK(Ids(next->OrderedRanges()) == V{"0", "4", "3"});
   }
-  SECTION("a delta that repeats known ranges changes nothing else")
-  {
+  SECTION("a delta that repeats known ranges changes nothing else") {
     auto next = map.TryCombine(Four(), "e2");
     REQUIRE(next);
     CHECK(Ids(next->OrderedRanges()) == V{"0", "1", "2", "3"});
   }
-  SECTION("only one child of a split: not a complete cover, read everything")
-  {
+  SECTION("only one child of a split: not a complete cover, read everything") {
     CHECK_FALSE(map.TryCombine({R("4", "7F", "9F", {"2"})}, "e2"));
   }
 }

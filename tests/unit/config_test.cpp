@@ -7,13 +7,13 @@
 #include <docshard/docshard.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <random>
+#include <unistd.h>
 
 using namespace docshard;
 
@@ -77,7 +77,8 @@ std::string const LegacyHash = R"({"docshard":1,"resolver":{"type":"hash","parti
   "seeds":[-1946374337, 12345, 2147483647],"virtualNodesPerCollection":16,
   "collections":["dbs/a/colls/c0","dbs/a/colls/c1","dbs/a/colls/c2"]}})";
 
-std::string const NestedRange = R"({"docshard":1,"epoch":0,"resolver":{"type":"range","partitionKey":"/tenant","keyType":"number",
+std::string const NestedRange =
+    R"({"docshard":1,"epoch":0,"resolver":{"type":"range","partitionKey":"/tenant","keyType":"number",
   "ranges":[
     {"low":0,"high":99,"resolver":{"type":"hash","hash":"murmur3","virtualNodesPerCollection":32,
        "collections":["dbs/t/colls/a0","dbs/t/colls/a1","dbs/t/colls/a2"]}},
@@ -88,7 +89,8 @@ std::string const NestedRange = R"({"docshard":1,"epoch":0,"resolver":{"type":"r
     {"low":1e21,"high":1e22,"collection":"dbs/t/colls/huge"}
   ]}})";
 
-std::string const StringRange = R"({"docshard":1,"resolver":{"type":"range","partitionKey":["/region","/userId"],"keyType":"string",
+std::string const StringRange =
+    R"({"docshard":1,"resolver":{"type":"range","partitionKey":["/region","/userId"],"keyType":"string",
   "ranges":[{"low":"a","high":"m","collection":"dbs/s/colls/am"},{"low":"n","high":"z\u00e9","collection":"dbs/s/colls/nz"}]}})";
 
 std::string const Lookup = R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/region","keyType":"string",
@@ -118,9 +120,13 @@ std::vector<PartitionKey> RandomKeys(std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) {
     switch (rng() % 4) {
     case 0: keys.push_back(PartitionKey(oracle::RandomKey(rng))); break;
-    case 1: keys.push_back(PartitionKey::Number(static_cast<double>(static_cast<std::int64_t>(rng() % 500) - 150))); break;
-    case 2: keys.push_back(PartitionKey::Number(std::ldexp(static_cast<double>(rng() % 1000000) - 500000.0,
-                                                           static_cast<int>(rng() % 160) - 80))); break;
+    case 1:
+      keys.push_back(PartitionKey::Number(static_cast<double>(static_cast<std::int64_t>(rng() % 500) - 150)));
+      break;
+    case 2:
+      keys.push_back(PartitionKey::Number(
+          std::ldexp(static_cast<double>(rng() % 1000000) - 500000.0, static_cast<int>(rng() % 160) - 80)));
+      break;
     default: {
       std::string s(1, static_cast<char>('a' + rng() % 26));
       for (int j = static_cast<int>(rng() % 4); j > 0; --j) s += static_cast<char>('a' + rng() % 26);
@@ -173,7 +179,7 @@ ResolverPtr LoadFixed(ConfigNode const& n) {
   return std::make_shared<FixedResolver>(n.Child("collection").GetCollection(), path);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("config round trip: load -> save -> load gives the same bytes and routing", "[config][roundtrip]") {
   auto const keys = RandomKeys(10000, 0xC0F16);
@@ -224,7 +230,8 @@ TEST_CASE("config: saved text is the documented format", "[config][stable]") {
   auto const defaults = PartitionScheme::Load(DefaultHash).Save();
   CHECK_THAT(defaults, Catch::Contains("\"hash\": \"md5\"") && Catch::Contains("\"virtualNodesPerCollection\": 128"));
   // Account order and member order in the input do not matter.
-  std::string reordered = R"({"resolver":{"collections":["dbs/app/colls/users0","dbs/app/colls/users1","west:dbs/app/colls/users2"],
+  std::string reordered =
+      R"({"resolver":{"collections":["dbs/app/colls/users0","dbs/app/colls/users1","west:dbs/app/colls/users2"],
     "virtualNodesPerCollection":128,"hash":"murmur3","partitionKey":"/userId","type":"hash"},
     "accounts":{"default":{"caFile":"ca.pem","keyEnv":"DOCSHARD_KEY","endpoint":"https://127.0.0.1:8081"},
                 "west":{"keyFile":"/run/secrets/west","endpoint":"https://west.example:443"}},
@@ -286,7 +293,8 @@ TEST_CASE("config: load(save(r)) for resolvers built in code", "[config][roundtr
 
 TEST_CASE("config: a scheme naming an account it does not describe is not saved", "[config][roundtrip][accounts]") {
   auto const resolver = std::make_shared<HashPartitionResolver const>(
-      std::vector<CollectionRef>{CollectionRef::Parse("west:dbs/d/colls/a"), CollectionRef::Parse("west:dbs/d/colls/b")},
+      std::vector<CollectionRef>{CollectionRef::Parse("west:dbs/d/colls/a"),
+                                 CollectionRef::Parse("west:dbs/d/colls/b")},
       MakeHashGenerator("murmur3"), 16, PartitionKeyPath::Parse("/userId"));
   try {
     (void)PartitionScheme(resolver, 1).Save();
@@ -300,10 +308,12 @@ TEST_CASE("config: a scheme naming an account it does not describe is not saved"
   std::map<std::string, AccountConfig> const west = {{"west", {"https://127.0.0.1:8081", "WEST_KEY", "", ""}}};
   auto const saved = PartitionScheme(resolver, 1, west).Save();
   auto const loaded = PartitionScheme::Load(saved);
-  CHECK(loaded.Resolver()->ResolveForCreate(PartitionKey("k1")).Text() == resolver->ResolveForCreate(PartitionKey("k1")).Text());
+  CHECK(loaded.Resolver()->ResolveForCreate(PartitionKey("k1")).Text() ==
+        resolver->ResolveForCreate(PartitionKey("k1")).Text());
   // Unprefixed collections need no accounts.
-  auto const plain = std::make_shared<HashPartitionResolver const>(
-      std::vector<CollectionRef>{CollectionRef::Parse("dbs/d/colls/a")}, nullptr, 16, PartitionKeyPath::Parse("/userId"));
+  auto const plain =
+      std::make_shared<HashPartitionResolver const>(std::vector<CollectionRef>{CollectionRef::Parse("dbs/d/colls/a")},
+                                                    nullptr, 16, PartitionKeyPath::Parse("/userId"));
   CHECK_NOTHROW(PartitionScheme::Load(PartitionScheme(plain).Save()));
 }
 
@@ -355,17 +365,19 @@ TEST_CASE("config errors name their place", "[config][errors]") {
     auto f = LoadError(HashConfig(R"("collections":["dbs/a/colls/b"],"colour":"blue")"));
     CHECK(f.Place == "resolver.colour");
     CHECK_THAT(f.Message, Catch::Contains("unknown field \"colour\""));
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyenv":"K"}},"resolver":{}})").Message ==
-          R"(accounts.default.keyenv: unknown field "keyenv" (did you mean "keyEnv"?))");
+    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyenv":"K"}},"resolver":{}})")
+              .Message == R"(accounts.default.keyenv: unknown field "keyenv" (did you mean "keyEnv"?))");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"number",
-        "ranges":[{"low":1,"high":2,"collection":"dbs/a/colls/b","hihg":3}]}})").Place == "resolver.ranges[0].hihg");
+        "ranges":[{"low":1,"high":2,"collection":"dbs/a/colls/b","hihg":3}]}})")
+              .Place == "resolver.ranges[0].hihg");
   }
   SECTION("repeated fields are refused, not silently resolved") {
     CHECK(LoadError(HashConfig(R"("hash":"md5","collections":["dbs/a/colls/b"],"hash":"murmur3")")).Message ==
           R"(resolver.hash: duplicate field "hash")");
     CHECK(LoadError(R"({"docshard":1,"docshard":1,"resolver":{}})").Place == "docshard");
     CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://a","keyEnv":"A"},
-        "default":{"endpoint":"https://b","keyEnv":"B"}},"resolver":{}})").Place == "accounts.default");
+        "default":{"endpoint":"https://b","keyEnv":"B"}},"resolver":{}})")
+              .Place == "accounts.default");
   }
   SECTION("wrong types") {
     auto ranges = [](std::string const& third) {
@@ -380,9 +392,13 @@ TEST_CASE("config errors name their place", "[config][errors]") {
     CHECK(LoadError(ranges(R"({"low":10,"high":20,"collection":7})")).Message ==
           R"(resolver.ranges[2].collection: expected a string, got 7)");
     CHECK(LoadError(ranges(R"({"low":10,"high":20})")).Place == "resolver.ranges[2]");
-    CHECK(LoadError(ranges(R"({"low":10,"high":20,"collection":"dbs/a/colls/x","resolver":{"type":"hash","collections":["dbs/a/colls/y"]}})")).Place ==
-          "resolver.ranges[2]");
-    CHECK(LoadError(ranges(R"("dbs/a/colls/r2")")).Message == R"(resolver.ranges[2]: expected an object, got "dbs/a/colls/r2")");
+    CHECK(
+        LoadError(
+            ranges(
+                R"({"low":10,"high":20,"collection":"dbs/a/colls/x","resolver":{"type":"hash","collections":["dbs/a/colls/y"]}})"))
+            .Place == "resolver.ranges[2]");
+    CHECK(LoadError(ranges(R"("dbs/a/colls/r2")")).Message ==
+          R"(resolver.ranges[2]: expected an object, got "dbs/a/colls/r2")");
     CHECK(LoadError(HashConfig(R"("virtualNodesPerCollection":"128","collections":["dbs/a/colls/b"])")).Message ==
           R"(resolver.virtualNodesPerCollection: expected an integer, got "128")");
     CHECK(LoadError(HashConfig(R"("virtualNodesPerCollection":1.5,"collections":["dbs/a/colls/b"])")).Place ==
@@ -394,15 +410,18 @@ TEST_CASE("config errors name their place", "[config][errors]") {
     CHECK(LoadError(R"({"docshard":"1","resolver":{}})").Message == R"(docshard: expected an integer, got "1")");
     CHECK(LoadError(R"({"docshard":1,"resolver":[]})").Message == "resolver: expected an object, got an array");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":5}})").Message == "resolver.type: expected a string, got 5");
-    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"int","ranges":[]}})").Message ==
-          R"(resolver.keyType: expected "string" or "number", got "int")");
+    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"int","ranges":[]}})")
+              .Message == R"(resolver.keyType: expected "string" or "number", got "int")");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/a","keyType":"string",
-        "entries":[{"key":5,"collection":"dbs/a/colls/b"}]}})").Message == R"(resolver.entries[0].key: expected a string, got 5)");
-    CHECK(LoadError(HashConfig(R"("partitionKey":"userId","collections":["dbs/a/colls/b"])")).Place == "resolver.partitionKey");
-    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"hash","partitionKey":7,"collections":["dbs/a/colls/b"]}})").Place ==
+        "entries":[{"key":5,"collection":"dbs/a/colls/b"}]}})")
+              .Message == R"(resolver.entries[0].key: expected a string, got 5)");
+    CHECK(LoadError(HashConfig(R"("partitionKey":"userId","collections":["dbs/a/colls/b"])")).Place ==
           "resolver.partitionKey");
-    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"hash","partitionKey":["/a",3],"collections":["dbs/a/colls/b"]}})").Place ==
-          "resolver.partitionKey[1]");
+    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"hash","partitionKey":7,"collections":["dbs/a/colls/b"]}})")
+              .Place == "resolver.partitionKey");
+    CHECK(LoadError(
+              R"({"docshard":1,"resolver":{"type":"hash","partitionKey":["/a",3],"collections":["dbs/a/colls/b"]}})")
+              .Place == "resolver.partitionKey[1]");
     CHECK(LoadError(R"({"docshard":1,"epoch":-1,"resolver":{}})").Place == "epoch");
     CHECK(LoadError(R"({"docshard":1,"epoch":"3","resolver":{}})").Place == "epoch");
   }
@@ -417,31 +436,35 @@ TEST_CASE("config errors name their place", "[config][errors]") {
   }
   SECTION("ranges and lookups") {
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"number",
-        "ranges":[{"low":1,"high":2,"collection":"dbs/a/colls/b"},{"low":20,"high":10,"collection":"dbs/a/colls/c"}]}})").Message ==
-          "resolver.ranges[1]: low 20 is greater than high 10");
+        "ranges":[{"low":1,"high":2,"collection":"dbs/a/colls/b"},{"low":20,"high":10,"collection":"dbs/a/colls/c"}]}})")
+              .Message == "resolver.ranges[1]: low 20 is greater than high 10");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"string",
-        "ranges":[{"low":"b","high":"a","collection":"dbs/a/colls/b"}]}})").Place == "resolver.ranges[0]");
-    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"number","ranges":[]}})").Message ==
-          "resolver.ranges: must not be empty");
+        "ranges":[{"low":"b","high":"a","collection":"dbs/a/colls/b"}]}})")
+              .Place == "resolver.ranges[0]");
+    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"number","ranges":[]}})")
+              .Message == "resolver.ranges: must not be empty");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/a","keyType":"string",
         "entries":[{"key":"eu","collection":"dbs/a/colls/b"},{"key":"us","collection":"dbs/a/colls/c"},
-                   {"key":"eu","collection":"dbs/a/colls/d"}]}})").Message ==
-          R"(resolver.entries[2].key: duplicate key "eu" (also at resolver.entries[0]))");
+                   {"key":"eu","collection":"dbs/a/colls/d"}]}})")
+              .Message == R"(resolver.entries[2].key: duplicate key "eu" (also at resolver.entries[0]))");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/a","keyType":"number",
-        "entries":[{"key":1,"collection":"dbs/a/colls/b"},{"key":1.0,"collection":"dbs/a/colls/c"}]}})").Place ==
-          "resolver.entries[1].key");
-    CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/a","keyType":"string","entries":[]}})").Place ==
-          "resolver.entries");
+        "entries":[{"key":1,"collection":"dbs/a/colls/b"},{"key":1.0,"collection":"dbs/a/colls/c"}]}})")
+              .Place == "resolver.entries[1].key");
+    CHECK(
+        LoadError(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/a","keyType":"string","entries":[]}})")
+            .Place == "resolver.entries");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/a","keyType":"string","entries":[],
-        "default":5}})").Place == "resolver.default");
+        "default":5}})")
+              .Place == "resolver.default");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"string",
-        "ranges":[{"low":"\udc00","high":"z","collection":"dbs/a/colls/b"}]}})").Place == "resolver.ranges[0].low");
+        "ranges":[{"low":"\udc00","high":"z","collection":"dbs/a/colls/b"}]}})")
+              .Place == "resolver.ranges[0].low");
     // An error deep inside a nested resolver names the whole path.
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/a","keyType":"number",
         "ranges":[{"low":1,"high":2,"collection":"dbs/a/colls/b"},
                   {"low":3,"high":4,"resolver":{"type":"lookup","keyType":"string","entries":[],
-                     "default":{"type":"hash","collections":["dbs/a/colls/x","dbs/a/colls/x"]}}}]}})").Place ==
-          "resolver.ranges[1].resolver.default.collections[1]");
+                     "default":{"type":"hash","collections":["dbs/a/colls/x","dbs/a/colls/x"]}}}]}})")
+              .Place == "resolver.ranges[1].resolver.default.collections[1]");
   }
   SECTION("accounts") {
     auto f = LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyEnv":"K"},
@@ -451,19 +474,26 @@ TEST_CASE("config errors name their place", "[config][errors]") {
     CHECK_THAT(f.Message, Catch::Contains("unknown account \"east\""));
     CHECK_THAT(LoadError(HashConfig(R"("collections":["west:dbs/a/colls/b"])")).Message,
                Catch::Contains("unknown account \"west\""));
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyEnv":"K","key":"c2VjcmV0"}},"resolver":{}})").Message ==
-          "accounts.default.key: secrets are not allowed in a config file; use keyEnv or keyFile");
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","masterKey":"x"}},"resolver":{}})").Place ==
-          "accounts.default.masterKey");
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyEnv":"K","insecure":true}},"resolver":{}})").Place ==
-          "accounts.default.insecure");
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"http://h","keyEnv":"K"}},"resolver":{}})").Place ==
-          "accounts.default.endpoint");
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h"}},"resolver":{}})").Place == "accounts.default");
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyEnv":"K","keyFile":"f"}},"resolver":{}})").Place ==
+    CHECK(
+        LoadError(
+            R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyEnv":"K","key":"c2VjcmV0"}},"resolver":{}})")
+            .Message == "accounts.default.key: secrets are not allowed in a config file; use keyEnv or keyFile");
+    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","masterKey":"x"}},"resolver":{}})")
+              .Place == "accounts.default.masterKey");
+    CHECK(
+        LoadError(
+            R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyEnv":"K","insecure":true}},"resolver":{}})")
+            .Place == "accounts.default.insecure");
+    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"http://h","keyEnv":"K"}},"resolver":{}})")
+              .Place == "accounts.default.endpoint");
+    CHECK(LoadError(R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h"}},"resolver":{}})").Place ==
           "accounts.default");
-    CHECK(LoadError(R"({"docshard":1,"accounts":{"bad name":{"endpoint":"https://h","keyEnv":"K"}},"resolver":{}})").Place ==
-          "accounts.bad name");
+    CHECK(
+        LoadError(
+            R"({"docshard":1,"accounts":{"default":{"endpoint":"https://h","keyEnv":"K","keyFile":"f"}},"resolver":{}})")
+            .Place == "accounts.default");
+    CHECK(LoadError(R"({"docshard":1,"accounts":{"bad name":{"endpoint":"https://h","keyEnv":"K"}},"resolver":{}})")
+              .Place == "accounts.bad name");
   }
   SECTION("hash names, resolver types, versions, virtual nodes, legacy seeds") {
     auto f = LoadError(HashConfig(R"("hash":"sha1","collections":["dbs/a/colls/b"])"));
@@ -472,8 +502,10 @@ TEST_CASE("config errors name their place", "[config][errors]") {
                               Catch::Contains("dotnet-legacy"));
     f = LoadError(R"({"docshard":1,"resolver":{"type":"hashh","partitionKey":"/a","collections":["dbs/a/colls/b"]}})");
     CHECK(f.Place == "resolver.type");
-    CHECK_THAT(f.Message, Catch::StartsWith("resolver.type: unknown resolver type \"hashh\"") && Catch::Contains("range"));
-    CHECK(LoadError(R"({"docshard":2,"resolver":{}})").Message == "docshard: format version 2 is newer than this library supports (1)");
+    CHECK_THAT(f.Message,
+               Catch::StartsWith("resolver.type: unknown resolver type \"hashh\"") && Catch::Contains("range"));
+    CHECK(LoadError(R"({"docshard":2,"resolver":{}})").Message ==
+          "docshard: format version 2 is newer than this library supports (1)");
     CHECK(LoadError(R"({"docshard":0,"resolver":{}})").Place == "docshard");
     CHECK(LoadError(R"({"resolver":{}})").Message == R"(missing required field "docshard")");
     CHECK(LoadError(R"({"docshard":1})").Message == R"(missing required field "resolver")");
@@ -484,13 +516,17 @@ TEST_CASE("config errors name their place", "[config][errors]") {
     f = LoadError(HashConfig(R"("hash":"dotnet-legacy","collections":["dbs/a/colls/b","dbs/a/colls/c"])"));
     CHECK(f.Place == "resolver");
     CHECK_THAT(f.Message, Catch::Contains("seeds"));
-    CHECK(LoadError(HashConfig(R"("hash":"dotnet-legacy","seeds":[1],"collections":["dbs/a/colls/b","dbs/a/colls/c"])")).Message ==
-          "resolver.seeds: has 1 seeds for 2 collections");
-    CHECK(LoadError(HashConfig(R"("hash":"dotnet-legacy","seeds":[1,2,3],"collections":["dbs/a/colls/b","dbs/a/colls/c"])")).Place ==
+    CHECK(LoadError(HashConfig(R"("hash":"dotnet-legacy","seeds":[1],"collections":["dbs/a/colls/b","dbs/a/colls/c"])"))
+              .Message == "resolver.seeds: has 1 seeds for 2 collections");
+    CHECK(LoadError(
+              HashConfig(R"("hash":"dotnet-legacy","seeds":[1,2,3],"collections":["dbs/a/colls/b","dbs/a/colls/c"])"))
+              .Place == "resolver.seeds");
+    CHECK(LoadError(
+              HashConfig(
+                  R"("hash":"dotnet-legacy","seeds":[1,2147483648],"collections":["dbs/a/colls/b","dbs/a/colls/c"])"))
+              .Place == "resolver.seeds[1]");
+    CHECK(LoadError(HashConfig(R"("hash":"murmur3","seeds":[1],"collections":["dbs/a/colls/b"])")).Place ==
           "resolver.seeds");
-    CHECK(LoadError(HashConfig(R"("hash":"dotnet-legacy","seeds":[1,2147483648],"collections":["dbs/a/colls/b","dbs/a/colls/c"])")).Place ==
-          "resolver.seeds[1]");
-    CHECK(LoadError(HashConfig(R"("hash":"murmur3","seeds":[1],"collections":["dbs/a/colls/b"])")).Place == "resolver.seeds");
     CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"hash","collections":["dbs/a/colls/b"]}})").Message ==
           R"(resolver: missing required field "partitionKey")");
   }
@@ -506,13 +542,15 @@ TEST_CASE("config: user-defined resolver types load through a registry", "[confi
   CHECK_THROWS_AS(registry.Register("hash", &LoadFixed), InvalidArgumentError);
   CHECK_FALSE(ResolverRegistry::Default().Contains("fixed"));  // a fresh registry is its own
 
-  std::string const top = R"({"docshard":1,"resolver":{"type":"fixed","partitionKey":"/k","collection":"dbs/u/colls/only"}})";
+  std::string const top =
+      R"({"docshard":1,"resolver":{"type":"fixed","partitionKey":"/k","collection":"dbs/u/colls/only"}})";
   auto scheme = PartitionScheme::Load(top, registry);
   CHECK(scheme.Resolver()->Type() == "fixed");
   CHECK(scheme.Resolver()->ResolveForCreate(PartitionKey("anything")).Text() == "dbs/u/colls/only");
   CHECK(PartitionScheme::Load(scheme.Save(), registry).Save() == scheme.Save());
 
-  std::string const nested = R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number","ranges":[
+  std::string const nested =
+      R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number","ranges":[
       {"low":0,"high":9,"resolver":{"type":"fixed","collection":"dbs/u/colls/f"}},
       {"low":10,"high":19,"collection":"dbs/u/colls/g"}]}})";
   auto withNested = PartitionScheme::Load(nested, registry);
@@ -524,8 +562,10 @@ TEST_CASE("config: user-defined resolver types load through a registry", "[confi
   auto f = LoadError(nested);
   CHECK(f.Place == "resolver.ranges[0].resolver.type");
   CHECK_THAT(f.Message, Catch::Contains("unknown resolver type \"fixed\""));
-  CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"fixed","partitionKey":"/k","collection":"dbs/u/colls/x","extra":1}})",
-                  registry).Place == "resolver.extra");
+  CHECK(LoadError(
+            R"({"docshard":1,"resolver":{"type":"fixed","partitionKey":"/k","collection":"dbs/u/colls/x","extra":1}})",
+            registry)
+            .Place == "resolver.extra");
   CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"fixed","partitionKey":"/k"}})", registry).Message ==
         R"(resolver: missing required field "collection")");
 
@@ -534,7 +574,8 @@ TEST_CASE("config: user-defined resolver types load through a registry", "[confi
   registry.Register("null", [](ConfigNode const&) -> ResolverPtr { return nullptr; });
   registry.Register("invalid", [](ConfigNode const&) -> ResolverPtr { throw InvalidArgumentError("bad thing"); });
   f = LoadError(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number","ranges":[
-      {"low":0,"high":9,"resolver":{"type":"throws"}}]}})", registry);
+      {"low":0,"high":9,"resolver":{"type":"throws"}}]}})",
+                registry);
   CHECK(f.Place == "resolver.ranges[0].resolver");
   CHECK_THAT(f.Message, Catch::Contains("boom"));
   CHECK(LoadError(R"({"docshard":1,"resolver":{"type":"null","partitionKey":"/k"}})", registry).Place == "resolver");
@@ -575,7 +616,9 @@ TEST_CASE("config: a user hash registered by name loads", "[config][hash]") {
   REQUIRE(hash != nullptr);
   CHECK(hash->HashName() == "test-fnv32");
   CHECK_THAT(scheme.Save(), Catch::Contains("\"hash\": \"test-fnv32\""));
-  oracle::Hash h{[fnv](std::string_view b) { return oracle::Pos{static_cast<std::uint64_t>(fnv(b)) << 32, 0}; },
+  oracle::Hash h{[fnv](std::string_view b) {
+                   return oracle::Pos{static_cast<std::uint64_t>(fnv(b)) << 32, 0};
+                 },
                  oracle::MurmurChain};
   auto points = oracle::BuildPoints(h, {"dbs/h/colls/a", "dbs/h/colls/b", "dbs/h/colls/c"}, 9);
   std::mt19937_64 rng(9);
@@ -612,8 +655,8 @@ TEST_CASE("config: nothing is half-loaded", "[config][atomic]") {
   CHECK_FALSE(IsKnownHashGenerator("sha1"));
   // And the registry still loads good configs.
   built.clear();
-  auto good = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"fixed","partitionKey":"/k","collection":"dbs/u/colls/f"}})",
-                                    registry);
+  auto good = PartitionScheme::Load(
+      R"({"docshard":1,"resolver":{"type":"fixed","partitionKey":"/k","collection":"dbs/u/colls/f"}})", registry);
   CHECK(good.Resolver()->ResolveForCreate(PartitionKey("x")).Text() == "dbs/u/colls/f");
   CHECK_FALSE(built.front().expired());
 }
@@ -653,7 +696,7 @@ TEST_CASE("config: mutated configs load or throw ConfigError, never crash", "[co
     }
   }
   CHECK(loaded + rejected == 2000);
-  CHECK(loaded > 20);    // some mutations are harmless (e.g. inside a string)
+  CHECK(loaded > 20);  // some mutations are harmless (e.g. inside a string)
   CHECK(rejected > 1000);
 }
 

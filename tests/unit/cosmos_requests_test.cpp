@@ -7,8 +7,7 @@
 
 using namespace docshard;
 
-TEST_CASE("point operations carry the partition key as a JSON array", "[cosmos][requests]")
-{
+TEST_CASE("point operations carry the partition key as a JSON array", "[cosmos][requests]") {
   auto r = CosmosRequests::ReadDocument("dbs/app/colls/users", "u1", "alice");
   CHECK(r.Method == "GET");
   CHECK(r.ResourceType == "docs");
@@ -26,8 +25,7 @@ TEST_CASE("point operations carry the partition key as a JSON array", "[cosmos][
   CHECK_THROWS_AS(PartitionKeyValue::FromJson("[]"), InvalidArgumentError);
 }
 
-TEST_CASE("creates and feeds sign the parent link", "[cosmos][requests]")
-{
+TEST_CASE("creates and feeds sign the parent link", "[cosmos][requests]") {
   auto c = CosmosRequests::CreateDocument("/dbs/app/colls/users", R"({"id":"1"})", "k");
   CHECK(c.Method == "POST");
   CHECK(c.ResourceLink == "dbs/app/colls/users");
@@ -46,8 +44,7 @@ TEST_CASE("creates and feeds sign the parent link", "[cosmos][requests]")
   CHECK(coll.Body == R"({"id":"users","partitionKey":{"paths":["/userId"],"kind":"Hash"}})");
 }
 
-TEST_CASE("idempotency classification of writes", "[cosmos][requests]")
-{
+TEST_CASE("idempotency classification of writes", "[cosmos][requests]") {
   CHECK(CosmosRequests::UpsertDocument("dbs/a/colls/b", "{}", "k").Idempotent);
   CHECK(CosmosRequests::UpsertDocument("dbs/a/colls/b", "{}", "k").Headers.Get("x-ms-documentdb-is-upsert") == "true");
   RequestOptions conditional;
@@ -62,12 +59,12 @@ TEST_CASE("idempotency classification of writes", "[cosmos][requests]")
   CHECK(CosmosRequests::ReadFeed("dbs/a/colls/b").Idempotent);
 }
 
-TEST_CASE("queries carry parameters, page size and the continuation verbatim", "[cosmos][requests]")
-{
+TEST_CASE("queries carry parameters, page size and the continuation verbatim", "[cosmos][requests]") {
   SqlQuery q("SELECT * FROM c WHERE c.n > @min AND c.name = @name");
   q.WithParameter("@min", 5).WithParameter("@name", "bob").WithParameter("@f", 1.5).WithJsonParameter("@a", "[1,2]");
-  CHECK(q.ToJson()
-        == R"({"query":"SELECT * FROM c WHERE c.n > @min AND c.name = @name","parameters":[{"name":"@min","value":5},{"name":"@name","value":"bob"},{"name":"@f","value":1.5},{"name":"@a","value":[1,2]}]})");
+  CHECK(
+      q.ToJson() ==
+      R"({"query":"SELECT * FROM c WHERE c.n > @min AND c.name = @name","parameters":[{"name":"@min","value":5},{"name":"@name","value":"bob"},{"name":"@f","value":1.5},{"name":"@a","value":[1,2]}]})");
   QueryOptions options;
   options.MaxItemCount = 17;
   std::string const continuation = R"({"token":"+RID:~abc==#RT:1","range":{"min":"","max":"FF"}})";
@@ -79,8 +76,7 @@ TEST_CASE("queries carry parameters, page size and the continuation verbatim", "
   CHECK_FALSE(CosmosRequests::QueryDocuments("dbs/a/colls/b", q).Headers.Contains("x-ms-continuation"));
 }
 
-TEST_CASE("bad links and ids are rejected before any I/O", "[cosmos][requests]")
-{
+TEST_CASE("bad links and ids are rejected before any I/O", "[cosmos][requests]") {
   CHECK_THROWS_AS(CosmosRequests::ReadCollection("dbs/a"), InvalidArgumentError);
   CHECK_THROWS_AS(CosmosRequests::ReadCollection("dbs/a/colls/b/docs/c"), InvalidArgumentError);
   CHECK_THROWS_AS(CosmosRequests::ReadCollection("colls/b"), InvalidArgumentError);
@@ -88,8 +84,7 @@ TEST_CASE("bad links and ids are rejected before any I/O", "[cosmos][requests]")
   CHECK_THROWS_AS(CosmosRequests::ReadDocument("dbs/a/colls/b", "", "k"), InvalidArgumentError);
 }
 
-TEST_CASE("error statuses map to typed errors naming operation and link", "[cosmos][errors]")
-{
+TEST_CASE("error statuses map to typed errors naming operation and link", "[cosmos][errors]") {
   auto thrown = [](unsigned status) -> std::exception_ptr {
     try {
       ThrowRequestFailed("ReadDocument", "dbs/a/colls/b/docs/x", status, 7, "act-1",
@@ -112,12 +107,12 @@ TEST_CASE("error statuses map to typed errors naming operation and link", "[cosm
     CHECK(e.SubStatus() == 7);
     CHECK(e.ActivityId() == "act-1");
     CHECK(e.Code() == ErrorCode::RequestFailed);
-    CHECK(std::string(e.what()) == "ReadDocument dbs/a/colls/b/docs/x: 404 Not Found (sub-status 7, activity id act-1): the detail");
+    CHECK(std::string(e.what()) ==
+          "ReadDocument dbs/a/colls/b/docs/x: 404 Not Found (sub-status 7, activity id act-1): the detail");
   }
 }
 
-TEST_CASE("query pages expose documents and the continuation", "[cosmos][requests]")
-{
+TEST_CASE("query pages expose documents and the continuation", "[cosmos][requests]") {
   http::HttpHeaders h;
   h.Add("x-ms-continuation", "tok");
   h.Add("x-ms-request-charge", "2.5");
@@ -131,8 +126,7 @@ TEST_CASE("query pages expose documents and the continuation", "[cosmos][request
   CHECK_THROWS(QueryPage(CosmosResponse(200, {}, "not json")));
 }
 
-TEST_CASE("query plan request: the headers @azure/cosmos sends", "[cosmos][requests]")
-{
+TEST_CASE("query plan request: the headers @azure/cosmos sends", "[cosmos][requests]") {
   auto r = CosmosRequests::QueryPlan("dbs/a/colls/b", SqlQuery("SELECT TOP 5 * FROM c ORDER BY c.n"),
                                      "Aggregate,OrderBy,Top");
   CHECK(r.Method == "POST");
@@ -150,8 +144,7 @@ TEST_CASE("query plan request: the headers @azure/cosmos sends", "[cosmos][reque
   CHECK_THROWS_AS(CosmosRequests::QueryPlan("dbs/a/colls/b", SqlQuery("x"), "A\nB"), InvalidArgumentError);
 }
 
-TEST_CASE("range-scoped, EPK-narrowed and single-key query pages", "[cosmos][requests]")
-{
+TEST_CASE("range-scoped, EPK-narrowed and single-key query pages", "[cosmos][requests]") {
   QueryOptions o;
   o.PartitionKeyRangeId = "3";
   o.MaxItemCount = 10;
@@ -201,8 +194,7 @@ TEST_CASE("range-scoped, EPK-narrowed and single-key query pages", "[cosmos][req
   CHECK_THROWS_AS(CosmosRequests::ReadFeed("dbs/a/colls/b", "", badId), InvalidArgumentError);
 }
 
-TEST_CASE("consistency level goes into x-ms-consistency-level", "[cosmos][requests]")
-{
+TEST_CASE("consistency level goes into x-ms-consistency-level", "[cosmos][requests]") {
   RequestOptions o;
   CHECK_FALSE(CosmosRequests::ReadDocument("dbs/a/colls/b", "d", "k", o).Headers.Contains("x-ms-consistency-level"));
   o.Consistency = ConsistencyLevel::Session;
@@ -214,8 +206,7 @@ TEST_CASE("consistency level goes into x-ms-consistency-level", "[cosmos][reques
   CHECK_FALSE(ParseConsistencyLevel("session"));
 }
 
-TEST_CASE("partition key ranges request, plain and incremental", "[cosmos][requests]")
-{
+TEST_CASE("partition key ranges request, plain and incremental", "[cosmos][requests]") {
   auto r = CosmosRequests::ReadPartitionKeyRanges("/dbs/a/colls/b");
   CHECK(r.Method == "GET");
   CHECK(r.ResourceType == "pkranges");
@@ -229,8 +220,7 @@ TEST_CASE("partition key ranges request, plain and incremental", "[cosmos][reque
   CHECK(i.Headers.Get("x-ms-continuation") == "c1");
 }
 
-TEST_CASE("410/1002 is a typed PartitionKeyRangeGoneError; other 410s a retryable GoneError", "[cosmos][requests]")
-{
+TEST_CASE("410/1002 is a typed PartitionKeyRangeGoneError; other 410s a retryable GoneError", "[cosmos][requests]") {
   try {
     ThrowRequestFailed("QueryDocuments", "dbs/a/colls/b", 410, 1002, "act", R"({"message":"gone"})", {}, "3");
     FAIL("no throw");
@@ -250,8 +240,7 @@ TEST_CASE("410/1002 is a typed PartitionKeyRangeGoneError; other 410s a retryabl
   }
 }
 
-TEST_CASE("header bytes that are not printable ASCII are escaped in error messages", "[cosmos][requests]")
-{
+TEST_CASE("header bytes that are not printable ASCII are escaped in error messages", "[cosmos][requests]") {
   try {
     ThrowRequestFailed("ReadDocument", "dbs/a/colls/b/docs/d", 404, 0, "act-\xE9\xFF\n", "");
     FAIL("no throw");
@@ -260,8 +249,7 @@ TEST_CASE("header bytes that are not printable ASCII are escaped in error messag
   }
 }
 
-TEST_CASE("an error body of control characters is quoted on one line, within the limit", "[cosmos][errors]")
-{
+TEST_CASE("an error body of control characters is quoted on one line, within the limit", "[cosmos][errors]") {
   // Found by fuzz_http_response: a 429 whose body is 400 NUL bytes. Each NUL
   // used to become \u0000 in the message after the 300-character cut.
   std::string body = "{";

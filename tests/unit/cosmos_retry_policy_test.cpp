@@ -8,15 +8,13 @@ using Kind = AttemptOutcome::Kind;
 
 namespace {
 
-RetryOptions Fixed(double r)
-{
+RetryOptions Fixed(double r) {
   RetryOptions o;
   o.RandomSource = [r] { return r; };
   return o;
 }
 
-AttemptOutcome Status(unsigned s, std::optional<std::chrono::milliseconds> after = {})
-{
+AttemptOutcome Status(unsigned s, std::optional<std::chrono::milliseconds> after = {}) {
   AttemptOutcome o;
   o.What = Kind::Response;
   o.Status = s;
@@ -24,8 +22,7 @@ AttemptOutcome Status(unsigned s, std::optional<std::chrono::milliseconds> after
   return o;
 }
 
-AttemptOutcome Failure(Kind k, bool sent)
-{
+AttemptOutcome Failure(Kind k, bool sent) {
   AttemptOutcome o;
   o.What = k;
   o.RequestSent = sent;
@@ -34,20 +31,17 @@ AttemptOutcome Failure(Kind k, bool sent)
 
 constexpr auto Plenty = std::chrono::milliseconds(600000);
 
-} // namespace
+}  // namespace
 
-TEST_CASE("429 waits x-ms-retry-after-ms, 9 times at most", "[cosmos][retry]")
-{
+TEST_CASE("429 waits x-ms-retry-after-ms, 9 times at most", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   RetryPolicy p(options, false);
-  for (int i = 0; i < 9; ++i)
-    CHECK(p.NextDelay(Status(429, 120ms), Plenty) == 120ms);
+  for (int i = 0; i < 9; ++i) CHECK(p.NextDelay(Status(429, 120ms), Plenty) == 120ms);
   CHECK_FALSE(p.NextDelay(Status(429, 120ms), Plenty));
   CHECK(p.ThrottleWaited() == 1080ms);
 }
 
-TEST_CASE("429 stops at the cumulative wait budget", "[cosmos][retry]")
-{
+TEST_CASE("429 stops at the cumulative wait budget", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   options.MaxThrottleWait = 1000ms;
   RetryPolicy p(options, true);
@@ -55,16 +49,14 @@ TEST_CASE("429 stops at the cumulative wait budget", "[cosmos][retry]")
   CHECK_FALSE(p.NextDelay(Status(429, 600ms), Plenty));
 }
 
-TEST_CASE("no retry is scheduled past the operation deadline", "[cosmos][retry]")
-{
+TEST_CASE("no retry is scheduled past the operation deadline", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   RetryPolicy p(options, true);
   CHECK_FALSE(p.NextDelay(Status(429, 500ms), 400ms));
   CHECK_FALSE(p.NextDelay(Status(503), 10ms));
 }
 
-TEST_CASE("backoff is exponential with injected jitter", "[cosmos][retry]")
-{
+TEST_CASE("backoff is exponential with injected jitter", "[cosmos][retry]") {
   auto low = Fixed(0.0);
   auto high = Fixed(0.999);
   low.MaxTransientRetries = high.MaxTransientRetries = 10;
@@ -80,8 +72,7 @@ TEST_CASE("backoff is exponential with injected jitter", "[cosmos][retry]")
   }
 }
 
-TEST_CASE("transient retries are bounded", "[cosmos][retry]")
-{
+TEST_CASE("transient retries are bounded", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   options.MaxTransientRetries = 2;
   RetryPolicy p(options, true);
@@ -90,20 +81,17 @@ TEST_CASE("transient retries are bounded", "[cosmos][retry]")
   CHECK_FALSE(p.NextDelay(Status(503), Plenty));
 }
 
-TEST_CASE("449 gets short jittered retries for writes too", "[cosmos][retry]")
-{
+TEST_CASE("449 gets short jittered retries for writes too", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   RetryPolicy p(options, false);
   auto d = p.NextDelay(Status(449), Plenty);
   REQUIRE(d);
   CHECK(*d <= 10ms);
-  for (int i = 1; i < options.MaxRetryWithRetries; ++i)
-    CHECK(p.NextDelay(Status(449), Plenty));
+  for (int i = 1; i < options.MaxRetryWithRetries; ++i) CHECK(p.NextDelay(Status(449), Plenty));
   CHECK_FALSE(p.NextDelay(Status(449), Plenty));
 }
 
-TEST_CASE("a write that reached the wire is not retried", "[cosmos][retry]")
-{
+TEST_CASE("a write that reached the wire is not retried", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   RetryPolicy write(options, false);
   CHECK_FALSE(write.NextDelay(Failure(Kind::TransportFailure, true), Plenty));
@@ -115,8 +103,7 @@ TEST_CASE("a write that reached the wire is not retried", "[cosmos][retry]")
   CHECK(write.NextDelay(Status(503), Plenty));
 }
 
-TEST_CASE("reads retry timeouts, 408 and failures after sending", "[cosmos][retry]")
-{
+TEST_CASE("reads retry timeouts, 408 and failures after sending", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   RetryPolicy read(options, true);
   CHECK(read.NextDelay(Failure(Kind::TransportFailure, true), Plenty));
@@ -124,30 +111,25 @@ TEST_CASE("reads retry timeouts, 408 and failures after sending", "[cosmos][retr
   CHECK(read.NextDelay(Status(408), Plenty));
 }
 
-TEST_CASE("permanent failures are never retried", "[cosmos][retry]")
-{
+TEST_CASE("permanent failures are never retried", "[cosmos][retry]") {
   auto options = Fixed(0.5);
   RetryPolicy read(options, true);
-  for (unsigned s : {400u, 401u, 403u, 404u, 409u, 412u, 413u, 500u})
-    CHECK_FALSE(read.NextDelay(Status(s), Plenty));
+  for (unsigned s : {400u, 401u, 403u, 404u, 409u, 412u, 413u, 500u}) CHECK_FALSE(read.NextDelay(Status(s), Plenty));
   CHECK_FALSE(read.NextDelay(Failure(Kind::TlsFailure, false), Plenty));
   CHECK_FALSE(read.NextDelay(Failure(Kind::ResponseTooLarge, true), Plenty));
   CHECK_FALSE(read.NextDelay(Failure(Kind::Cancelled, false), Plenty));
 }
 
 namespace {
-AttemptOutcome Sub(unsigned status, unsigned subStatus, bool rangeScoped = false)
-{
+AttemptOutcome Sub(unsigned status, unsigned subStatus, bool rangeScoped = false) {
   AttemptOutcome o = Status(status);
   o.SubStatus = subStatus;
   o.RangeScoped = rangeScoped;
   return o;
 }
-} // namespace
+}  // namespace
 
-TEST_CASE("410 with sub-status 1000, 1007, 1008 is retried for every operation, within its budget",
-          "[cosmos][retry]")
-{
+TEST_CASE("410 with sub-status 1000, 1007, 1008 is retried for every operation, within its budget", "[cosmos][retry]") {
   for (unsigned sub : {1000u, 1007u, 1008u, 0u}) {
     for (bool idempotent : {false, true}) {
       auto options = Fixed(1.0);
@@ -162,8 +144,7 @@ TEST_CASE("410 with sub-status 1000, 1007, 1008 is retried for every operation, 
   }
 }
 
-TEST_CASE("410/1002 on a range-scoped request is not retried; without a range it is", "[cosmos][retry]")
-{
+TEST_CASE("410/1002 on a range-scoped request is not retried; without a range it is", "[cosmos][retry]") {
   auto options = Fixed(1.0);
   RetryPolicy scoped(options, true);
   CHECK_FALSE(scoped.NextDelay(Sub(410, 1002, true), Plenty));
@@ -171,14 +152,12 @@ TEST_CASE("410/1002 on a range-scoped request is not retried; without a range it
   CHECK(unscoped.NextDelay(Sub(410, 1002, false), Plenty) == 100ms);
 }
 
-TEST_CASE("404/1002 (read session not available) waits briefly for the replica", "[cosmos][retry]")
-{
+TEST_CASE("404/1002 (read session not available) waits briefly for the replica", "[cosmos][retry]") {
   auto options = Fixed(1.0);
   RetryPolicy p(options, true);
   CHECK(p.NextDelay(Sub(404, 1002), Plenty) == 5ms);
   CHECK(p.NextDelay(Sub(404, 1002), Plenty) == 10ms);
-  for (int i = 2; i < 6; ++i)
-    CHECK(p.NextDelay(Sub(404, 1002), Plenty));
+  for (int i = 2; i < 6; ++i) CHECK(p.NextDelay(Sub(404, 1002), Plenty));
   CHECK_FALSE(p.NextDelay(Sub(404, 1002), Plenty));
   // A plain 404 is an answer, not a wait.
   RetryPolicy q(options, true);

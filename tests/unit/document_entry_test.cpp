@@ -41,7 +41,7 @@ std::string Refusal(F&& f) {
   }
   return "(no error)";
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("documents with a repeated member name are refused, at any depth, by every write", "[client][entry]") {
   auto client = OfflineClient(PartitionKeyPath::Parse("/n"));
@@ -50,7 +50,8 @@ TEST_CASE("documents with a repeated member name are refused, at any depth, by e
         R"(document has the member "n" more than once; JSON readers disagree on which one counts: keep one)");
   CHECK(Refusal([&] { client->UpsertDocument(R"({"id":"first","n":1,"id":"second"})"); }) ==
         R"(document has the member "id" more than once; JSON readers disagree on which one counts: keep one)");
-  CHECK(Refusal([&] { client->ReplaceDocument("r", PartitionKey::Number(1), R"({"id":"r","n":1,"a":{"b":1,"b":2}})"); }) ==
+  CHECK(Refusal(
+            [&] { client->ReplaceDocument("r", PartitionKey::Number(1), R"({"id":"r","n":1,"a":{"b":1,"b":2}})"); }) ==
         R"(document has the member "b" more than once in "a"; JSON readers disagree on which one counts: keep one)");
   CHECK(Refusal([&] { client->CreateDocument(R"({"id":"x","n":1,"l":[{},{"k":1,"k":1}]})"); }) ==
         R"(document has the member "k" more than once in "l[1]"; JSON readers disagree on which one counts: keep one)");
@@ -65,7 +66,8 @@ TEST_CASE("ids the service forbids are refused when written", "[client][entry]")
     auto const doc = std::string(R"({"id":")") + bad + R"(","n":1})";
     INFO(doc);
     CHECK_THAT(Refusal([&] { client->CreateDocument(doc); }), Catch::StartsWith("document id \"a"));
-    CHECK_THAT(Refusal([&] { client->UpsertDocument(doc); }), Catch::Contains("which Cosmos DB does not allow in an id"));
+    CHECK_THAT(Refusal([&] { client->UpsertDocument(doc); }),
+               Catch::Contains("which Cosmos DB does not allow in an id"));
   }
   CHECK(Refusal([&] { client->CreateDocument(R"({"id":"a/b","n":1})"); }) ==
         R"(document id "a/b" contains '/', which Cosmos DB does not allow in an id (nor any of / \ ? #))");
@@ -112,15 +114,18 @@ TEST_CASE("account keys: a key file that is a directory, a key that is not base6
   auto const dir = std::filesystem::temp_directory_path() / ("docshard-entry-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto const scheme = [&](std::string const& account) {
-    return PartitionScheme::Load(R"({"docshard":1,"accounts":{"west":)" + account +
-                                 R"(},"resolver":{"type":"hash","partitionKey":"/n","collections":["west:dbs/d/colls/c"]}})");
+    return PartitionScheme::Load(
+        R"({"docshard":1,"accounts":{"west":)" + account +
+        R"(},"resolver":{"type":"hash","partitionKey":"/n","collections":["west:dbs/d/colls/c"]}})");
   };
   CHECK(Refusal([&] {
-          PartitionedClient::FromScheme(scheme(R"({"endpoint":"https://127.0.0.1:9","keyFile":")" + dir.string() + R"("})"));
+          PartitionedClient::FromScheme(
+              scheme(R"({"endpoint":"https://127.0.0.1:9","keyFile":")" + dir.string() + R"("})"));
         }) == "account \"west\": key file " + dir.string() + " is a directory");
   ::setenv("DOCSHARD_ENTRY_TEST_KEY", "not*base64", 1);
   CHECK(Refusal([&] {
-          PartitionedClient::FromScheme(scheme(R"({"endpoint":"https://127.0.0.1:9","keyEnv":"DOCSHARD_ENTRY_TEST_KEY"})"));
+          PartitionedClient::FromScheme(
+              scheme(R"({"endpoint":"https://127.0.0.1:9","keyEnv":"DOCSHARD_ENTRY_TEST_KEY"})"));
         }) == "account \"west\": master key is not valid base64");
   ::unsetenv("DOCSHARD_ENTRY_TEST_KEY");
   std::filesystem::remove_all(dir);

@@ -69,21 +69,21 @@ FakeGateway::Answer Status(unsigned status, std::initializer_list<std::pair<std:
 }
 
 FakeGateway::Answer Throw(bool requestSent) {
-  return [requestSent](SeenRequest const&) -> http::HttpResponse {
-    throw TimeoutError("scripted timeout", requestSent);
-  };
+  return
+      [requestSent](SeenRequest const&) -> http::HttpResponse { throw TimeoutError("scripted timeout", requestSent); };
 }
 
 std::string const DocPath = std::string("/") + Coll + "/docs/x";
 
-} // namespace
+}  // namespace
 
 // ---- retries ----------------------------------------------------------------
 
 TEST_CASE("a 429 is retried after its x-ms-retry-after-ms until it succeeds", "[fake][retry]") {
   auto gateway = std::make_shared<FakeGateway>();
-  gateway->On("GET", DocPath, Sequence({Status(429, {{"x-ms-retry-after-ms", "30"}}), Status(429, {{"x-ms-retry-after-ms", "30"}}),
-                                        Status(200)}));
+  gateway->On("GET", DocPath,
+              Sequence({Status(429, {{"x-ms-retry-after-ms", "30"}}), Status(429, {{"x-ms-retry-after-ms", "30"}}),
+                        Status(200)}));
   auto client = FakeClient(gateway);
   auto const start = std::chrono::steady_clock::now();
   auto const response = client->ReadDocument(Coll, "x", PartitionKeyValue("k"));
@@ -136,8 +136,7 @@ TEST_CASE("a timeout is retried unless a non-idempotent request may have been ex
   CHECK(client->ReadDocument(Coll, "x", PartitionKeyValue("k")).Status() == 200);
   CHECK(gateway->Requests().size() == 2);
 
-  CHECK_THROWS_AS(client->CreateDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k")),
-                  TimeoutError);
+  CHECK_THROWS_AS(client->CreateDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k")), TimeoutError);
   CHECK(gateway->Requests().size() == 3);
 }
 
@@ -179,9 +178,9 @@ TEST_CASE("point operations go to the collection the ring assigns, with the key'
   CHECK(gateway->Lines() == expected);
   std::size_t used = 0;
   for (auto const& link : links)
-    used += std::find_if(expected.begin(), expected.end(),
-                         [&](std::string const& l) { return l.find(link + "/") != std::string::npos; }) !=
-            expected.end();
+    used += std::find_if(expected.begin(), expected.end(), [&](std::string const& l) {
+              return l.find(link + "/") != std::string::npos;
+            }) != expected.end();
   CHECK(used == links.size());  // the sample reaches every collection
   for (auto const& r : gateway->Requests()) {
     auto const header = r.Headers.Get("x-ms-documentdb-partitionkey");
@@ -216,17 +215,19 @@ namespace {
 std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway> const& gateway, char const* mode) {
   auto lookup = [](char const* target) {
     return std::string(R"({"type": "lookup", "partitionKey": "/k", "keyType": "string", "entries": [
-        {"key": "u1", "collection": "dbs/d/colls/)") + target + R"("}], "default": "dbs/d/colls/)" + target + R"(0"})";
+        {"key": "u1", "collection": "dbs/d/colls/)") +
+           target + R"("}], "default": "dbs/d/colls/)" + target + R"(0"})";
   };
   auto const scheme = PartitionScheme::Load(std::string(R"({"docshard": 1, "resolver": {"type": "transition",
-      "readMode": ")") + mode + R"(", "current": )" + lookup("a1") + R"(, "next": )" + lookup("b1") + "}}");
+      "readMode": ")") + mode + R"(", "current": )" +
+                                            lookup("a1") + R"(, "next": )" + lookup("b1") + "}}");
   auto client = std::make_shared<PartitionedClient>(
       std::map<std::string, std::shared_ptr<CosmosClient>>{{"default", FakeClient(gateway)}});
   client->SetResolver("", scheme.Resolver());
   return client;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("ReadBoth: a miss in current reads next; ReadNextThenCurrent: next first", "[fake][transition]") {
   auto gateway = std::make_shared<FakeGateway>();
@@ -238,7 +239,8 @@ TEST_CASE("ReadBoth: a miss in current reads next; ReadNextThenCurrent: next fir
   auto nextFirst = TransitionClient(gateway, "ReadNextThenCurrent");
   auto const n = nextFirst->ReadDocument("x", PartitionKey("u1"));
   CHECK(n.Collection.Text() == "dbs/d/colls/b1");
-  CHECK(gateway->Lines() == Lines{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x", "GET gw-a.test:443 /dbs/d/colls/b1/docs/x",
+  CHECK(gateway->Lines() == Lines{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x",
+                                  "GET gw-a.test:443 /dbs/d/colls/b1/docs/x",
                                   "GET gw-a.test:443 /dbs/d/colls/b1/docs/x"});
 }
 

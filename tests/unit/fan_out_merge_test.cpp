@@ -47,8 +47,8 @@ int Order(rapidjson::Value const* a, rapidjson::Value const* b) { return test::C
 
 // --- documents ------------------------------------------------------------
 struct Doc {
-  int Seq = 0;            // insertion order (the "_rid" order)
-  std::string Epk;        // 4 hex digits below "F0"
+  int Seq = 0;      // insertion order (the "_rid" order)
+  std::string Epk;  // 4 hex digits below "F0"
   rapidjson::Document Body;
 };
 
@@ -79,7 +79,8 @@ std::vector<Doc> MakeDocs(int count, unsigned seed) {
     default: s = ",\"s\":\"v" + std::to_string(rng() % 15) + "\""; break;
     }
     std::string json = "{\"id\":\"d" + std::to_string(i) + "\",\"n\":" + std::to_string(rng() % 50) +
-                       ",\"g\":" + std::to_string(rng() % 5) + ",\"x\":" + std::to_string(static_cast<int>(rng() % 1000) - 300) + s + "}";
+                       ",\"g\":" + std::to_string(rng() % 5) +
+                       ",\"x\":" + std::to_string(static_cast<int>(rng() % 1000) - 300) + s + "}";
     d.Body.Parse(json.c_str());
     docs.push_back(std::move(d));
   }
@@ -109,12 +110,13 @@ public:
   std::vector<FakeCollection> Collections;
   int DefaultPageSize = 7;
   int Requests = 0;
-  std::size_t RowsServed = 0;  // rows of every page returned
+  std::size_t RowsServed = 0;                                                // rows of every page returned
   std::function<void(StreamTarget const&, std::string const&)> BeforeFetch;  // may split or fail
   bool RepeatContinuation = false;
   bool StuckPage = false;  // the same page again, with a new continuation each time
 
-  std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation, int maxItemCount) override {
+  std::future<StreamPage> Fetch(StreamTarget const& target, std::string const& continuation,
+                                int maxItemCount) override {
     ++Requests;
     std::promise<StreamPage> promise;
     try {
@@ -308,7 +310,7 @@ std::vector<std::string> Paged(FakeGateway& g, MergeSpec const& spec, std::size_
 
 std::string Id(std::string const& json) { return Parse(json)["id"].GetString(); }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("Cosmos DB order across types, numbers and strings", "[fanout-engine]") {
   auto vals = Parse(R"([null, false, true, -3, 2, 2.5, "", "a", "b", [], [1], [1, 2], {"a": 1}, {"b": 0}])");
@@ -366,13 +368,17 @@ TEST_CASE("query plans in the gateway's format parse into what the merge needs",
     }
     return std::string("accepted");
   };
-  CHECK(unsupported(R"({"distinctType":"None","hasNonStreamingOrderBy":true})") == "a non-streaming ORDER BY (vector search)");
+  CHECK(unsupported(R"({"distinctType":"None","hasNonStreamingOrderBy":true})") ==
+        "a non-streaming ORDER BY (vector search)");
   CHECK(unsupported(R"({"distinctType":"None","dCountInfo":{"dCountAlias":"c"}})") == "DCOUNT");
-  CHECK(unsupported(R"({"distinctType":"None","aggregates":["MakeList"],"hasSelectValue":true})") == "the MakeList aggregate");
+  CHECK(unsupported(R"({"distinctType":"None","aggregates":["MakeList"],"hasSelectValue":true})") ==
+        "the MakeList aggregate");
   CHECK(unsupported(R"({"distinctType":"None"})", R"(,"hybridSearchQueryInfo":{"take":5})") ==
         "hybrid search (full-text score ranking)");
-  CHECK(unsupported(R"({"distinctType":"None","orderBy":["Ascending"],"orderByExpressions":["c.a"],"aggregates":["Count"],"hasSelectValue":true})") ==
-        "ORDER BY together with GROUP BY or aggregates");
+  CHECK(
+      unsupported(
+          R"({"distinctType":"None","orderBy":["Ascending"],"orderByExpressions":["c.a"],"aggregates":["Count"],"hasSelectValue":true})") ==
+      "ORDER BY together with GROUP BY or aggregates");
   CHECK(unsupported(R"({"distinctType":"None","orderBy":["Ascending"]})") == "accepted");
   CHECK_THROWS_AS(ParseQueryPlan("{\"queryRanges\":[]}", "q"), Error);
   CHECK_THROWS_AS(ParseQueryPlan("[]", "q"), Error);
@@ -650,8 +656,10 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
           "},\"lo\":{\"item2\":" + (xs.empty() ? minmax : "{\"min\":" + std::to_string(mn) + ",\"count\":" + n + "}") +
           "},\"hi\":{\"item2\":" + (xs.empty() ? minmax : "{\"max\":" + std::to_string(mx) + ",\"count\":" + n + "}") +
           "},\"a\":{\"item\":{\"sum\":" + std::to_string(sum) + ",\"count\":" + n + "}}}";
-      if (value) rows.push_back("[{\"item\":{\"sum\":" + std::to_string(sum) + ",\"count\":" + n + "}}]");
-      else rows.push_back("{\"groupByItems\":[{\"item\":" + std::to_string(g) + "}],\"payload\":" + payload + "}");
+      if (value)
+        rows.push_back("[{\"item\":{\"sum\":" + std::to_string(sum) + ",\"count\":" + n + "}}]");
+      else
+        rows.push_back("{\"groupByItems\":[{\"item\":" + std::to_string(g) + "}],\"payload\":" + payload + "}");
     }
     return rows;
   };
@@ -659,12 +667,8 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
   SECTION("GROUP BY with COUNT, SUM, MIN, MAX and AVG, paged") {
     QueryInfo info;
     info.GroupByExpressions = {"c.g"};
-    info.Aliases = {{"g", std::nullopt},
-                    {"n", AggregateKind::Count},
-                    {"s", AggregateKind::Sum},
-                    {"lo", AggregateKind::Min},
-                    {"hi", AggregateKind::Max},
-                    {"a", AggregateKind::Average}};
+    info.Aliases = {{"g", std::nullopt},        {"n", AggregateKind::Count}, {"s", AggregateKind::Sum},
+                    {"lo", AggregateKind::Min}, {"hi", AggregateKind::Max},  {"a", AggregateKind::Average}};
     for (std::size_t maxItems : {0u, 2u}) {
       auto g = MakeGateway(docs, 3, 4);
       for (auto& c : g.Collections) c.PerRange = [&](auto const& in) { return partials(in, true, false); };
@@ -700,7 +704,9 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
     info.Top = 1;
     auto g = MakeGateway(docs, 4, 3);
     for (auto& c : g.Collections)
-      c.PerRange = [](auto const& in) { return std::vector<std::string>{"[{\"item\":" + std::to_string(in.size()) + "}]"}; };
+      c.PerRange = [](auto const& in) {
+        return std::vector<std::string>{"[{\"item\":" + std::to_string(in.size()) + "}]"};
+      };
     auto r = RunMerge(Spec(g, info), {}, g);
     REQUIRE(r.Items.Size() == 1);
     CHECK(r.Items[0].GetInt64() == static_cast<long>(docs.size()));
@@ -712,9 +718,7 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
     auto g = MakeGateway(docs, 2, 2);
     int calls = 0;
     for (auto& c : g.Collections)
-      c.PerRange = [&calls](auto const&) {
-        return std::vector<std::string>{++calls == 3 ? "[{}]" : "[{\"item\":5}]"};
-      };
+      c.PerRange = [&calls](auto const&) { return std::vector<std::string>{++calls == 3 ? "[{}]" : "[{\"item\":5}]"}; };
     CHECK(RunMerge(Spec(g, sum), {}, g).Items.Size() == 0);
     QueryInfo avg;
     avg.Aliases = {{"a", AggregateKind::Average}};
@@ -780,7 +784,8 @@ TEST_CASE("continuations are bound, guarded against runaway paging, and bounded"
   for (int i = 0; i < 3000; ++i) big.Streams.push_back({StreamTarget{}, std::string(400, 'x'), 10, 1, "", {}});
   CHECK_THROWS_WITH(big.Encode(), Catch::Contains("1 MiB"));
   FanOutToken small;
-  small.Streams.push_back({StreamTarget{1, "7", "05", "0A", "", "FF", ""}, "tok", 10, 3, "[{\"item\":1}]", {"r1", "r2"}});
+  small.Streams.push_back(
+      {StreamTarget{1, "7", "05", "0A", "", "FF", ""}, "tok", 10, 3, "[{\"item\":1}]", {"r1", "r2"}});
   CHECK(FanOutToken::Decode(small.Encode()) == small);
 }
 
@@ -797,7 +802,8 @@ TEST_CASE("a failing stream follows the partial-results policy", "[fanout-engine
   o.PartialResults = PartialResultsPolicy::ReturnPartial;
   auto r = RunMerge(spec, o, g);
   CHECK(r.Partial);
-  CHECK(r.Items.Size() == static_cast<rapidjson::SizeType>(g.Collections[0].Docs.size() + g.Collections[2].Docs.size()));
+  CHECK(r.Items.Size() ==
+        static_cast<rapidjson::SizeType>(g.Collections[0].Docs.size() + g.Collections[2].Docs.size()));
   CHECK_FALSE(r.Diagnostics[1].Error.empty());
   CHECK(r.Diagnostics[0].Error.empty());
 }
@@ -806,13 +812,18 @@ TEST_CASE("a transition's exclusion joins the query's top-level WHERE", "[fanout
   auto x = [](std::string const& sql) { return ExcludeIdentities(sql, "@p", {"userId"}); };
   std::string const cond = "NOT ARRAY_CONTAINS(@p, [c[\"id\"], c[\"userId\"]])";
   CHECK(x("SELECT * FROM c") == "SELECT * FROM c\nWHERE " + cond);
-  CHECK(x("SELECT * FROM c WHERE c.n > 1 ORDER BY c.n") == "SELECT * FROM c WHERE (c.n > 1) AND " + cond + "\nORDER BY c.n");
-  CHECK(x("SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g") == "SELECT c.g, COUNT(1) AS n FROM c\nWHERE " + cond + "\nGROUP BY c.g");
+  CHECK(x("SELECT * FROM c WHERE c.n > 1 ORDER BY c.n") ==
+        "SELECT * FROM c WHERE (c.n > 1) AND " + cond + "\nORDER BY c.n");
+  CHECK(x("SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g") ==
+        "SELECT c.g, COUNT(1) AS n FROM c\nWHERE " + cond + "\nGROUP BY c.g");
   // Literals, subqueries and comments do not mislead the scan.
-  CHECK(x("SELECT VALUE 'FROM x WHERE' FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = ')') -- ORDER BY\n") ==
-        "SELECT VALUE 'FROM x WHERE' FROM c WHERE (EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = ')') -- ORDER BY\n) AND " + cond);
-  CHECK(ExcludeIdentities("SELECT r.id FROM root r JOIN t IN r.tags WHERE t = 1 OFFSET 0 LIMIT 5", "@p", {"a", "b"}) ==
-        "SELECT r.id FROM root r JOIN t IN r.tags WHERE (t = 1) AND NOT ARRAY_CONTAINS(@p, [r[\"id\"], r[\"a\"][\"b\"]])\nOFFSET 0 LIMIT 5");
+  CHECK(
+      x("SELECT VALUE 'FROM x WHERE' FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = ')') -- ORDER BY\n") ==
+      "SELECT VALUE 'FROM x WHERE' FROM c WHERE (EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = ')') -- ORDER BY\n) AND " +
+          cond);
+  CHECK(
+      ExcludeIdentities("SELECT r.id FROM root r JOIN t IN r.tags WHERE t = 1 OFFSET 0 LIMIT 5", "@p", {"a", "b"}) ==
+      "SELECT r.id FROM root r JOIN t IN r.tags WHERE (t = 1) AND NOT ARRAY_CONTAINS(@p, [r[\"id\"], r[\"a\"][\"b\"]])\nOFFSET 0 LIMIT 5");
   CHECK(ExcludeIdentities("SELECT x FROM Families AS f", "@p", {"k"}) ==
         "SELECT x FROM Families AS f\nWHERE NOT ARRAY_CONTAINS(@p, [f[\"id\"], f[\"k\"]])");
   CHECK_THROWS_AS(x("SELECT VALUE i FROM i IN c.items"), UnsupportedQueryError);

@@ -29,12 +29,16 @@ constexpr unsigned Flags = rapidjson::kParseValidateEncodingFlag | rapidjson::kP
 
 // Zero significands with exponents that reached clz(0), and some that did not.
 std::vector<std::string> const ZeroTexts = {
-    "0e308", "0.000e077", "0e38", "0E+100", "0.0e-23", "0e-300", "0e-324", "0.00000000000000000000000",
-    "0.0e39", "0e-22", "0e37", "0.0", "0e0", "0e-99999999999999999999",
+    "0e308",   "0.000e077",
+    "0e38",    "0E+100",
+    "0.0e-23", "0e-300",
+    "0e-324",  "0.00000000000000000000000",
+    "0.0e39",  "0e-22",
+    "0e37",    "0.0",
+    "0e0",     "0e-99999999999999999999",
 };
 
-double ParseDouble(std::string const& text)
-{
+double ParseDouble(std::string const& text) {
   rapidjson::Document doc;
   auto const parsed = detail::ParseFullPrecision<Flags>(doc, text);
   INFO(text);
@@ -43,10 +47,9 @@ double ParseDouble(std::string const& text)
   return doc.GetDouble();
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("zero significands with any exponent parse to zero of the written sign", "[json][number]")
-{
+TEST_CASE("zero significands with any exponent parse to zero of the written sign", "[json][number]") {
   for (auto const& text : ZeroTexts) {
     INFO(text);
     auto const plus = ParseDouble(text);
@@ -58,8 +61,7 @@ TEST_CASE("zero significands with any exponent parse to zero of the written sign
   }
 }
 
-TEST_CASE("zero number keys are the key 0, as JavaScript String(n) prints them", "[json][number][key]")
-{
+TEST_CASE("zero number keys are the key 0, as JavaScript String(n) prints them", "[json][number][key]") {
   auto const zero = PartitionKey::Number(0);
   for (auto const& text : ZeroTexts) {
     for (auto const& signedText : {text, "-" + text}) {
@@ -78,8 +80,7 @@ TEST_CASE("zero number keys are the key 0, as JavaScript String(n) prints them",
   CHECK(composite.ToJson() == R"(["a",0,0,7])");
 }
 
-TEST_CASE("numbers past RapidJSON's cached powers of ten parse, they do not crash", "[json][number]")
-{
+TEST_CASE("numbers past RapidJSON's cached powers of ten parse, they do not crash", "[json][number]") {
   // 1.1.0 reads GetCachedPowerByIndex(536870911) for this one.
   for (char const* text : {"5646634601975513831.6603088440e-349", "-28172691648027433343e-344",
                            "36321125639.433869396614538601e-339", "12345678901234567890123e-350"}) {
@@ -91,8 +92,7 @@ TEST_CASE("numbers past RapidJSON's cached powers of ten parse, they do not cras
   }
 }
 
-TEST_CASE("every number is the nearest double, as strtod and JSON.parse give", "[json][number]")
-{
+TEST_CASE("every number is the nearest double, as strtod and JSON.parse give", "[json][number]") {
   double const inf = std::numeric_limits<double>::infinity();
   struct Case {
     char const* Text;
@@ -137,41 +137,39 @@ TEST_CASE("every number is the nearest double, as strtod and JSON.parse give", "
     std::string text = rng() % 2 ? "-" : "";
     auto const intDigits = 1 + static_cast<int>(rng() % 20);
     text += static_cast<char>('1' + rng() % 9);
-    for (int d = 1; d < intDigits; ++d)
-      text += static_cast<char>('0' + rng() % 10);
+    for (int d = 1; d < intDigits; ++d) text += static_cast<char>('0' + rng() % 10);
     if (rng() % 2) {
       text += '.';
-      for (int d = 0, n = 1 + static_cast<int>(rng() % 20); d < n; ++d)
-        text += static_cast<char>('0' + rng() % 10);
+      for (int d = 0, n = 1 + static_cast<int>(rng() % 20); d < n; ++d) text += static_cast<char>('0' + rng() % 10);
     }
     text += 'e' + std::to_string(static_cast<int>(rng() % 700) - 360 - intDigits);
     // RapidJSON's grammar refuses some large exponents ("number too big");
     // its default parser (no full precision) says which.
     rapidjson::Document reference;
-    if (reference.Parse(text.c_str()).HasParseError())
-      continue;
+    if (reference.Parse(text.c_str()).HasParseError()) continue;
     rapidjson::Document doc;
     auto const parsed = detail::ParseFullPrecision<Flags>(doc, text);
     auto const expected = std::strtod(text.c_str(), nullptr);
     ++checked;
-    if (parsed.IsError() || !doc.IsDouble() || doc.GetDouble() != expected
-        || std::signbit(doc.GetDouble()) != std::signbit(expected)) {
+    if (parsed.IsError() || !doc.IsDouble() || doc.GetDouble() != expected ||
+        std::signbit(doc.GetDouble()) != std::signbit(expected)) {
       if (++mismatches <= 3)
-        UNSCOPED_INFO(text << " -> " << (parsed.IsError() ? std::string("parse error") : std::to_string(doc.GetDouble())));
+        UNSCOPED_INFO(text << " -> "
+                           << (parsed.IsError() ? std::string("parse error") : std::to_string(doc.GetDouble())));
     }
   }
   CHECK(checked > 15000);
   CHECK(mismatches == 0);
 }
 
-TEST_CASE("integers keep RapidJSON's types and limits", "[json][number]")
-{
+TEST_CASE("integers keep RapidJSON's types and limits", "[json][number]") {
   // The same text through RapidJSON's own (default) parser, whose integer
   // handling is not in question, must give the same type and value.
-  for (char const* text : {"0", "-0", "7", "-7", "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967295",
-                           "4294967296", "-4294967296", "9223372036854775807", "9223372036854775808",
-                           "-9223372036854775808", "-9223372036854775809", "18446744073709551615",
-                           "18446744073709551616", "123456789012345678901234567890", "-123456789012345678901234567890"}) {
+  for (char const* text :
+       {"0", "-0", "7", "-7", "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967295", "4294967296",
+        "-4294967296", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+        "18446744073709551615", "18446744073709551616", "123456789012345678901234567890",
+        "-123456789012345678901234567890"}) {
     INFO(text);
     rapidjson::Document exact, reference;
     REQUIRE_FALSE(detail::ParseFullPrecision<Flags>(exact, text).IsError());
@@ -188,14 +186,14 @@ TEST_CASE("integers keep RapidJSON's types and limits", "[json][number]")
       CHECK(exact == reference);
   }
   rapidjson::Document doc;
-  REQUIRE_FALSE(detail::ParseFullPrecision<Flags>(doc, "[-2147483648,-9223372036854775808,18446744073709551615]").IsError());
+  REQUIRE_FALSE(
+      detail::ParseFullPrecision<Flags>(doc, "[-2147483648,-9223372036854775808,18446744073709551615]").IsError());
   CHECK(doc[0].GetInt() == std::numeric_limits<int>::min());
   CHECK(doc[1].GetInt64() == std::numeric_limits<std::int64_t>::min());
   CHECK(doc[2].GetUint64() == std::numeric_limits<std::uint64_t>::max());
 }
 
-TEST_CASE("parse errors are RapidJSON's, with the same offsets", "[json][number]")
-{
+TEST_CASE("parse errors are RapidJSON's, with the same offsets", "[json][number]") {
   for (char const* text : {"[0e308,0e38 x]", "0e309", "-0e400", "1e309", "{\"a\":1.}", "[1e]", "-", "01", "[1,2",
                            "\"\\u12\"", "nul", "{\"a\" 1}", "[\"\xC3\x28\"]"}) {
     INFO(text);
@@ -217,8 +215,7 @@ TEST_CASE("parse errors are RapidJSON's, with the same offsets", "[json][number]
   }
 }
 
-TEST_CASE("documents with their own allocators parse the same", "[json][number]")
-{
+TEST_CASE("documents with their own allocators parse the same", "[json][number]") {
   char pool[1024];
   rapidjson::MemoryPoolAllocator<> allocator(pool, sizeof pool);
   rapidjson::Document doc(&allocator);
@@ -230,8 +227,7 @@ TEST_CASE("documents with their own allocators parse the same", "[json][number]"
   CHECK(doc["k"][4]["n"].GetDouble() == 1.5);
 }
 
-TEST_CASE("configs and templates with extreme numbers load exactly", "[json][number][config]")
-{
+TEST_CASE("configs and templates with extreme numbers load exactly", "[json][number][config]") {
   auto const scheme = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n",
     "keyType":"number","ranges":[
       {"low":-1e308,"high":-1e-300,"collection":"dbs/a/colls/neg"},
@@ -248,11 +244,11 @@ TEST_CASE("configs and templates with extreme numbers load exactly", "[json][num
   CHECK(PartitionScheme::Load(saved).Save() == saved);
 
   auto const t = CollectionTemplate::Parse(R"({"partitionKey":"/k","defaultTtl":0e308,"x":[-0.0e-99]})");
-  CHECK(t.Definition("c1", "") == R"({"id":"c1","partitionKey":{"paths":["/k"],"kind":"Hash"},"defaultTtl":0.0,"x":[-0.0]})");
+  CHECK(t.Definition("c1", "") ==
+        R"({"id":"c1","partitionKey":{"paths":["/k"],"kind":"Hash"},"defaultTtl":0.0,"x":[-0.0]})");
 }
 
-TEST_CASE("responses and documents keep every number exactly", "[json][number][client]")
-{
+TEST_CASE("responses and documents keep every number exactly", "[json][number][client]") {
   // RapidJSON's default parser reads about one random double in five an ulp
   // off, -97570.19231092371 among them: a document with that key would hash
   // as other text than the key given to ReadDocument, and its header value
@@ -270,11 +266,10 @@ TEST_CASE("responses and documents keep every number exactly", "[json][number][c
   auto const& documents = doc["Documents"];
   REQUIRE(documents.Size() == values.size());
   int mismatches = 0;
-  for (rapidjson::SizeType i = 0; i < documents.Size(); ++i)
-    mismatches += documents[i]["n"].GetDouble() != values[i];
+  for (rapidjson::SizeType i = 0; i < documents.Size(); ++i) mismatches += documents[i]["n"].GetDouble() != values[i];
   CHECK(mismatches == 0);
-  CHECK(CosmosResponse(200, {}, R"({"n":-97570.19231092371,"i":7,"u":4294967296})").Json()["n"].GetDouble()
-        == -97570.19231092371);
+  CHECK(CosmosResponse(200, {}, R"({"n":-97570.19231092371,"i":7,"u":4294967296})").Json()["n"].GetDouble() ==
+        -97570.19231092371);
 
   // A create routes by the exact key: seen through the trace hook, before the
   // request fails against a port nobody listens on.

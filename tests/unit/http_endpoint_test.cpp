@@ -7,8 +7,7 @@
 using docshard::InvalidArgumentError;
 using docshard::http::Endpoint;
 
-TEST_CASE("endpoints are https origins", "[http]")
-{
+TEST_CASE("endpoints are https origins", "[http]") {
   auto e = Endpoint::Parse("https://127.0.0.1:8081/");
   CHECK(e.Host == "127.0.0.1");
   CHECK(e.Port == 8081);
@@ -28,8 +27,7 @@ TEST_CASE("endpoints are https origins", "[http]")
   CHECK_THROWS_AS(Endpoint::Parse("https://user@host"), InvalidArgumentError);
 }
 
-TEST_CASE("header lookup is case-insensitive and Set replaces", "[http]")
-{
+TEST_CASE("header lookup is case-insensitive and Set replaces", "[http]") {
   docshard::http::HttpHeaders h;
   h.Set("X-Ms-Date", "a");
   h.Set("x-ms-date", "b");

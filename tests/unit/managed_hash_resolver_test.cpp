@@ -30,13 +30,14 @@ std::string Replace(std::string text, std::string const& from, std::string const
   REQUIRE(pos != std::string::npos);
   return text.replace(pos, from.size(), to);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("managedHash routes like hash over prefix0..count-1 (same ring, same answers)", "[managedHash]") {
   auto managed = PartitionScheme::Load(Scheme(Base)).Resolver();
   auto plain = PartitionScheme::Load(Scheme(R"({"type": "hash", "partitionKey": "/userId", "hash": "murmur3",
       "virtualNodesPerCollection": 64, "collections": ["dbs/app/colls/users0", "dbs/app/colls/users1",
-      "dbs/app/colls/users2"]})")).Resolver();
+      "dbs/app/colls/users2"]})"))
+                   .Resolver();
   std::vector<std::string> names;
   for (auto const& c : managed->Collections()) names.push_back(c.Text());
   CHECK(names == std::vector<std::string>{"dbs/app/colls/users0", "dbs/app/colls/users1", "dbs/app/colls/users2"});
@@ -52,7 +53,8 @@ TEST_CASE("managedHash routes like hash over prefix0..count-1 (same ring, same a
 }
 
 TEST_CASE("managedHash WithCount(count + 1) adds one collection and moves only keys to it", "[managedHash]") {
-  auto r = std::dynamic_pointer_cast<ManagedHashPartitionResolver const>(PartitionScheme::Load(Scheme(Base)).Resolver());
+  auto r =
+      std::dynamic_pointer_cast<ManagedHashPartitionResolver const>(PartitionScheme::Load(Scheme(Base)).Resolver());
   REQUIRE(r);
   auto grown = r->WithCount(r->Count() + 1);
   CHECK(r->Count() == 3);  // unchanged
@@ -67,9 +69,10 @@ TEST_CASE("managedHash WithCount(count + 1) adds one collection and moves only k
       REQUIRE(after == "dbs/app/colls/users3");  // consistent hashing: keys only move to the new collection
     }
   }
-  CHECK(moved > 400);   // about a quarter of the keys
+  CHECK(moved > 400);  // about a quarter of the keys
   CHECK(moved < 2000);
-  CHECK(grown->CollectionDefinition("users3") == R"({"id":"users3","partitionKey":{"paths":["/userId"],"kind":"Hash"}})");
+  CHECK(grown->CollectionDefinition("users3") ==
+        R"({"id":"users3","partitionKey":{"paths":["/userId"],"kind":"Hash"}})");
   CHECK_THROWS_AS(r->WithCount(0), InvalidArgumentError);
 }
 
@@ -108,8 +111,8 @@ TEST_CASE("managedHash placed config errors", "[managedHash][config]") {
       {Replace(Base, "\"hash\": \"murmur3\"", "\"hash\": \"dotnet-legacy\""), "resolver.hash", "seeds"},
       {Replace(Base, "\"virtualNodesPerCollection\": 64", "\"virtualNodesPerCollection\": 0"),
        "resolver.virtualNodesPerCollection", "between 1"},
-      {Replace(Base, "\"collectionPrefix\": \"users\"", "\"collectionPrefix\": \"users2\""), "resolver.collectionPrefix",
-       "must not end with a digit"},
+      {Replace(Base, "\"collectionPrefix\": \"users\"", "\"collectionPrefix\": \"users2\""),
+       "resolver.collectionPrefix", "must not end with a digit"},
       {Replace(Base, "\"template\": {\"partitionKey\": \"/userId\"}", "\"template\": {\"id\": \"users0\"}"),
        "resolver.template.id", "no id"},
       {Replace(Base, "\"template\": {\"partitionKey\": \"/userId\"}", "\"template\": {\"partitionKey\": \"/x\"}"),
@@ -132,8 +135,10 @@ TEST_CASE("managedHash refuses a ring over 2^24 points, with hash's message, bef
                            "\"virtualNodesPerCollection\": 65536");
   CHECK(LoadError(big) == std::make_pair(std::string("resolver.virtualNodesPerCollection"), expected));
   // hash says the same of the same ring.
-  std::string hashRing = R"({"type": "hash", "partitionKey": "/userId", "virtualNodesPerCollection": 65536, "collections": [)";
-  for (int i = 0; i < 300; ++i) hashRing += (i ? ",\"dbs/app/colls/users" : "\"dbs/app/colls/users") + std::to_string(i) + "\"";
+  std::string hashRing =
+      R"({"type": "hash", "partitionKey": "/userId", "virtualNodesPerCollection": 65536, "collections": [)";
+  for (int i = 0; i < 300; ++i)
+    hashRing += (i ? ",\"dbs/app/colls/users" : "\"dbs/app/colls/users") + std::to_string(i) + "\"";
   CHECK(LoadError(hashRing + "]}") == std::make_pair(std::string("resolver.virtualNodesPerCollection"), expected));
   // The constructor (and so Grow/WithCount) checks it too.
   ManagedHashSettings s;

@@ -22,14 +22,13 @@ std::vector<RingPosition> OneByOne(std::vector<std::array<std::uint8_t, 16>> con
   std::vector<RingPosition> out;
   for (auto digest : first) {
     for (std::uint32_t v = 0; v < points; ++v) {
-      if (v > 0)
-        digest = Md5Digest(std::string_view(reinterpret_cast<char const*>(digest.data()), digest.size()));
+      if (v > 0) digest = Md5Digest(std::string_view(reinterpret_cast<char const*>(digest.data()), digest.size()));
       out.push_back(BigEndian(digest));
     }
   }
   return out;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("md5 chains: every available implementation equals one digest at a time", "[ring][md5]") {
   auto const isas = detail::AvailableMd5ChainIsas();

@@ -31,7 +31,7 @@ rapidjson::Document Parse(std::string const& text) {
   REQUIRE(d.IsObject());
   return d;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("lease item: every stored field round-trips, the partition key is set", "[unit][leases]") {
   auto item = MigrationLeaseItem::ForStream("b:dbs/app/colls/c2", Stream("3", "3F", "7F"));
@@ -78,7 +78,8 @@ TEST_CASE("lease item: ids are stable, 'item-' + 32 hex digits, distinct per sou
   CHECK(a.Id.find_first_not_of("0123456789abcdef", 5) == std::string::npos);
   std::set<std::string> ids = {a.Id};
   ids.insert(MigrationLeaseItem::ForStream("dbs/x/colls/c1", Stream("1", "", "3F")).Id);  // other source
-  ids.insert(MigrationLeaseItem::ForStream("dbs/x/colls/c0", Stream("5", "", "3F")).Id);  // a merge: same span, other range
+  ids.insert(
+      MigrationLeaseItem::ForStream("dbs/x/colls/c0", Stream("5", "", "3F")).Id);  // a merge: same span, other range
   ids.insert(MigrationLeaseItem::ForStream("dbs/x/colls/c0", Stream("1", "", "1F")).Id);  // a split's first child
   CHECK(ids.size() == 4);
   // A new item of a finished stream is done; of an open one, free.

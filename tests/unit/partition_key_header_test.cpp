@@ -8,40 +8,37 @@
 
 using namespace docshard;
 
-TEST_CASE("partition key header escapes non-ASCII like the official SDK", "[cosmos][pkheader]")
-{
-  CHECK(PartitionKeyValue("\xC3\xA9").HeaderValue() == R"(["\u00e9"])");                            // é
-  CHECK(PartitionKeyValue("\xE6\x97\xA5\xE6\x9C\xAC").HeaderValue() == R"(["\u65e5\u672c"])");       // 日本
-  CHECK(PartitionKeyValue("\xF0\x9F\x98\x80").HeaderValue() == R"(["\ud83d\ude00"])");               // 😀
-  CHECK(PartitionKeyValue("\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87").HeaderValue()
-        == R"(["\u043a\u043b\u044e\u0447"])");                                                       // ключ
+TEST_CASE("partition key header escapes non-ASCII like the official SDK", "[cosmos][pkheader]") {
+  CHECK(PartitionKeyValue("\xC3\xA9").HeaderValue() == R"(["\u00e9"])");                        // é
+  CHECK(PartitionKeyValue("\xE6\x97\xA5\xE6\x9C\xAC").HeaderValue() == R"(["\u65e5\u672c"])");  // 日本
+  CHECK(PartitionKeyValue("\xF0\x9F\x98\x80").HeaderValue() == R"(["\ud83d\ude00"])");          // 😀
+  CHECK(PartitionKeyValue("\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87").HeaderValue() ==
+        R"(["\u043a\u043b\u044e\u0447"])");  // ключ
   // Mixed, with DEL, a quote, a backslash, a newline, '/' and a control character.
   CHECK(PartitionKeyValue("a\xC3\xA9\xE6\x97\xA5\xF0\x9F\x98\x80\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87\x7F\"\\\n/\x01")
-            .HeaderValue()
-        == R"(["a\u00e9\u65e5\ud83d\ude00\u043a\u043b\u044e\u0447\u007f\"\\\n/\u0001"])");
+            .HeaderValue() == R"(["a\u00e9\u65e5\ud83d\ude00\u043a\u043b\u044e\u0447\u007f\"\\\n/\u0001"])");
   CHECK(PartitionKeyValue("plain").HeaderValue() == R"(["plain"])");
   // U+10FFFF, the last code point.
   CHECK(PartitionKeyValue("\xF4\x8F\xBF\xBF").HeaderValue() == R"(["\udbff\udfff"])");
 }
 
-TEST_CASE("partition key header: the header is ASCII and JSON text carries the same escapes", "[cosmos][pkheader]")
-{
+TEST_CASE("partition key header: the header is ASCII and JSON text carries the same escapes", "[cosmos][pkheader]") {
   auto pk = PartitionKeyValue::FromJson("[\"\xC3\xA9\",\"x\\u00e9\",5]");
   CHECK(pk.HeaderValue() == R"(["\u00e9","x\u00e9",5])");
-  for (char c : pk.HeaderValue())
-    CHECK(static_cast<unsigned char>(c) < 0x80);
+  for (char c : pk.HeaderValue()) CHECK(static_cast<unsigned char>(c) < 0x80);
   CHECK(PartitionKeyValue::FromJson("\"\\ud83d\\ude00\"").HeaderValue() == R"(["\ud83d\ude00"])");
 }
 
-TEST_CASE("partition key header refuses text that is not valid UTF-8", "[cosmos][pkheader]")
-{
+TEST_CASE("partition key header refuses text that is not valid UTF-8", "[cosmos][pkheader]") {
   CHECK_THROWS_AS(PartitionKeyValue("\xC3"), InvalidArgumentError);              // truncated
   CHECK_THROWS_AS(PartitionKeyValue("\xC0\xAF"), InvalidArgumentError);          // overlong '/'
   CHECK_THROWS_AS(PartitionKeyValue("\xE0\x80\xAF"), InvalidArgumentError);      // overlong
   CHECK_THROWS_AS(PartitionKeyValue("\xED\xA0\x80"), InvalidArgumentError);      // U+D800 encoded
   CHECK_THROWS_AS(PartitionKeyValue("\xF4\x90\x80\x80"), InvalidArgumentError);  // beyond U+10FFFF
   CHECK_THROWS_AS(PartitionKeyValue("\xFF"), InvalidArgumentError);
-  CHECK_THROWS_AS(PartitionKeyValue("a\x80" "b"), InvalidArgumentError);         // stray continuation
+  CHECK_THROWS_AS(PartitionKeyValue("a\x80"
+                                    "b"),
+                  InvalidArgumentError);  // stray continuation
   // A lone low surrogate escape: RapidJSON decodes it to an invalid sequence.
   CHECK_THROWS_AS(PartitionKeyValue::FromJson("\"\\udc00x\""), InvalidArgumentError);
 }

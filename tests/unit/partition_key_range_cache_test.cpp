@@ -14,11 +14,11 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
-#include <future>
 #include <functional>
+#include <future>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <thread>
 
 using namespace docshard;
@@ -33,8 +33,7 @@ namespace {
 class FakeFeed {
 public:
   FakeFeed() : m_work(asio::make_work_guard(m_io)), m_thread([this] { m_io.run(); }) {}
-  ~FakeFeed()
-  {
+  ~FakeFeed() {
     m_work.reset();
     m_io.stop();
     m_thread.join();
@@ -45,25 +44,21 @@ public:
     int Version = 0;
   };
 
-  void Set(std::string const& link, std::vector<PartitionKeyRange> ranges)
-  {
+  void Set(std::string const& link, std::vector<PartitionKeyRange> ranges) {
     std::lock_guard lock(m_mutex);
     auto& c = m_collections[link];
     ++c.Version;
     c.Ranges.clear();
-    for (auto& r : ranges)
-      c.Ranges.push_back({std::move(r), c.Version});
+    for (auto& r : ranges) c.Ranges.push_back({std::move(r), c.Version});
   }
 
   // Replaces range `id` by two children split at `mid`.
-  void Split(std::string const& link, std::string const& id, std::string const& mid, std::string a, std::string b)
-  {
+  void Split(std::string const& link, std::string const& id, std::string const& mid, std::string a, std::string b) {
     std::lock_guard lock(m_mutex);
     auto& c = m_collections[link];
     ++c.Version;
     for (auto it = c.Ranges.begin(); it != c.Ranges.end(); ++it) {
-      if (it->R.Id != id)
-        continue;
+      if (it->R.Id != id) continue;
       auto parents = it->R.Parents;
       parents.push_back(id);
       PartitionKeyRange left{std::move(a), it->R.MinInclusive, mid, parents};
@@ -76,8 +71,7 @@ public:
     FAIL("no range " << id);
   }
 
-  PartitionKeyRangeCacheTransport Transport()
-  {
+  PartitionKeyRangeCacheTransport Transport() {
     return {m_io.get_executor(),
             [this](CosmosRequest r, asio::any_completion_handler<PartitionKeyRangeCacheTransport::SendSignature> h) {
               Handle(std::move(r), std::move(h));
@@ -88,29 +82,26 @@ public:
   asio::io_context& Io() { return m_io; }
 
   // Answers to requests for a held collection wait until Release().
-  void Hold(std::string const& link)
-  {
+  void Hold(std::string const& link) {
     std::lock_guard lock(m_mutex);
     m_held.insert(link);
   }
-  void Release()
-  {
+  void Release() {
     std::vector<std::function<void()>> pending;
     {
       std::lock_guard lock(m_mutex);
       m_held.clear();
       pending.swap(m_pending);
     }
-    for (auto& p : pending)
-      asio::post(m_io, std::move(p));
+    for (auto& p : pending) asio::post(m_io, std::move(p));
   }
 
   std::atomic<int> Requests{0};
   std::atomic<int> IncrementalRequests{0};
   bool IgnoreIncremental = false;  // answer A-IM reads with the full list
   int PageSize = 2;
-  unsigned FailStatus = 0;         // answer every request with this status
-  std::string StaleListing;        // a gone range id still listed by full reads, this many times:
+  unsigned FailStatus = 0;   // answer every request with this status
+  std::string StaleListing;  // a gone range id still listed by full reads, this many times:
   int StaleTimes = 0;
 
 private:
@@ -120,8 +111,7 @@ private:
     std::vector<Range> Gone;
   };
 
-  void Handle(CosmosRequest r, asio::any_completion_handler<PartitionKeyRangeCacheTransport::SendSignature> h)
-  {
+  void Handle(CosmosRequest r, asio::any_completion_handler<PartitionKeyRangeCacheTransport::SendSignature> h) {
     ++Requests;
     CosmosResponse response;
     std::exception_ptr failure;
@@ -144,17 +134,14 @@ private:
     asio::post(m_io, std::move(complete));
   }
 
-  static std::string Json(PartitionKeyRange const& r)
-  {
+  static std::string Json(PartitionKeyRange const& r) {
     std::string parents;
-    for (auto const& p : r.Parents)
-      parents += (parents.empty() ? "\"" : ",\"") + p + "\"";
-    return R"({"id":")" + r.Id + R"(","minInclusive":")" + r.MinInclusive + R"(","maxExclusive":")"
-         + r.MaxExclusive + R"(","parents":[)" + parents + R"(],"_rid":"x"})";
+    for (auto const& p : r.Parents) parents += (parents.empty() ? "\"" : ",\"") + p + "\"";
+    return R"({"id":")" + r.Id + R"(","minInclusive":")" + r.MinInclusive + R"(","maxExclusive":")" + r.MaxExclusive +
+           R"(","parents":[)" + parents + R"(],"_rid":"x"})";
   }
 
-  CosmosResponse Answer(CosmosRequest const& r)
-  {
+  CosmosResponse Answer(CosmosRequest const& r) {
     if (FailStatus)
       ThrowRequestFailed(r.Operation, r.ResourceLink, FailStatus, 0, "", R"({"message":"no such collection"})");
     std::lock_guard lock(m_mutex);
@@ -167,13 +154,10 @@ private:
       ++IncrementalRequests;
       int since = std::stoi(std::string(ifNoneMatch->substr(1, ifNoneMatch->size() - 2)));
       for (auto const& range : c.Ranges)
-        if (range.Version > since)
-          listed.push_back(range.R);
-      if (listed.empty())
-        return CosmosResponse(304, headers, "");
+        if (range.Version > since) listed.push_back(range.R);
+      if (listed.empty()) return CosmosResponse(304, headers, "");
     } else {
-      for (auto const& range : c.Ranges)
-        listed.push_back(range.R);
+      for (auto const& range : c.Ranges) listed.push_back(range.R);
       if (!StaleListing.empty() && StaleTimes > 0) {
         --StaleTimes;
         // The parent as well as its children: what a lagging listing shows
@@ -186,15 +170,12 @@ private:
       }
     }
     std::size_t start = 0;
-    if (auto cont = r.Headers.Get("x-ms-continuation"))
-      start = std::stoul(std::string(*cont));
+    if (auto cont = r.Headers.Get("x-ms-continuation")) start = std::stoul(std::string(*cont));
     std::size_t const end = std::min(listed.size(), start + PageSize);
     std::string body = R"({"_rid":"x","PartitionKeyRanges":[)";
-    for (std::size_t i = start; i < end; ++i)
-      body += (i == start ? "" : ",") + Json(listed[i]);
+    for (std::size_t i = start; i < end; ++i) body += (i == start ? "" : ",") + Json(listed[i]);
     body += "]}";
-    if (end < listed.size())
-      headers.Set("x-ms-continuation", std::to_string(end));
+    if (end < listed.size()) headers.Set("x-ms-continuation", std::to_string(end));
     return CosmosResponse(200, headers, body);
   }
 
@@ -211,31 +192,26 @@ private:
   std::vector<std::function<void()>> m_pending;
 };
 
-PartitionKeyRange R(std::string id, std::string min, std::string max)
-{
+PartitionKeyRange R(std::string id, std::string min, std::string max) {
   return PartitionKeyRange{std::move(id), std::move(min), std::move(max), {}};
 }
 
-std::vector<PartitionKeyRange> Four()
-{
+std::vector<PartitionKeyRange> Four() {
   return {R("0", "", "3F"), R("1", "3F", "7F"), R("2", "7F", "BF"), R("3", "BF", "FF")};
 }
 
-std::vector<std::string> Ids(std::vector<PartitionKeyRange> const& ranges)
-{
+std::vector<std::string> Ids(std::vector<PartitionKeyRange> const& ranges) {
   std::vector<std::string> ids;
-  for (auto const& r : ranges)
-    ids.push_back(r.Id);
+  for (auto const& r : ranges) ids.push_back(r.Id);
   return ids;
 }
 
 using V = std::vector<std::string>;
 constexpr char const* Link = "dbs/d/colls/c";
 
-} // namespace
+}  // namespace
 
-TEST_CASE("range cache reads every page once, then answers from memory", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache reads every page once, then answers from memory", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   PartitionKeyRangeCache cache(feed.Transport());
@@ -251,15 +227,13 @@ TEST_CASE("range cache reads every page once, then answers from memory", "[cosmo
   CHECK_THROWS_AS(cache.GetOverlappingRanges("dbs/d", "", "FF"), InvalidArgumentError);
 }
 
-TEST_CASE("range cache: concurrent first lookups share one read", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache: concurrent first lookups share one read", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   feed.Hold(Link);  // no answer until every call below was made
   PartitionKeyRangeCache cache(feed.Transport());
   std::vector<std::future<std::vector<PartitionKeyRange>>> calls;
-  for (int i = 0; i < 8; ++i)
-    calls.push_back(cache.AsyncGetOverlappingRanges(Link, "", "FF", false, asio::use_future));
+  for (int i = 0; i < 8; ++i) calls.push_back(cache.AsyncGetOverlappingRanges(Link, "", "FF", false, asio::use_future));
   // Forced refreshes while that read is under way join it.
   for (int i = 0; i < 4; ++i)
     calls.push_back(cache.AsyncGetOverlappingRanges(Link, "40", "80", true, asio::use_future));
@@ -268,15 +242,13 @@ TEST_CASE("range cache: concurrent first lookups share one read", "[cosmos][rang
     calls.push_back(std::async(std::launch::async, [&] { return cache.GetOverlappingRanges(Link, "", "FF"); }));
   std::this_thread::sleep_for(50ms);
   feed.Release();
-  for (std::size_t i = 0; i < calls.size(); ++i)
-    CHECK(calls[i].get().size() == (i >= 8 && i < 12 ? 2u : 4u));
+  for (std::size_t i = 0; i < calls.size(); ++i) CHECK(calls[i].get().size() == (i >= 8 && i < 12 ? 2u : 4u));
   // The blocking callers may have arrived after the read: they then used the map.
   CHECK(cache.ReadCount() == 1);
   CHECK(feed.Requests == 2);
 }
 
-TEST_CASE("range cache: a slow collection does not delay another", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache: a slow collection does not delay another", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   feed.Set("dbs/d/colls/fast", {R("0", "", "FF")});
@@ -289,16 +261,14 @@ TEST_CASE("range cache: a slow collection does not delay another", "[cosmos][ran
   CHECK(slow.get().size() == 4);
 }
 
-TEST_CASE("range cache: after a split, the gone range's span maps to its children", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache: after a split, the gone range's span maps to its children", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   PartitionKeyRangeCache cache(feed.Transport());
   REQUIRE(cache.GetOverlappingRanges(Link, "", "FF").size() == 4);
   feed.Split(Link, "2", "9F", "4", "5");
 
-  SECTION("incremental read of the changes")
-  {
+  SECTION("incremental read of the changes") {
     auto before = feed.Requests.load();
     CHECK(Ids(cache.GetRangesReplacing(Link, "2", "7F", "BF")) == V{"4", "5"});
     CHECK(feed.IncrementalRequests >= 1);
@@ -311,19 +281,16 @@ TEST_CASE("range cache: after a split, the gone range's span maps to its childre
     REQUIRE(cache.TryGetCached(Link));
     CHECK(cache.TryGetCached(Link)->IsGone("2"));
   }
-  SECTION("a server without incremental reads gives the full list")
-  {
+  SECTION("a server without incremental reads gives the full list") {
     feed.IgnoreIncremental = true;
     CHECK(Ids(cache.GetRangesReplacing(Link, "2", "7F", "BF")) == V{"4", "5"});
   }
-  SECTION("a forced refresh sees the split too")
-  {
+  SECTION("a forced refresh sees the split too") {
     CHECK(Ids(cache.GetOverlappingRanges(Link, "7F", "BF", true)) == V{"4", "5"});
   }
 }
 
-TEST_CASE("range cache: a gone range still listed is read again, then reported", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache: a gone range still listed is read again, then reported", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   feed.IgnoreIncremental = true;
@@ -333,15 +300,13 @@ TEST_CASE("range cache: a gone range still listed is read again, then reported",
   feed.m_staleRange = R("2", "7F", "BF");
   feed.Split(Link, "2", "9F", "4", "5");
 
-  SECTION("the listing catches up after two reads")
-  {
+  SECTION("the listing catches up after two reads") {
     feed.StaleListing = "2";
     feed.StaleTimes = 2;
     CHECK(Ids(cache.GetRangesReplacing(Link, "2", "7F", "BF")) == V{"4", "5"});
     CHECK(cache.ReadCount() >= 3);  // the first read, one that still listed 2, one that did not
   }
-  SECTION("never: PartitionKeyRangeGoneError naming the range")
-  {
+  SECTION("never: PartitionKeyRangeGoneError naming the range") {
     feed.StaleListing = "2";
     feed.StaleTimes = 1000;
     try {
@@ -354,8 +319,7 @@ TEST_CASE("range cache: a gone range still listed is read again, then reported",
   }
 }
 
-TEST_CASE("range cache: errors reach the caller and nothing is cached", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache: errors reach the caller and nothing is cached", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   feed.FailStatus = 404;
@@ -376,8 +340,7 @@ TEST_CASE("range cache: errors reach the caller and nothing is cached", "[cosmos
   }
 }
 
-TEST_CASE("range cache: Invalidate forgets, the next lookup reads again", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache: Invalidate forgets, the next lookup reads again", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   PartitionKeyRangeCache cache(feed.Transport());
@@ -391,8 +354,7 @@ TEST_CASE("range cache: Invalidate forgets, the next lookup reads again", "[cosm
   CHECK(cache.TryGetCached(Link) == nullptr);
 }
 
-TEST_CASE("range cache: blocking calls on the I/O thread are refused", "[cosmos][rangecache]")
-{
+TEST_CASE("range cache: blocking calls on the I/O thread are refused", "[cosmos][rangecache]") {
   FakeFeed feed;
   feed.Set(Link, Four());
   PartitionKeyRangeCache cache(feed.Transport());

@@ -43,13 +43,14 @@ std::string JsString(double v) {
   int const exp10 = std::atoi(s.c_str() + e + 1);
   int const k = static_cast<int>(digits.size()), n = exp10 + 1;
   if (k <= n && n <= 21) return sign + digits + std::string(static_cast<std::size_t>(n - k), '0');
-  if (0 < n && n <= 21) return sign + digits.substr(0, static_cast<std::size_t>(n)) + "." + digits.substr(static_cast<std::size_t>(n));
+  if (0 < n && n <= 21)
+    return sign + digits.substr(0, static_cast<std::size_t>(n)) + "." + digits.substr(static_cast<std::size_t>(n));
   if (-6 < n && n <= 0) return sign + "0." + std::string(static_cast<std::size_t>(-n), '0') + digits;
   std::string m = digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : "");
   return sign + m + "e" + (n - 1 >= 0 ? "+" : "-") + std::to_string(std::abs(n - 1));
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("number keys hash as JavaScript String(n)", "[key][number]") {
   struct Case {
@@ -212,8 +213,8 @@ TEST_CASE("composite key text escapes strings as JSON.stringify does", "[key][co
 TEST_CASE("string keys are their UTF-8 bytes: case-sensitive, not normalised", "[key][string]") {
   CHECK(std::string(PartitionKey("Abc").HashBytes()) == "Abc");
   CHECK_FALSE(PartitionKey("Abc") == PartitionKey("abc"));
-  std::string const precomposed = "caf\xC3\xA9";    // é as U+00E9
-  std::string const decomposed = "cafe\xCC\x81";    // e + U+0301
+  std::string const precomposed = "caf\xC3\xA9";  // é as U+00E9
+  std::string const decomposed = "cafe\xCC\x81";  // e + U+0301
   CHECK(std::string(PartitionKey(precomposed).HashBytes()) == precomposed);
   CHECK(std::string(PartitionKey(decomposed).HashBytes()) == decomposed);
   CHECK_FALSE(PartitionKey(precomposed) == PartitionKey(decomposed));
@@ -225,7 +226,8 @@ TEST_CASE("string keys are their UTF-8 bytes: case-sensitive, not normalised", "
   CHECK(MurmurHash3X86_32(precomposed) != MurmurHash3X86_32(decomposed));
   // Ring of two single points: owner is the link whose point is the greatest <= h (wrap to the last).
   auto route = [&](std::string const& k) {
-    std::uint32_t pa = MurmurHash3X86_32("dbs/d/colls/a"), pb = MurmurHash3X86_32("dbs/d/colls/b"), h = MurmurHash3X86_32(k);
+    std::uint32_t pa = MurmurHash3X86_32("dbs/d/colls/a"), pb = MurmurHash3X86_32("dbs/d/colls/b"),
+                  h = MurmurHash3X86_32(k);
     std::uint32_t lo = std::min(pa, pb), hi = std::max(pa, pb);
     std::string lowOwner = lo == pa ? "dbs/d/colls/a" : "dbs/d/colls/b";
     std::string highOwner = hi == pa ? "dbs/d/colls/a" : "dbs/d/colls/b";
@@ -239,14 +241,14 @@ TEST_CASE("string keys are their UTF-8 bytes: case-sensitive, not normalised", "
 }
 
 TEST_CASE("invalid Unicode is rejected", "[key][string][utf8]") {
-  for (std::string bad : {std::string("\xED\xA0\x80"),        // UTF-8 encoded lone high surrogate
-                          std::string("\xED\xBF\xBF"),        // lone low surrogate
-                          std::string("abc\xFF"),             // never valid
-                          std::string("\xC0\xAF"),            // overlong '/'
-                          std::string("\xE0\x80\xAF"),        // overlong, 3 bytes
-                          std::string("\xF4\x90\x80\x80"),    // above U+10FFFF
-                          std::string("\xE2\x82"),            // truncated
-                          std::string("0123456789\x80"),      // stray continuation after the ASCII fast path
+  for (std::string bad : {std::string("\xED\xA0\x80"),      // UTF-8 encoded lone high surrogate
+                          std::string("\xED\xBF\xBF"),      // lone low surrogate
+                          std::string("abc\xFF"),           // never valid
+                          std::string("\xC0\xAF"),          // overlong '/'
+                          std::string("\xE0\x80\xAF"),      // overlong, 3 bytes
+                          std::string("\xF4\x90\x80\x80"),  // above U+10FFFF
+                          std::string("\xE2\x82"),          // truncated
+                          std::string("0123456789\x80"),    // stray continuation after the ASCII fast path
                           std::string("\xC3")}) {
     INFO("bytes of length " << bad.size());
     CHECK_FALSE(IsValidUtf8(bad));
@@ -288,9 +290,9 @@ TEST_CASE("ParseJson takes one value and nothing else", "[key][json]") {
 
 TEST_CASE("typed comparison", "[key][compare]") {
   CHECK(PartitionKey::Compare(PartitionKey::Number(2), PartitionKey::Number(10)) < 0);  // numerically, not as text
-  CHECK(PartitionKey::Compare(PartitionKey("10"), PartitionKey("2")) < 0);               // strings by bytes
+  CHECK(PartitionKey::Compare(PartitionKey("10"), PartitionKey("2")) < 0);              // strings by bytes
   CHECK(PartitionKey::Compare(PartitionKey("Z"), PartitionKey("a")) < 0);
-  CHECK(PartitionKey::Compare(PartitionKey("z"), PartitionKey("\xC3\xA9")) < 0);           // code point order
+  CHECK(PartitionKey::Compare(PartitionKey("z"), PartitionKey("\xC3\xA9")) < 0);                     // code point order
   CHECK(PartitionKey::Compare(PartitionKey("\xEF\xBF\xBF"), PartitionKey("\xF0\x9F\x98\x80")) < 0);  // U+FFFF < U+1F600
   CHECK(PartitionKey::Compare(PartitionKey("ab"), PartitionKey("abc")) < 0);
   CHECK(PartitionKey::Compare(PartitionKey::Number(-0.0), PartitionKey::Number(0)) == 0);

@@ -21,7 +21,7 @@ RangeStream Stream(std::string id, std::string min, std::string max, std::string
   return s;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a range stream reading its whole range sends the range id only", "[cosmos][range-stream]") {
   QueryOptions base;

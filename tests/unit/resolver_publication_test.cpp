@@ -26,12 +26,12 @@ ResolverPtr Resolver(std::string const& collection = "dbs/d/colls/c0") {
   return std::make_shared<HashPartitionResolver const>(std::vector<CollectionRef>{CollectionRef::Parse(collection)},
                                                        MakeHashGenerator("murmur3"), 1, PartitionKeyPath::Parse("/k"));
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("CompareAndSetResolver publishes only over the expected snapshot", "[client][publication]") {
   auto client = OfflineClient();
   auto const r1 = Resolver(), r2 = Resolver(), r3 = Resolver();
-  CHECK(client->CompareAndSetResolver("", nullptr, r1, 1));   // nothing published yet
+  CHECK(client->CompareAndSetResolver("", nullptr, r1, 1));  // nothing published yet
   CHECK_FALSE(client->CompareAndSetResolver("", nullptr, r2, 5));
   CHECK(client->CompareAndSetResolver("", r1, r2, 2));
   CHECK_FALSE(client->CompareAndSetResolver("", r1, r3, 3));  // r1 is stale
@@ -48,8 +48,8 @@ TEST_CASE("conditional publication validates first and changes nothing on error"
   auto client = OfflineClient();
   auto const r1 = Resolver();
   client->SetResolver("", r1, 1);
-  auto const noKeyPath = std::make_shared<HashPartitionResolver const>(
-      std::vector<CollectionRef>{CollectionRef::Parse("dbs/d/colls/c0")});
+  auto const noKeyPath =
+      std::make_shared<HashPartitionResolver const>(std::vector<CollectionRef>{CollectionRef::Parse("dbs/d/colls/c0")});
   CHECK_THROWS_AS(client->CompareAndSetResolver("", r1, noKeyPath, 2), InvalidArgumentError);
   CHECK_THROWS_WITH(client->SetResolverIfNewer("", Resolver("west:dbs/d/colls/c0"), 2),
                     Catch::Contains("unknown account \"west\""));

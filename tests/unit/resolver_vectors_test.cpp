@@ -10,8 +10,10 @@ std::vector<CollectionRef> Refs(std::initializer_list<char const*> texts) {
   for (auto t : texts) out.push_back(CollectionRef::Parse(t));
   return out;
 }
-std::string Route(HashPartitionResolver const& r, char const* key) { return r.ResolveForCreate(PartitionKey(key)).Text(); }
-} // namespace
+std::string Route(HashPartitionResolver const& r, char const* key) {
+  return r.ResolveForCreate(PartitionKey(key)).Text();
+}
+}  // namespace
 
 TEST_CASE("MurmurHash3_x86_32 public vectors", "[vectors][murmur3]") {
   CHECK(MurmurHash3X86_32("afdgdd", 0) == 1099701186u);

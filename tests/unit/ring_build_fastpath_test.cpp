@@ -27,7 +27,7 @@ std::vector<std::string> Links(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) links.push_back("dbs/db/colls/c" + std::to_string(i));
   return links;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("ring fast paths equal the generic path", "[ring][build]") {
   for (char const* name : {"murmur3", "md5"}) {

@@ -93,7 +93,7 @@ inline std::size_t SuccessorOwner(std::vector<Point> const& points, Pos const& h
   return points.front().Owner;
 }
 
-} // namespace oracle
+}  // namespace oracle
 
 #include <random>
 
@@ -143,4 +143,4 @@ inline std::string RandomKey(std::mt19937_64& rng) {
   return out;
 }
 
-} // namespace oracle
+}  // namespace oracle

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
-#include <unordered_map>
 #include <set>
+#include <unordered_map>
 
 using namespace docshard;
 
@@ -62,7 +62,9 @@ public:
   }
 };
 oracle::Hash Toy4Oracle() {
-  return {[](std::string_view b) { return oracle::Pos{static_cast<std::uint64_t>(Fnv1a(b) >> 28) << 60, 0}; },
+  return {[](std::string_view b) {
+            return oracle::Pos{static_cast<std::uint64_t>(Fnv1a(b) >> 28) << 60, 0};
+          },
           [](oracle::Pos const& p) { return std::string(1, static_cast<char>(p.first >> 60)); }};
 }
 
@@ -89,8 +91,8 @@ void CompareWithOracle(std::string const& hashName, oracle::Hash const& h, std::
     auto const& got = r.ResolveForCreate(PartitionKey(key));
     if (got.Text() != refs[expected].Text()) {
       if (++mismatches <= 5) {
-        UNSCOPED_INFO(hashName << " count=" << count << " V=" << v << " key bytes of length " << key.size()
-                               << ": got " << got.Text() << ", expected " << refs[expected].Text());
+        UNSCOPED_INFO(hashName << " count=" << count << " V=" << v << " key bytes of length " << key.size() << ": got "
+                               << got.Text() << ", expected " << refs[expected].Text());
       }
     }
   }
@@ -99,7 +101,7 @@ void CompareWithOracle(std::string const& hashName, oracle::Hash const& h, std::
   if (count * v <= 2) CHECK(wraps > keys.size() / 100);
 }
 
-} // namespace
+}  // namespace
 
 // One test case per hash, so that CTest can run them in parallel.
 TEST_CASE("murmur3 ring matches a naive oracle on random keys", "[ring][oracle]") {
@@ -295,7 +297,8 @@ TEST_CASE("dotnet-legacy ring matches an independent model of the .NET SDK's rin
       HashPartitionResolver portable(refs, MakeHashGenerator("md5"), v);
       std::size_t differ = 0;
       for (std::size_t i = 0; i < 1000; ++i)
-        differ += portable.ResolveForCreate(PartitionKey(keys[i])).Text() != r->ResolveForCreate(PartitionKey(keys[i])).Text();
+        differ += portable.ResolveForCreate(PartitionKey(keys[i])).Text() !=
+                  r->ResolveForCreate(PartitionKey(keys[i])).Text();
       CHECK(differ > 0);
     }
   }
@@ -314,7 +317,8 @@ TEST_CASE("hash resolver construction is validated", "[ring][validation]") {
   CHECK_THROWS_AS(HashPartitionResolver({CollectionRef::Parse("dbs/a/colls/b"), CollectionRef::Parse("dbs/a/colls/b")}),
                   InvalidArgumentError);
   CHECK_THROWS_AS(MakeHashGenerator("sha1"), InvalidArgumentError);
-  CHECK_THROWS_AS(RegisterHashGenerator("md5", [] { return std::make_shared<Toy4Hash const>(); }), InvalidArgumentError);
+  CHECK_THROWS_AS(RegisterHashGenerator("md5", [] { return std::make_shared<Toy4Hash const>(); }),
+                  InvalidArgumentError);
   CHECK_THROWS_AS(RegisterHashGenerator("murmur3", [] { return std::make_shared<Toy4Hash const>(); }),
                   InvalidArgumentError);
 }
@@ -323,7 +327,9 @@ TEST_CASE("hash resolver reads", "[ring][read]") {
   auto const refs = Collections(5);
   HashPartitionResolver r(refs, MakeHashGenerator("murmur3"), 16);
   auto const points = oracle::BuildPoints(oracle::Murmur3(), Texts(refs), 16);
-  auto owner = [&](std::string const& k) { return refs[oracle::PredecessorOwner(points, oracle::MurmurPos(k))].Text(); };
+  auto owner = [&](std::string const& k) {
+    return refs[oracle::PredecessorOwner(points, oracle::MurmurPos(k))].Text();
+  };
 
   auto one = r.ResolveForRead(ReadSelector::Key(PartitionKey("alice")));
   REQUIRE(one.size() == 1);
@@ -348,7 +354,8 @@ TEST_CASE("hash resolver reads", "[ring][read]") {
   CHECK(r.ResolveForRead(ReadSelector::Keys({})).empty());
 }
 
-TEST_CASE("real hashes with colliding points: murmur3 ties and md5 points sharing their top 32 bits", "[ring][oracle][ties]") {
+TEST_CASE("real hashes with colliding points: murmur3 ties and md5 points sharing their top 32 bits",
+          "[ring][oracle][ties]") {
   // Birthday search over link names for (a) two links with the same murmur3
   // position, a true tie on the built-in ring, and (b) two links whose md5
   // positions agree in the top 32 bits but differ below, which a lookup that
@@ -413,7 +420,8 @@ TEST_CASE("real hashes with colliding points: murmur3 ties and md5 points sharin
 // where a scan that stops one point early or late shows.
 TEST_CASE("rings past the slot table (> 16k points) match the oracle", "[ring][oracle][large]") {
   auto const keys = RandomKeys(3000, 0x5EED0002);
-  std::vector<std::pair<std::string, oracle::Hash>> const hashes = {{"murmur3", oracle::Murmur3()}, {"md5", oracle::Md5()}};
+  std::vector<std::pair<std::string, oracle::Hash>> const hashes = {{"murmur3", oracle::Murmur3()},
+                                                                    {"md5", oracle::Md5()}};
   for (auto const& [name, h] : hashes) {
     CompareWithOracle(name, h, 300, 128, keys);
     CompareWithOracle(name, h, 300, 5, keys);  // few points, but too many nodes for one-byte slots

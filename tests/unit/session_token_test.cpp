@@ -12,16 +12,14 @@
 using namespace docshard;
 
 namespace {
-SessionToken T(std::string_view text)
-{
+SessionToken T(std::string_view text) {
   auto t = SessionToken::Parse(text);
   REQUIRE(t);
   return *t;
 }
-} // namespace
+}  // namespace
 
-TEST_CASE("session tokens parse in the simple and the vector format", "[cosmos][session]")
-{
+TEST_CASE("session tokens parse in the simple and the vector format", "[cosmos][session]") {
   auto simple = T("15");
   CHECK_FALSE(simple.IsVector());
   CHECK(simple.GlobalLsn() == 15);
@@ -46,8 +44,7 @@ TEST_CASE("session tokens parse in the simple and the vector format", "[cosmos][
     CHECK_FALSE(SessionToken::Parse(bad));
 }
 
-TEST_CASE("session tokens merge by the vector-clock rules", "[cosmos][session]")
-{
+TEST_CASE("session tokens merge by the vector-clock rules", "[cosmos][session]") {
   CHECK(T("15").Merge(T("9")).ToString() == "15");
   CHECK(T("9").Merge(T("15")).ToString() == "15");
   CHECK(T("-1#15").Merge(T("-1#20")).ToString() == "-1#20");
@@ -68,13 +65,12 @@ TEST_CASE("session tokens merge by the vector-clock rules", "[cosmos][session]")
   CHECK(T("1#100#1=20#2=5").Merge(T("1#100#1=20#2=5")) == T("1#100#1=20#2=5"));
 }
 
-TEST_CASE("session container merges responses per collection and range", "[cosmos][session]")
-{
+TEST_CASE("session container merges responses per collection and range", "[cosmos][session]") {
   SessionContainer s;
   CHECK(s.CollectionToken("dbs/d/colls/c").empty());
   s.Update("dbs/d/colls/c", "0:-1#5");
-  s.Update("dbs/d/colls/c", "1:-1#7,0:-1#3");   // compound, older for range 0
-  s.Update("/dbs/d/colls/c/", "2:-1#1");        // the same collection, spelt with slashes
+  s.Update("dbs/d/colls/c", "1:-1#7,0:-1#3");  // compound, older for range 0
+  s.Update("/dbs/d/colls/c/", "2:-1#1");       // the same collection, spelt with slashes
   s.Update("dbs/d/colls/other", "0:-1#99");
   CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5,1:-1#7,2:-1#1");
   CHECK(s.CollectionToken("dbs/d/colls/other") == "0:-1#99");
@@ -86,8 +82,7 @@ TEST_CASE("session container merges responses per collection and range", "[cosmo
   CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5,1:-1#9,2:-1#1");
 }
 
-TEST_CASE("session container: a child range without a token uses its parents'", "[cosmos][session]")
-{
+TEST_CASE("session container: a child range without a token uses its parents'", "[cosmos][session]") {
   SessionContainer s;
   s.Update("dbs/d/colls/c", "1:-1#40,2:-1#12");
   // Range 1 split into 4 and 5: a read of 4 must see what this client wrote to 1.
@@ -102,8 +97,7 @@ TEST_CASE("session container: a child range without a token uses its parents'", 
   CHECK(s.RangeToken("dbs/d/colls/none", "0").empty());
 }
 
-TEST_CASE("session container forgets a recreated or deleted collection", "[cosmos][session]")
-{
+TEST_CASE("session container forgets a recreated or deleted collection", "[cosmos][session]") {
   SessionContainer s;
   s.Update("dbs/d/colls/c", "0:-1#50", "pLJdAOlEdgA=");
   s.Update("dbs/d/colls/c", "0:-1#60", "pLJdAOlEdgA=");
@@ -122,8 +116,7 @@ TEST_CASE("session container forgets a recreated or deleted collection", "[cosmo
   CHECK(s.CollectionToken("dbs/d2/colls/c") == "0:-1#1");
 }
 
-TEST_CASE("session container: concurrent updates keep the maximum", "[cosmos][session]")
-{
+TEST_CASE("session container: concurrent updates keep the maximum", "[cosmos][session]") {
   SessionContainer s;
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
@@ -131,7 +124,6 @@ TEST_CASE("session container: concurrent updates keep the maximum", "[cosmos][se
       for (int i = 1; i <= 500; ++i)
         s.Update("dbs/d/colls/c", "0:-1#" + std::to_string(i * 4 + t) + ",1:-1#" + std::to_string(i));
     });
-  for (auto& th : threads)
-    th.join();
+  for (auto& th : threads) th.join();
   CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#2003,1:-1#500");
 }

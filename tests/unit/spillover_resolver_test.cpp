@@ -46,7 +46,7 @@ std::string With(std::string const& field, std::string const& value) {
   }
   return text.substr(0, start) + value + text.substr(end);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("spillover: numbers are parsed strictly after the prefix", "[spillover]") {
   using R = SpilloverPartitionResolver;
@@ -79,8 +79,7 @@ TEST_CASE("spillover: writes go to the newest collection, reads fan out to all",
   CHECK(r.CollectionId(r.NextNumber()) == "users4");
   CHECK(r.Threshold(50) == 38);  // ceil(0.75 * 50)
   CHECK(r.Settings().CheckInterval == std::chrono::milliseconds(250));
-  CHECK(r.CollectionDefinition("users4") ==
-        R"({"id":"users4","partitionKey":{"paths":["/userId"],"kind":"Hash"}})");
+  CHECK(r.CollectionDefinition("users4") == R"({"id":"users4","partitionKey":{"paths":["/userId"],"kind":"Hash"}})");
 }
 
 TEST_CASE("spillover: threshold is ceil(fillFactor * quota), at least one", "[spillover]") {
@@ -187,7 +186,8 @@ TEST_CASE("spillover: placed config errors", "[spillover][config]") {
     CHECK_THAT(detail, Catch::Contains(c.Contains));
   }
   // A missing required field.
-  auto [place, detail] = LoadError(R"({"type": "spillover", "partitionKey": "/k", "database": "d", "collections": ["c0"]})");
+  auto [place, detail] =
+      LoadError(R"({"type": "spillover", "partitionKey": "/k", "database": "d", "collections": ["c0"]})");
   CHECK(place == "resolver");
   CHECK_THAT(detail, Catch::Contains("collectionPrefix"));
 }

@@ -10,7 +10,8 @@ TEST_CASE("spillover: x-ms-resource-usage / -quota parsing", "[spillover]") {
   CHECK(usage.at("documentsCount") == 4500);
   CHECK(usage.at("documentsSize") == 12);
   CHECK(usage.size() == 6);
-  auto quota = ParseResourceNumbers("documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760");
+  auto quota =
+      ParseResourceNumbers("documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760");
   CHECK(quota.at("documentsCount") == -1);  // unlimited: the manager falls back to maxDocumentsPerCollection
   auto odd = ParseResourceNumbers(" documentsCount=7 ;bad;x=;=3;y=1z;;z=2");
   CHECK(odd.at("documentsCount") == 7);

@@ -18,7 +18,7 @@ PartitionKeyPath Load(std::string const& keyJson) {
                                       R"(,"collections":["dbs/d/colls/a","dbs/d/colls/b"]}})");
   return *scheme.Resolver()->KeyPath();
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("concat joins property texts with the separator", "[synthetic]") {
   auto path = Load(R"({"concat":["/tenant","/user","/n"],"separator":"|"})");
@@ -60,7 +60,8 @@ TEST_CASE("random suffix spreads writes and reads expand to every suffix", "[syn
 }
 
 TEST_CASE("synthetic keys round-trip through config and reject bad specs with places", "[synthetic][config]") {
-  std::string const config = R"({"docshard":1,"resolver":{"type":"hash","partitionKey":{"path":"/date","hashSuffixOf":"/vin","buckets":400,"separator":"#","store":"/pk"},"collections":["dbs/d/colls/a"]}})";
+  std::string const config =
+      R"({"docshard":1,"resolver":{"type":"hash","partitionKey":{"path":"/date","hashSuffixOf":"/vin","buckets":400,"separator":"#","store":"/pk"},"collections":["dbs/d/colls/a"]}})";
   auto once = PartitionScheme::Load(config).Save();
   CHECK(PartitionScheme::Load(once).Save() == once);
   CHECK(*PartitionScheme::Load(once).Resolver()->KeyPath() == *PartitionScheme::Load(config).Resolver()->KeyPath());

@@ -29,8 +29,10 @@ std::string const A1 = "dbs/d/colls/a1", B1 = "dbs/d/colls/b1", Same = "dbs/d/co
 
 std::string Lookup(std::string const& u1, std::string const& fallback) {
   return R"({"type": "lookup", "partitionKey": "/k", "keyType": "string", "entries": [
-      {"key": "u1", "collection": ")" + u1 + R"("}, {"key": "u2", "collection": ")" + Same + R"("}],
-      "default": ")" + fallback + R"("})";
+      {"key": "u1", "collection": ")" +
+         u1 + R"("}, {"key": "u2", "collection": ")" + Same + R"("}],
+      "default": ")" +
+         fallback + R"("})";
 }
 std::string const Current = Lookup(A1, A0);
 std::string const Next = Lookup(B1, B0);
@@ -63,18 +65,23 @@ Names Texts(std::vector<CollectionRef> const& refs) {
 struct ModeCase {
   TransitionReadMode Mode;
   char const* Name;
-  Names KeyU1;    // ResolveForRead(Key("u1"))
-  Names KeyU2;    // ResolveForRead(Key("u2")): in the same collection in both
-  Names KeyU9;    // ResolveForRead(Key("u9")): the defaults
-  Names KeysU1U2; // ResolveForRead(Keys({"u1", "u2"}))
-  Names All;      // ResolveForRead(All())
+  Names KeyU1;     // ResolveForRead(Key("u1"))
+  Names KeyU2;     // ResolveForRead(Key("u2")): in the same collection in both
+  Names KeyU9;     // ResolveForRead(Key("u9")): the defaults
+  Names KeysU1U2;  // ResolveForRead(Keys({"u1", "u2"}))
+  Names All;       // ResolveForRead(All())
 };
 
 std::vector<ModeCase> const ReadingModes = {
     {TransitionReadMode::ReadCurrent, "ReadCurrent", {A1}, {Same}, {A0}, {A1, Same}, {A1, Same, A0}},
     {TransitionReadMode::ReadNext, "ReadNext", {B1}, {Same}, {B0}, {B1, Same}, {B1, Same, B0}},
     {TransitionReadMode::ReadBoth, "ReadBoth", {A1, B1}, {Same}, {A0, B0}, {A1, Same, B1}, {A1, Same, A0, B1, B0}},
-    {TransitionReadMode::ReadNextThenCurrent, "ReadNextThenCurrent", {B1, A1}, {Same}, {B0, A0}, {B1, Same, A1},
+    {TransitionReadMode::ReadNextThenCurrent,
+     "ReadNextThenCurrent",
+     {B1, A1},
+     {Same},
+     {B0, A0},
+     {B1, Same, A1},
      {B1, Same, B0, A1, A0}},
 };
 
@@ -112,16 +119,15 @@ private:
   std::vector<RoutingTrace> m_traces;
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("every read mode has its name and is loaded from it", "[transition]") {
-  for (auto const& [mode, name] :
-       std::vector<std::pair<TransitionReadMode, char const*>>{{TransitionReadMode::ReadCurrent, "ReadCurrent"},
-                                                                {TransitionReadMode::ReadNext, "ReadNext"},
-                                                                {TransitionReadMode::ReadBoth, "ReadBoth"},
-                                                                {TransitionReadMode::ReadNextThenCurrent,
-                                                                 "ReadNextThenCurrent"},
-                                                                {TransitionReadMode::None, "None"}}) {
+  for (auto const& [mode, name] : std::vector<std::pair<TransitionReadMode, char const*>>{
+           {TransitionReadMode::ReadCurrent, "ReadCurrent"},
+           {TransitionReadMode::ReadNext, "ReadNext"},
+           {TransitionReadMode::ReadBoth, "ReadBoth"},
+           {TransitionReadMode::ReadNextThenCurrent, "ReadNextThenCurrent"},
+           {TransitionReadMode::None, "None"}}) {
     INFO(name);
     CHECK(std::string(TransitionReadModeName(mode)) == name);
     auto scheme = PartitionScheme::Load(SchemeText(ModeMember(name)));
@@ -133,8 +139,9 @@ TEST_CASE("every read mode has its name and is loaded from it", "[transition]") 
     REQUIRE(doc.IsObject());
     CHECK(std::string(doc["resolver"]["readMode"].GetString()) == name);
     CHECK(ModeOf(PartitionScheme::Load(saved).Resolver()) == mode);
-    CHECK(scheme.Resolver()->ExplainRoute(PartitionKey("u1")).rfind(std::string("transition(") + name + ") -> next: ",
-                                                                     0) == 0);
+    CHECK(scheme.Resolver()
+              ->ExplainRoute(PartitionKey("u1"))
+              .rfind(std::string("transition(") + name + ") -> next: ", 0) == 0);
   }
   // No readMode: ReadBoth.
   CHECK(ModeOf(PartitionScheme::Load(SchemeText("")).Resolver()) == TransitionReadMode::ReadBoth);
@@ -156,7 +163,8 @@ TEST_CASE("an unknown read mode is a config error that names it and the known on
 
 TEST_CASE("current and next must route on the same key path", "[transition]") {
   auto const other = PartitionScheme::Load(R"({"docshard": 1, "resolver": {"type": "lookup", "partitionKey": "/j",
-      "keyType": "string", "entries": [{"key": "u1", "collection": "dbs/d/colls/c"}]}})").Resolver();
+      "keyType": "string", "entries": [{"key": "u1", "collection": "dbs/d/colls/c"}]}})")
+                         .Resolver();
   auto const current = PartitionScheme::Load(R"({"docshard": 1, "resolver": )" + Current + "}").Resolver();
   for (auto mode : {TransitionReadMode::ReadCurrent, TransitionReadMode::ReadNext, TransitionReadMode::ReadBoth,
                     TransitionReadMode::ReadNextThenCurrent, TransitionReadMode::None}) {
@@ -173,8 +181,7 @@ TEST_CASE("each read mode reads current, next, both or both next first", "[trans
     CHECK(Texts(resolver->ResolveForRead(ReadSelector::Key(PartitionKey("u1")))) == c.KeyU1);
     CHECK(Texts(resolver->ResolveForRead(ReadSelector::Key(PartitionKey("u2")))) == c.KeyU2);
     CHECK(Texts(resolver->ResolveForRead(ReadSelector::Key(PartitionKey("u9")))) == c.KeyU9);
-    CHECK(Texts(resolver->ResolveForRead(ReadSelector::Keys({PartitionKey("u1"), PartitionKey("u2")}))) ==
-          c.KeysU1U2);
+    CHECK(Texts(resolver->ResolveForRead(ReadSelector::Keys({PartitionKey("u1"), PartitionKey("u2")}))) == c.KeysU1U2);
     CHECK(Texts(resolver->ResolveForRead(ReadSelector::All())) == c.All);
   }
 }

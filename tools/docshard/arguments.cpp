@@ -71,7 +71,7 @@ std::string Arguments::Required(std::string_view name) const {
   return it->second;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli
 
 namespace docshard::cli {
 
@@ -86,4 +86,4 @@ long Arguments::Integer(std::string_view name, long fallback, long min, long max
   return n;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

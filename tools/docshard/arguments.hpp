@@ -47,4 +47,4 @@ private:
   bool m_help = false;
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

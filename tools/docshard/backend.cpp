@@ -63,4 +63,4 @@ std::string CompactJson(rapidjson::Value const& value) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

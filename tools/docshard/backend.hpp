@@ -40,4 +40,4 @@ int RunPointOperation(std::span<char const* const> args, std::function<void(Poin
 // A value as compact JSON text.
 std::string CompactJson(rapidjson::Value const& value);
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

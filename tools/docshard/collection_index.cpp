@@ -25,4 +25,4 @@ std::size_t CollectionIndex::IndexOf(CollectionRef const& collection) {
   return it->second;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -29,4 +29,4 @@ private:
   std::vector<CollectionRef> m_aliases;
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -34,4 +34,4 @@ extern Command const GetCommand;
 extern Command const DeleteCommand;
 extern Command const QueryCommand;
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -16,12 +16,12 @@ int Run(std::span<char const* const> args) {
                 JsonString(r.Collection.Text()).c_str(), r.Response.Status());
   });
 }
-} // namespace
+}  // namespace
 
-Command const DeleteCommand{
-    "delete", "delete --config FILE --id ID (--key KEY | --key-json JSON)", "delete one document",
-    "Deletes the document with this id and partition key from every collection\n"
-    "that may hold it. Exit 1 when it does not exist.\n",
-    &Run};
+Command const DeleteCommand{"delete", "delete --config FILE --id ID (--key KEY | --key-json JSON)",
+                            "delete one document",
+                            "Deletes the document with this id and partition key from every collection\n"
+                            "that may hold it. Exit 1 when it does not exist.\n",
+                            &Run};
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

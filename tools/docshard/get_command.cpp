@@ -14,12 +14,11 @@ int Run(std::span<char const* const> args) {
     std::printf("%s\n", r.Response.Body().c_str());
   });
 }
-} // namespace
+}  // namespace
 
-Command const GetCommand{
-    "get", "get --config FILE --id ID (--key KEY | --key-json JSON)", "read one document",
-    "Prints the document with this id and partition key (a string with --key,\n"
-    "any JSON key with --key-json) on stdout. Exit 1 when it does not exist.\n",
-    &Run};
+Command const GetCommand{"get", "get --config FILE --id ID (--key KEY | --key-json JSON)", "read one document",
+                         "Prints the document with this id and partition key (a string with --key,\n"
+                         "any JSON key with --key-json) on stdout. Exit 1 when it does not exist.\n",
+                         &Run};
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -18,13 +18,12 @@ int Run(std::span<char const* const> args) {
   for (auto const& c : collections) std::printf("ready %s\n", c.Text().c_str());
   return ExitOk;
 }
-} // namespace
+}  // namespace
 
-Command const InitCommand{
-    "init", "init --config FILE", "create the scheme's databases and collections if missing",
-    "Creates every database and collection the config's resolver names, on its\n"
-    "account, each collection with a partitionKey definition on the scheme's\n"
-    "partition-key path. Existing ones are left as they are.\n",
-    &Run};
+Command const InitCommand{"init", "init --config FILE", "create the scheme's databases and collections if missing",
+                          "Creates every database and collection the config's resolver names, on its\n"
+                          "account, each collection with a partitionKey definition on the scheme's\n"
+                          "partition-key path. Existing ones are left as they are.\n",
+                          &Run};
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -36,7 +36,7 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
   if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
   return len;
 }
-} // namespace
+}  // namespace
 
 void AppendJsonString(std::string& out, std::string_view text) {
   // Invalid UTF-8 is rare (keys and documents are validated on the way in):
@@ -121,4 +121,4 @@ std::string OneLine(std::string_view text) {
   return out;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -22,4 +22,4 @@ std::string XmlEscape(std::string_view text);
 // One line for stderr: newlines and other control characters become spaces.
 std::string OneLine(std::string_view text);
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -79,7 +79,7 @@ std::string ParseErrorText(rapidjson::ParseErrorCode code, std::size_t offset) {
   if (!message.empty() && message.back() == '.') message.pop_back();
   return "invalid JSON: " + message + " at column " + std::to_string(offset + 1);
 }
-} // namespace
+}  // namespace
 
 KeyLineParser::Kind KeyLineParser::Parse(std::string_view line) {
   m_line = line;
@@ -161,4 +161,4 @@ PartitionKey const& KeyLineParser::Key() {
   return *m_key;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

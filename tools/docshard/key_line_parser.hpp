@@ -44,4 +44,4 @@ private:
   std::string m_error;
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -118,4 +118,4 @@ bool LineReader::NextRaw(std::string_view& line) {
   }
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -50,4 +50,4 @@ private:
   std::uint64_t m_lineNumber = 0;
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

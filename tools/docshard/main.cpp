@@ -17,7 +17,9 @@ using namespace docshard::cli;
 namespace {
 
 // Add a command here (and its file to CMakeLists.txt).
-constexpr std::array<Command const*, 11> Commands = {&RouteCommand, &ValidateCommand, &StatsCommand, &PlanCommand, &MigrateCommand, &VerifyCommand, &InitCommand, &PutCommand, &GetCommand, &DeleteCommand, &QueryCommand};
+constexpr std::array<Command const*, 11> Commands = {&RouteCommand,   &ValidateCommand, &StatsCommand, &PlanCommand,
+                                                     &MigrateCommand, &VerifyCommand,   &InitCommand,  &PutCommand,
+                                                     &GetCommand,     &DeleteCommand,   &QueryCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fputs("usage: docshard <command> [options]\n\ncommands:\n", out);
@@ -32,7 +34,7 @@ void PrintCommandUsage(Command const& c, std::FILE* out, bool full) {
   if (full) std::fprintf(out, "\n%.*s", static_cast<int>(c.Help.size()), c.Help.data());
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -7,8 +7,8 @@
 #include "json_text.hpp"
 #include "scheme_file.hpp"
 
-#include <docshard/errors.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/errors.hpp>
 #include <docshard/migration/finish_migration.hpp>
 #include <docshard/migration/migration_checkpoint.hpp>
 #include <docshard/migration/migration_lease.hpp>
@@ -87,7 +87,8 @@ public:
     double const fraction = p.Finished ? 1.0 : (total > 0 ? static_cast<double>(p.Moved) / total : 0.0);
     double const eta = rate > 0 ? (total - static_cast<double>(p.Moved)) / rate : NAN;
     char line[256];
-    std::snprintf(line, sizeof line, "moved %llu / ~%.0f (%.1f%%), scanned %llu, %.0f docs/s, ETA %s, sources %llu/%llu",
+    std::snprintf(line, sizeof line,
+                  "moved %llu / ~%.0f (%.1f%%), scanned %llu, %.0f docs/s, ETA %s, sources %llu/%llu",
                   static_cast<unsigned long long>(p.Moved), total, 100.0 * fraction,
                   static_cast<unsigned long long>(p.Scanned), rate, p.Finished ? "0s" : Duration(eta).c_str(),
                   static_cast<unsigned long long>(p.SourcesDone), static_cast<unsigned long long>(p.Sources));
@@ -153,9 +154,9 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
              ",\"max\":" + JsonString(i.Stream.Max) + ",\"state\":" + JsonString(std::string(ToString(i.State))) +
              ",\"owner\":" + JsonString(i.Owner) + ",\"scanned\":" + std::to_string(i.Scanned) +
              ",\"moved\":" + std::to_string(i.Moved) + ",\"skipped\":" + std::to_string(i.Skipped) +
-             ",\"keptNewer\":" + std::to_string(i.KeptNewer) + ",\"unresurrected\":" +
-             std::to_string(i.Unresurrected) + ",\"leftInPlace\":" + std::to_string(i.LeftInPlace) +
-             ",\"renewals\":" + std::to_string(i.Renewals) + ",\"lastWrite\":" + std::to_string(i.Timestamp) + "}";
+             ",\"keptNewer\":" + std::to_string(i.KeptNewer) + ",\"unresurrected\":" + std::to_string(i.Unresurrected) +
+             ",\"leftInPlace\":" + std::to_string(i.LeftInPlace) + ",\"renewals\":" + std::to_string(i.Renewals) +
+             ",\"lastWrite\":" + std::to_string(i.Timestamp) + "}";
     }
     out += "],\"total\":{\"items\":" + std::to_string(status.Items.size()) + ",\"done\":" + std::to_string(done) +
            ",\"split\":" + std::to_string(split) + ",\"remaining\":" + std::to_string(status.Remaining()) +
@@ -167,8 +168,8 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
     for (std::size_t w = 0; w < workers.size(); ++w) out += (w ? "," : "") + JsonString(workers[w]);
     char r[64];
     std::snprintf(r, sizeof r, "%.1f", rate);
-    out += std::string("],\"movedPerSecond\":") + r + ",\"finished\":" +
-           (status.Job.Ready && status.Remaining() == 0 ? "true" : "false") + "}}";
+    out += std::string("],\"movedPerSecond\":") + r +
+           ",\"finished\":" + (status.Job.Ready && status.Remaining() == 0 ? "true" : "false") + "}}";
     std::printf("%s\n", out.c_str());
     return ExitOk;
   }
@@ -178,8 +179,9 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
               "moved", "last write");
   for (auto const& i : status.Items)
     std::printf("%-37s %-28s %-6s %-8s %-16s %9llu %9llu %llds ago\n", i.Id.c_str(), i.Source.c_str(),
-                i.Stream.RangeId.c_str(), std::string(ToString(i.State)).c_str(), i.Owner.empty() ? "-" : i.Owner.c_str(),
-                U(i.Scanned), U(i.Moved), static_cast<long long>(now - i.Timestamp));
+                i.Stream.RangeId.c_str(), std::string(ToString(i.State)).c_str(),
+                i.Owner.empty() ? "-" : i.Owner.c_str(), U(i.Scanned), U(i.Moved),
+                static_cast<long long>(now - i.Timestamp));
   std::string names;
   for (auto const& w : workers) names += (names.empty() ? "" : ", ") + w;
   std::printf("total: %zu items: %zu done, %zu split, %zu remaining; moved %llu (kept newer %llu, unresurrected "
@@ -187,8 +189,7 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
               "moved/s%s\n",
               status.Items.size(), done, split, status.Remaining(), U(total.Moved), U(total.KeptNewer),
               U(total.Unresurrected), U(total.Skipped), U(total.Scanned), U(total.LeftInPlace), total.RequestCharge,
-              workers.size(),
-              names.empty() ? "" : " (", names.c_str(), names.empty() ? "" : ")", rate,
+              workers.size(), names.empty() ? "" : " (", names.c_str(), names.empty() ? "" : ")", rate,
               status.Job.Ready && status.Remaining() == 0 ? "; finished" : "");
   return ExitOk;
 }
@@ -256,8 +257,8 @@ int Run(std::span<char const* const> args) {
   if (!quiet) {
     auto const& plan = migrator.Plan();
     if (plan.IsExact())
-      std::fprintf(stderr, "migrate: %.2f%% of the key space changes owner (%zu arcs)\n",
-                   100.0 * plan.MovingFraction(), plan.Arcs().size());
+      std::fprintf(stderr, "migrate: %.2f%% of the key space changes owner (%zu arcs)\n", 100.0 * plan.MovingFraction(),
+                   plan.Arcs().size());
     std::error_code ec;
     bool const exists = std::filesystem::exists(options.Checkpoint, ec);
     if (leaseText)
@@ -277,7 +278,8 @@ int Run(std::span<char const* const> args) {
     return ExitUsage;
   } catch (std::exception const& e) {
     if (leaseText)
-      std::fprintf(stderr, "\nerror: migration stopped: %s\nThe job's progress is kept in %s: start the worker again.\n",
+      std::fprintf(stderr,
+                   "\nerror: migration stopped: %s\nThe job's progress is kept in %s: start the worker again.\n",
                    OneLine(e.what()).c_str(), leaseText->c_str());
     else
       std::fprintf(stderr, "\nerror: migration stopped: %s\nThe checkpoint is kept: run again with --resume.\n",
@@ -329,7 +331,8 @@ int Run(std::span<char const* const> args) {
                 static_cast<unsigned long long>(done.LeftInPlace - done.Left.size()), MigrationProgress::MaxLeftListed);
   if (!report.Ok() || done.LeftInPlace > 0) {
     for (auto const& o : report.Duplicated)
-      std::printf("duplicated %s key %s in %zu collections\n", JsonString(o.Id).c_str(), o.Key.c_str(), o.FoundIn.size());
+      std::printf("duplicated %s key %s in %zu collections\n", JsonString(o.Id).c_str(), o.Key.c_str(),
+                  o.FoundIn.size());
     for (auto const& o : report.Misplaced)
       std::printf("misplaced %s key %s in %s, belongs in %s\n", JsonString(o.Id).c_str(), o.Key.c_str(),
                   o.FoundIn.front().c_str(), o.Expected.c_str());
@@ -352,7 +355,7 @@ int Run(std::span<char const* const> args) {
   return ExitOk;
 }
 
-} // namespace
+}  // namespace
 
 Command const MigrateCommand{
     "migrate",
@@ -405,4 +408,4 @@ Command const MigrateCommand{
     &Run,
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -14,7 +14,8 @@ void OutputBuffer::Flush() {
 }
 
 void OutputBuffer::Write(char const* data, std::size_t size) {
-  if (std::fwrite(data, 1, size, m_out) != size) throw std::system_error(errno, std::generic_category(), "writing output");
+  if (std::fwrite(data, 1, size, m_out) != size)
+    throw std::system_error(errno, std::generic_category(), "writing output");
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -45,4 +45,4 @@ private:
   std::size_t m_size = 0;
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

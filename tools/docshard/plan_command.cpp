@@ -95,13 +95,14 @@ int Run(std::span<char const* const> args) {
                       toHash->Ring().Hash().Name() + "), so their arcs cannot be compared: nearly every key moves");
     }
   } else {
-    notes.push_back("only two hash (or managedHash) schemes can be compared exactly; " + from.Type() + " -> " + to.Type() +
-                    " is measured with sample keys");
+    notes.push_back("only two hash (or managedHash) schemes can be compared exactly; " + from.Type() + " -> " +
+                    to.Type() + " is measured with sample keys");
   }
   if (fromScheme.Resolver()->KeyPath() && toScheme.Resolver()->KeyPath() &&
       !(*fromScheme.Resolver()->KeyPath() == *toScheme.Resolver()->KeyPath()))
     notes.push_back("the partition key paths differ (" + fromScheme.Resolver()->KeyPath()->ToString() + " vs " +
-                    toScheme.Resolver()->KeyPath()->ToString() + "): documents are keyed differently in the two schemes");
+                    toScheme.Resolver()->KeyPath()->ToString() +
+                    "): documents are keyed differently in the two schemes");
   if (!exact && !keysPath)
     throw UsageError("cannot compare " + from.Type() + " -> " + to.Type() +
                      " exactly; sample keys are needed: --keys FILE (one JSON key per line)");
@@ -240,15 +241,16 @@ int Run(std::span<char const* const> args) {
       out += valueHeader;
       out += "\n";
       for (auto const& row : rows) {
-        std::snprintf(buf, sizeof buf, "  %-*s  %-*s  ", width, row.first.first.c_str(), width, row.first.second.c_str());
+        std::snprintf(buf, sizeof buf, "  %-*s  %-*s  ", width, row.first.first.c_str(), width,
+                      row.first.second.c_str());
         out += buf;
         out += value(row.second);
         out += "\n";
       }
     };
     if (exact) {
-      out += "\nkey space that moves: " + Percent(exact->Moved.Fraction()) + " in " + std::to_string(exact->Arcs.size()) +
-             (exact->Arcs.size() == 1 ? " arc\n" : " arcs\n");
+      out += "\nkey space that moves: " + Percent(exact->Moved.Fraction()) + " in " +
+             std::to_string(exact->Arcs.size()) + (exact->Arcs.size() == 1 ? " arc\n" : " arcs\n");
       if (!exact->PerPair.empty())
         pairTable(exact->PerPair, "     arcs   key space", [](std::pair<std::size_t, RingSpan> const& entry) {
           char cell[64];
@@ -288,7 +290,7 @@ int Run(std::span<char const* const> args) {
   return ExitOk;
 }
 
-} // namespace
+}  // namespace
 
 Command const PlanCommand{
     "plan",
@@ -310,4 +312,4 @@ Command const PlanCommand{
     &Run,
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -29,7 +29,8 @@ std::string Write(PartitionedClient& client, std::string const& line, bool upser
   std::string out = "{\"id\":" + (hasId ? JsonString(id) : std::string("null"));
   try {
     auto r = upsert ? client.UpsertDocument(line) : client.CreateDocument(line);
-    out += ",\"collection\":" + JsonString(r.Collection.Text()) + ",\"status\":" + std::to_string(r.Response.Status()) + "}";
+    out += ",\"collection\":" + JsonString(r.Collection.Text()) + ",\"status\":" + std::to_string(r.Response.Status()) +
+           "}";
     ok = true;
   } catch (RequestFailedError const& e) {
     out += ",\"status\":" + std::to_string(e.Status()) + ",\"error\":" + JsonString(e.what()) + "}";
@@ -80,18 +81,18 @@ int Run(std::span<char const* const> args) {
   flush();
   return allOk ? ExitOk : ExitFailed;
 }
-} // namespace
+}  // namespace
 
-Command const PutCommand{
-    "put", "put --config FILE [--upsert] [--max-parallel N]", "write JSON documents from stdin, routed",
-    "Reads one JSON document per line on stdin, routes each by the config's\n"
-    "resolver and creates it (or upserts it with --upsert), --max-parallel\n"
-    "(1-256, default 8) at a time. Prints one JSON line per document, in input\n"
-    "order: {\"id\":..,\"collection\":..,\"status\":201} or {\"id\":..,\"error\":..}.\n"
-    "Refused before sending: a member name given twice (at any depth), an id\n"
-    "that is empty, over 1,023 bytes or holds / \\ ? #, a key of the wrong\n"
-    "shape. A UTF-8 byte order mark before the first line is dropped.\n"
-    "Exit 0 only when every document was written.\n",
-    &Run};
+Command const PutCommand{"put", "put --config FILE [--upsert] [--max-parallel N]",
+                         "write JSON documents from stdin, routed",
+                         "Reads one JSON document per line on stdin, routes each by the config's\n"
+                         "resolver and creates it (or upserts it with --upsert), --max-parallel\n"
+                         "(1-256, default 8) at a time. Prints one JSON line per document, in input\n"
+                         "order: {\"id\":..,\"collection\":..,\"status\":201} or {\"id\":..,\"error\":..}.\n"
+                         "Refused before sending: a member name given twice (at any depth), an id\n"
+                         "that is empty, over 1,023 bytes or holds / \\ ? #, a key of the wrong\n"
+                         "shape. A UTF-8 byte order mark before the first line is dropped.\n"
+                         "Exit 0 only when every document was written.\n",
+                         &Run};
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -35,17 +35,17 @@ int Run(std::span<char const* const> args) {
   } while (!options.Continuation.empty());
   return partial ? ExitFailed : ExitOk;
 }
-} // namespace
+}  // namespace
 
-Command const QueryCommand{
-    "query", "query --config FILE [--key KEY | --key-json JSON] [--max-parallel N] [--partial] \"SQL\"",
-    "run a SQL query over the scheme's collections",
-    "Runs the query on every collection (or on those a key selects), in\n"
-    "parallel, and prints one JSON value per result line in the merged order:\n"
-    "ORDER BY, TOP, OFFSET/LIMIT, DISTINCT, GROUP BY and aggregates are merged\n"
-    "across partitions and collections. --max-parallel: collections queried at\n"
-    "once (1-256, default 8). With --partial, collections that fail are\n"
-    "reported on stderr and the exit status is 1; without it the query fails.\n",
-    &Run};
+Command const QueryCommand{"query",
+                           "query --config FILE [--key KEY | --key-json JSON] [--max-parallel N] [--partial] \"SQL\"",
+                           "run a SQL query over the scheme's collections",
+                           "Runs the query on every collection (or on those a key selects), in\n"
+                           "parallel, and prints one JSON value per result line in the merged order:\n"
+                           "ORDER BY, TOP, OFFSET/LIMIT, DISTINCT, GROUP BY and aggregates are merged\n"
+                           "across partitions and collections. --max-parallel: collections queried at\n"
+                           "once (1-256, default 8). With --partial, collections that fail are\n"
+                           "reported on stderr and the exit status is 1; without it the query fails.\n",
+                           &Run};
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -13,7 +13,7 @@ namespace {
 std::string Count(std::size_t n, char const* singular, char const* plural) {
   return std::to_string(n) + " " + (n == 1 ? singular : plural);
 }
-} // namespace
+}  // namespace
 
 HashPartitionResolver const* AsHashRing(IPartitionResolver const& resolver) noexcept {
   if (auto const* hash = dynamic_cast<HashPartitionResolver const*>(&resolver)) return hash;
@@ -45,4 +45,4 @@ std::string Percent(double fraction) {
   return buf;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -21,4 +21,4 @@ std::string ShortDescription(IPartitionResolver const& resolver);
 // A percentage with three decimals, e.g. "33.333%".
 std::string Percent(double fraction);
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

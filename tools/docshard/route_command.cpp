@@ -157,7 +157,7 @@ int Run(std::span<char const* const> args) {
   return allResolved ? ExitOk : ExitFailed;
 }
 
-} // namespace
+}  // namespace
 
 Command const RouteCommand{
     "route",
@@ -181,4 +181,4 @@ Command const RouteCommand{
     &Run,
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -40,4 +40,4 @@ SampleSummary ReadSampleKeys(std::string const& path, std::function<void(Partiti
   return summary;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

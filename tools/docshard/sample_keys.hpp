@@ -20,4 +20,4 @@ struct SampleSummary {
 // file cannot be read.
 SampleSummary ReadSampleKeys(std::string const& path, std::function<void(PartitionKey const&)> const& onKey);
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

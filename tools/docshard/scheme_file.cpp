@@ -21,7 +21,7 @@ std::string ReadConfigText(std::string const& path) {
     int Fd;
     ~Closer() { ::close(Fd); }
   } closer{fd};
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) throw ConfigError(path, "is a directory, not a config file");
   std::string text;
   char block[65536];
@@ -39,11 +39,11 @@ std::string ReadConfigText(std::string const& path) {
   return text;
 }
 
-} // namespace
+}  // namespace
 
 PartitionScheme LoadSchemeFile(std::string const& path) {
   // The library bounds the nesting (512 levels) and refuses NUL bytes itself.
   return PartitionScheme::Load(ReadConfigText(path));
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -10,4 +10,4 @@ namespace docshard::cli {
 // Throws ConfigError; an unreadable file is named by its path.
 PartitionScheme LoadSchemeFile(std::string const& path);
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

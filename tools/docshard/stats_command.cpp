@@ -213,8 +213,8 @@ void DescribeText(IPartitionResolver const& resolver, std::string const& indent,
     }
     for (std::size_t i = 0; i < index.Size(); ++i)
       if (perCollection[i] > 0)
-        out += indent + "  " + std::to_string(perCollection[i]) + (perCollection[i] == 1 ? " entry -> " : " entries -> ") +
-               index.Collections()[i].Text() + "\n";
+        out += indent + "  " + std::to_string(perCollection[i]) +
+               (perCollection[i] == 1 ? " entry -> " : " entries -> ") + index.Collections()[i].Text() + "\n";
     if (lookup->Default()) {
       out += indent + "  default -> ";
       TargetText(*lookup->Default(), indent + "    ", out);
@@ -334,38 +334,38 @@ int Run(std::span<char const* const> args) {
     char buf[256];
     auto pad = [&](std::string const& s) { return s + std::string(width - s.size() + 2, ' '); };
     if (shares || sample) {
-    out += pad("collection");
-    if (shares) out += "  hash share";
-    if (sample) out += "   sample keys   key share";
-    out += "\n";
-    for (std::size_t i = 0; i < index.Size(); ++i) {
-      out += pad(index.Collections()[i].Text());
+      out += pad("collection");
+      if (shares) out += "  hash share";
+      if (sample) out += "   sample keys   key share";
+      out += "\n";
+      for (std::size_t i = 0; i < index.Size(); ++i) {
+        out += pad(index.Collections()[i].Text());
+        if (shares) {
+          std::snprintf(buf, sizeof buf, "  %10s", Percent((*shares)[i]).c_str());
+          out += buf;
+        }
+        if (sample) {
+          std::snprintf(buf, sizeof buf, "   %11llu  %10s", static_cast<unsigned long long>(counts[i]),
+                        Percent(keyShares[i]).c_str());
+          out += buf;
+        }
+        out += "\n";
+      }
+      out += pad("max/mean");
       if (shares) {
-        std::snprintf(buf, sizeof buf, "  %10s", Percent((*shares)[i]).c_str());
+        std::snprintf(buf, sizeof buf, "  %10.4f", MaxOverMean(*shares));
         out += buf;
       }
       if (sample) {
-        std::snprintf(buf, sizeof buf, "   %11llu  %10s", static_cast<unsigned long long>(counts[i]),
-                      Percent(keyShares[i]).c_str());
+        std::snprintf(buf, sizeof buf, "   %11s  %10.4f", "", MaxOverMean(countValues));
         out += buf;
       }
       out += "\n";
-    }
-    out += pad("max/mean");
-    if (shares) {
-      std::snprintf(buf, sizeof buf, "  %10.4f", MaxOverMean(*shares));
-      out += buf;
-    }
-    if (sample) {
-      std::snprintf(buf, sizeof buf, "   %11s  %10.4f", "", MaxOverMean(countValues));
-      out += buf;
-    }
-    out += "\n";
-    if (sample) {
-      out += "\nsample keys: " + std::to_string(sample->Keys) + ", resolved " + std::to_string(resolved) + ", failed " +
-             std::to_string(sample->Failed) + "\n";
-      if (sample->Failed > 0) out += "first failure: " + OneLine(sample->FirstError) + "\n";
-    }
+      if (sample) {
+        out += "\nsample keys: " + std::to_string(sample->Keys) + ", resolved " + std::to_string(resolved) +
+               ", failed " + std::to_string(sample->Failed) + "\n";
+        if (sample->Failed > 0) out += "first failure: " + OneLine(sample->FirstError) + "\n";
+      }
     }
   }
 
@@ -390,7 +390,7 @@ int Run(std::span<char const* const> args) {
   return ExitOk;
 }
 
-} // namespace
+}  // namespace
 
 Command const StatsCommand{
     "stats",
@@ -411,4 +411,4 @@ Command const StatsCommand{
     &Run,
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -24,7 +24,7 @@ std::string Shorten(std::string const& label, std::size_t max) {
   while (cut > 0 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
   return label.substr(0, cut) + "...";
 }
-} // namespace
+}  // namespace
 
 std::string RenderBarChart(std::string const& title, std::vector<std::string> const& labels,
                            std::vector<BarSeries> const& series, std::string const& emptyNote) {
@@ -77,4 +77,4 @@ std::string RenderBarChart(std::string const& title, std::vector<std::string> co
   return svg;
 }
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

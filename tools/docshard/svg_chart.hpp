@@ -7,8 +7,8 @@
 namespace docshard::cli {
 
 struct BarSeries {
-  std::string Name;   // legend text
-  std::string Color;  // CSS colour
+  std::string Name;            // legend text
+  std::string Color;           // CSS colour
   std::vector<double> Values;  // fractions in [0, 1], one per label
 };
 
@@ -16,4 +16,4 @@ struct BarSeries {
 std::string RenderBarChart(std::string const& title, std::vector<std::string> const& labels,
                            std::vector<BarSeries> const& series, std::string const& emptyNote);
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

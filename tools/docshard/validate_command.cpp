@@ -23,7 +23,7 @@ int Run(std::span<char const* const> args) {
   return ExitOk;
 }
 
-} // namespace
+}  // namespace
 
 Command const ValidateCommand{
     "validate",
@@ -37,4 +37,4 @@ Command const ValidateCommand{
     &Run,
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -13,8 +13,8 @@
 
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 
@@ -84,13 +84,14 @@ int Run(std::span<char const* const> args) {
   }
   for (auto const& o : report.Misplaced)
     std::printf("misplaced %s key %s in %s, belongs in %s\n", JsonString(o.Id).c_str(), o.Key.c_str(),
-                o.FoundIn.front().c_str(), o.Expected.empty() ? "(nowhere: the scheme cannot route it)" : o.Expected.c_str());
+                o.FoundIn.front().c_str(),
+                o.Expected.empty() ? "(nowhere: the scheme cannot route it)" : o.Expected.c_str());
   std::printf("%llu documents: %s\n", static_cast<unsigned long long>(report.Documents), report.Summary().c_str());
   std::fflush(stdout);
   return report.Ok() ? ExitOk : ExitFailed;
 }
 
-} // namespace
+}  // namespace
 
 Command const VerifyCommand{
     "verify",
@@ -113,4 +114,4 @@ Command const VerifyCommand{
     &Run,
 };
 
-} // namespace docshard::cli
+}  // namespace docshard::cli

@@ -55,4 +55,4 @@ private:
   std::string m_etag;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -16,4 +16,4 @@ DOCSHARD_API std::string_view ToString(ConsistencyLevel level) noexcept;
 // The level a header value names (exact spelling, as the service sends it); nullopt otherwise.
 DOCSHARD_API std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text) noexcept;
 
-} // namespace docshard
+}  // namespace docshard

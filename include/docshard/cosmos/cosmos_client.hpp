@@ -85,10 +85,9 @@ public:
 
   // --- queries and feeds -------------------------------------------------
   // One page; pass the previous page's Continuation() ("" for the first).
-  QueryPage QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query,
-                               std::string_view continuation, QueryOptions const& options = {});
-  QueryResult QueryDocuments(std::string_view collectionLink, SqlQuery const& query,
-                             QueryOptions const& options = {});
+  QueryPage QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
+                               QueryOptions const& options = {});
+  QueryResult QueryDocuments(std::string_view collectionLink, SqlQuery const& query, QueryOptions const& options = {});
   QueryPage ReadFeedPage(std::string_view collectionLink, std::string_view continuation,
                          QueryOptions const& options = {});
   QueryResult ReadAllDocuments(std::string_view collectionLink, QueryOptions const& options = {});
@@ -104,8 +103,7 @@ public:
 
   template <typename CompletionToken>
   auto AsyncGetQueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
-                         QueryOptions const& options, CompletionToken&& token)
-  {
+                         QueryOptions const& options, CompletionToken&& token) {
     return AsyncSend(CosmosRequests::QueryPlan(collectionLink, query, supportedFeatures, options),
                      std::forward<CompletionToken>(token));
   }
@@ -118,8 +116,7 @@ public:
 
   // --- asynchronous core -------------------------------------------------
   template <typename CompletionToken>
-  auto AsyncSend(CosmosRequest request, CompletionToken&& token)
-  {
+  auto AsyncSend(CosmosRequest request, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, ResponseSignature>(
         [this](auto handler, CosmosRequest req) {
           StartSend(std::move(req), boost::asio::any_completion_handler<ResponseSignature>(std::move(handler)));
@@ -129,8 +126,7 @@ public:
 
   // For query and feed requests: completes with the parsed page.
   template <typename CompletionToken>
-  auto AsyncSendForPage(CosmosRequest request, CompletionToken&& token)
-  {
+  auto AsyncSendForPage(CosmosRequest request, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, PageSignature>(
         [this](auto handler, CosmosRequest req) {
           StartSendForPage(std::move(req), boost::asio::any_completion_handler<PageSignature>(std::move(handler)));
@@ -141,8 +137,7 @@ public:
   template <typename CompletionToken>
   auto AsyncCreateDocument(std::string_view collectionLink, std::string documentJson,
                            PartitionKeyValue const& partitionKey, RequestOptions const& options,
-                           CompletionToken&& token)
-  {
+                           CompletionToken&& token) {
     return AsyncSend(CosmosRequests::CreateDocument(collectionLink, std::move(documentJson), partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
@@ -150,16 +145,14 @@ public:
   template <typename CompletionToken>
   auto AsyncUpsertDocument(std::string_view collectionLink, std::string documentJson,
                            PartitionKeyValue const& partitionKey, RequestOptions const& options,
-                           CompletionToken&& token)
-  {
+                           CompletionToken&& token) {
     return AsyncSend(CosmosRequests::UpsertDocument(collectionLink, std::move(documentJson), partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
 
   template <typename CompletionToken>
   auto AsyncReadDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
-                         RequestOptions const& options, CompletionToken&& token)
-  {
+                         RequestOptions const& options, CompletionToken&& token) {
     return AsyncSend(CosmosRequests::ReadDocument(collectionLink, id, partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
@@ -167,8 +160,7 @@ public:
   template <typename CompletionToken>
   auto AsyncReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
                             PartitionKeyValue const& partitionKey, RequestOptions const& options,
-                            CompletionToken&& token)
-  {
+                            CompletionToken&& token) {
     return AsyncSend(
         CosmosRequests::ReplaceDocument(collectionLink, id, std::move(documentJson), partitionKey, options),
         std::forward<CompletionToken>(token));
@@ -176,24 +168,21 @@ public:
 
   template <typename CompletionToken>
   auto AsyncDeleteDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
-                           RequestOptions const& options, CompletionToken&& token)
-  {
+                           RequestOptions const& options, CompletionToken&& token) {
     return AsyncSend(CosmosRequests::DeleteDocument(collectionLink, id, partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
 
   template <typename CompletionToken>
   auto AsyncQueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
-                               QueryOptions const& options, CompletionToken&& token)
-  {
+                               QueryOptions const& options, CompletionToken&& token) {
     return AsyncSendForPage(CosmosRequests::QueryDocuments(collectionLink, query, continuation, options),
                             std::forward<CompletionToken>(token));
   }
 
   template <typename CompletionToken>
   auto AsyncReadFeedPage(std::string_view collectionLink, std::string_view continuation, QueryOptions const& options,
-                         CompletionToken&& token)
-  {
+                         CompletionToken&& token) {
     return AsyncSendForPage(CosmosRequests::ReadFeed(collectionLink, continuation, options),
                             std::forward<CompletionToken>(token));
   }
@@ -220,4 +209,4 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -44,4 +44,4 @@ struct DOCSHARD_API CosmosClientOptions {
   std::string UserAgentSuffix;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -31,4 +31,4 @@ struct DOCSHARD_API CosmosRequest {
   std::optional<std::chrono::milliseconds> Timeout;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -26,20 +26,21 @@ DOCSHARD_API CosmosRequest ListCollections(std::string_view databaseId, std::str
 DOCSHARD_API CosmosRequest DeleteCollection(std::string_view collectionLink);
 
 DOCSHARD_API CosmosRequest CreateDocument(std::string_view collectionLink, std::string documentJson,
-                             PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+                                          PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
 DOCSHARD_API CosmosRequest UpsertDocument(std::string_view collectionLink, std::string documentJson,
-                             PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+                                          PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
 DOCSHARD_API CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id,
-                           PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
-DOCSHARD_API CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
-                              PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+                                        PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+DOCSHARD_API CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view id,
+                                           std::string documentJson, PartitionKeyValue const& partitionKey,
+                                           RequestOptions const& options = {});
 DOCSHARD_API CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view id,
-                             PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+                                          PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
 
 DOCSHARD_API CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& query,
-                             std::string_view continuation = {}, QueryOptions const& options = {});
+                                          std::string_view continuation = {}, QueryOptions const& options = {});
 DOCSHARD_API CosmosRequest ReadFeed(std::string_view collectionLink, std::string_view continuation = {},
-                       QueryOptions const& options = {});
+                                    QueryOptions const& options = {});
 
 // The gateway's query plan for `query` (POST docs with
 // x-ms-cosmos-is-query-plan-request: True). `supportedFeatures` is the
@@ -47,14 +48,14 @@ DOCSHARD_API CosmosRequest ReadFeed(std::string_view collectionLink, std::string
 // "Aggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top,..."): what
 // the caller's pipeline implements. Of `options` only Timeout and
 // PartitionKey apply.
-DOCSHARD_API CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
-                        QueryOptions const& options = {});
+DOCSHARD_API CosmosRequest QueryPlan(std::string_view collectionLink, SqlQuery const& query,
+                                     std::string_view supportedFeatures, QueryOptions const& options = {});
 
 // One page of the collection's partition key ranges (GET <coll>/pkranges).
 // With `ifNoneMatch` (the ETag of an earlier read): only the changes since
 // then (A-IM: Incremental feed); 304 when there are none.
 DOCSHARD_API CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::string_view continuation = {},
-                                     std::string_view ifNoneMatch = {});
+                                                  std::string_view ifNoneMatch = {});
 
 // The query version this client speaks (x-ms-cosmos-query-version).
 inline constexpr char const* QueryVersion = "1.4";
@@ -62,4 +63,4 @@ inline constexpr char const* QueryVersion = "1.4";
 // {"id":..,"partitionKey":{"paths":[path],"kind":"Hash"}}
 DOCSHARD_API std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath);
 
-} // namespace docshard::CosmosRequests
+}  // namespace docshard::CosmosRequests

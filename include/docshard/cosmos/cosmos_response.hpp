@@ -39,4 +39,4 @@ private:
   int m_retries = 0;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -36,4 +36,4 @@ private:
   std::shared_ptr<KeyedMac const> m_mac;
 };
 
-} // namespace docshard
+}  // namespace docshard

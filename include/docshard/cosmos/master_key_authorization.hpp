@@ -12,11 +12,11 @@ namespace docshard {
 // resourceLink keeps its case and has no leading slash; for a create or a
 // feed it is the parent's link.
 DOCSHARD_API std::string MasterKeyStringToSign(std::string_view verb, std::string_view resourceType,
-                                  std::string_view resourceLink, std::string_view httpDate);
+                                               std::string_view resourceLink, std::string_view httpDate);
 
 // The `authorization` header value: URL-encoded `type=master&ver=1.0&sig=...`.
 DOCSHARD_API std::string MasterKeyAuthorizationHeader(MasterKey const& key, std::string_view verb,
-                                         std::string_view resourceType, std::string_view resourceLink,
-                                         std::string_view httpDate);
+                                                      std::string_view resourceType, std::string_view resourceLink,
+                                                      std::string_view httpDate);
 
-} // namespace docshard
+}  // namespace docshard

@@ -25,4 +25,4 @@ struct DOCSHARD_API PartitionKeyRange {
 inline constexpr std::string_view MinimumEpk = "";
 inline constexpr std::string_view MaximumEpk = "FF";
 
-} // namespace docshard
+}  // namespace docshard

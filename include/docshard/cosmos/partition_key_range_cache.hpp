@@ -66,8 +66,7 @@ public:
 
   template <typename CompletionToken>
   auto AsyncGetOverlappingRanges(std::string_view collectionLink, std::string_view min, std::string_view max,
-                                 bool forceRefresh, CompletionToken&& token)
-  {
+                                 bool forceRefresh, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, RangesSignature>(
         [this](auto handler, std::string link, std::string lo, std::string hi, bool force) {
           StartGetOverlapping(std::move(link), std::move(lo), std::move(hi), force,
@@ -87,8 +86,7 @@ public:
 
   template <typename CompletionToken>
   auto AsyncGetRangesReplacing(std::string_view collectionLink, std::string_view goneRangeId, std::string_view min,
-                               std::string_view max, CompletionToken&& token)
-  {
+                               std::string_view max, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, RangesSignature>(
         [this](auto handler, std::string link, std::string gone, std::string lo, std::string hi) {
           StartGetReplacing(std::move(link), std::move(gone), std::move(lo), std::move(hi),
@@ -101,8 +99,7 @@ public:
   Snapshot GetRoutingMap(std::string_view collectionLink, bool forceRefresh = false);
 
   template <typename CompletionToken>
-  auto AsyncGetRoutingMap(std::string_view collectionLink, bool forceRefresh, CompletionToken&& token)
-  {
+  auto AsyncGetRoutingMap(std::string_view collectionLink, bool forceRefresh, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, SnapshotSignature>(
         [this](auto handler, std::string link, bool force) {
           StartGetMap(std::move(link), force,
@@ -132,4 +129,4 @@ private:
   std::shared_ptr<State> m_state;
 };
 
-} // namespace docshard
+}  // namespace docshard

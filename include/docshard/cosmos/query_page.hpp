@@ -42,4 +42,4 @@ struct DOCSHARD_API QueryResult {
   int Pages = 0;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -43,7 +43,7 @@ DOCSHARD_API std::vector<RangeStream> OpenRangeStreams(CosmosClient& client, std
 // covering its span, each with its continuation (not done). Throws
 // PartitionKeyRangeGoneError when the service keeps listing the range.
 DOCSHARD_API std::vector<RangeStream> ReplaceGoneRangeStream(CosmosClient& client, std::string_view collectionLink,
-                                                RangeStream const& gone);
+                                                             RangeStream const& gone);
 
 // `base` scoped to the stream: PartitionKeyRangeId, and StartEpk/EndEpk when
 // the span is narrower than the range (after a merge).
@@ -51,14 +51,14 @@ DOCSHARD_API QueryOptions ScopeToRangeStream(RangeStream const& stream, QueryOpt
 
 // The stream's next page of the read feed (from its Continuation). Throws
 // PartitionKeyRangeGoneError when its range split or merged away.
-DOCSHARD_API QueryPage ReadRangeStreamPage(CosmosClient& client, std::string_view collectionLink, RangeStream const& stream,
-                              QueryOptions const& options = {});
+DOCSHARD_API QueryPage ReadRangeStreamPage(CosmosClient& client, std::string_view collectionLink,
+                                           RangeStream const& stream, QueryOptions const& options = {});
 
 // The collection's documents, counted range by range (the gateway refuses a
 // COUNT across ranges, 400/1004) and summed; ranges that split or merge
 // meanwhile are counted through the ranges that replaced them. `options`:
 // Consistency and Timeout apply.
 DOCSHARD_API std::uint64_t CountDocumentsByRange(CosmosClient& client, std::string_view collectionLink,
-                                    QueryOptions const& options = {});
+                                                 QueryOptions const& options = {});
 
-} // namespace docshard
+}  // namespace docshard

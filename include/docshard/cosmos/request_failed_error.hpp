@@ -32,10 +32,10 @@ private:
   std::string m_body;
 };
 
-#define DOCSHARD_REQUEST_FAILED_SUBCLASS(Name)                                                             \
-  class DOCSHARD_API Name : public RequestFailedError {                                                    \
-  public:                                                                                                  \
-    using RequestFailedError::RequestFailedError;                                                          \
+#define DOCSHARD_REQUEST_FAILED_SUBCLASS(Name)                                                                         \
+  class DOCSHARD_API Name : public RequestFailedError {                                                                \
+  public:                                                                                                              \
+    using RequestFailedError::RequestFailedError;                                                                      \
   }
 
 DOCSHARD_REQUEST_FAILED_SUBCLASS(BadRequestError);          // 400
@@ -100,4 +100,4 @@ inline constexpr unsigned SubStatusReadSessionNotAvailable = 1002;  // with 404
                                      unsigned subStatus, std::string activityId, std::string body,
                                      std::chrono::milliseconds retryAfter = {}, std::string rangeId = {});
 
-} // namespace docshard
+}  // namespace docshard

@@ -51,4 +51,4 @@ struct DOCSHARD_API QueryOptions {
   std::optional<std::chrono::milliseconds> Timeout;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -36,4 +36,4 @@ struct DOCSHARD_API RetryOptions {
   std::function<double()> RandomSource;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -47,11 +47,11 @@ namespace docshard {
 struct DOCSHARD_API AttemptOutcome {
   enum class Kind { Response, TransportFailure, Timeout, TlsFailure, ResponseTooLarge, Cancelled };
   Kind What = Kind::Response;
-  unsigned Status = 0;                        // Kind::Response
-  unsigned SubStatus = 0;                     // x-ms-substatus, Kind::Response
-  bool RangeScoped = false;                   // the request named a partition key range
+  unsigned Status = 0;                                  // Kind::Response
+  unsigned SubStatus = 0;                               // x-ms-substatus, Kind::Response
+  bool RangeScoped = false;                             // the request named a partition key range
   std::optional<std::chrono::milliseconds> RetryAfter;  // x-ms-retry-after-ms
-  bool RequestSent = false;                   // TransportFailure / Timeout
+  bool RequestSent = false;                             // TransportFailure / Timeout
 };
 
 class DOCSHARD_API RetryPolicy {
@@ -64,8 +64,7 @@ public:
                                                      std::chrono::milliseconds remaining);
 
   bool Idempotent() const noexcept { return m_idempotent; }
-  int Retries() const noexcept
-  {
+  int Retries() const noexcept {
     return m_throttleRetries + m_retryWithRetries + m_transientRetries + m_goneRetries + m_sessionRetries;
   }
   std::chrono::milliseconds ThrottleWaited() const noexcept { return m_throttleWaited; }
@@ -85,4 +84,4 @@ private:
   std::optional<std::mt19937_64> m_prng;
 };
 
-} // namespace docshard
+}  // namespace docshard

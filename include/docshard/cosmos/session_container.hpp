@@ -56,4 +56,4 @@ private:
   std::unordered_map<std::string, Collection> m_collections;
 };
 
-} // namespace docshard
+}  // namespace docshard

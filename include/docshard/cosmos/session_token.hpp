@@ -49,4 +49,4 @@ private:
   std::string m_text;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -15,11 +15,17 @@ public:
   explicit SqlQuery(std::string text) : m_text(std::move(text)) {}
 
   SqlQuery& WithParameter(std::string name, std::string_view value);
-  SqlQuery& WithParameter(std::string name, char const* value) { return WithParameter(std::move(name), std::string_view(value)); }
-  SqlQuery& WithParameter(std::string name, std::string const& value) { return WithParameter(std::move(name), std::string_view(value)); }
+  SqlQuery& WithParameter(std::string name, char const* value) {
+    return WithParameter(std::move(name), std::string_view(value));
+  }
+  SqlQuery& WithParameter(std::string name, std::string const& value) {
+    return WithParameter(std::move(name), std::string_view(value));
+  }
   SqlQuery& WithParameter(std::string name, double value);
   SqlQuery& WithParameter(std::string name, std::int64_t value);
-  SqlQuery& WithParameter(std::string name, int value) { return WithParameter(std::move(name), static_cast<std::int64_t>(value)); }
+  SqlQuery& WithParameter(std::string name, int value) {
+    return WithParameter(std::move(name), static_cast<std::int64_t>(value));
+  }
   SqlQuery& WithParameter(std::string name, bool value);
   // `json` must be one JSON value (validated).
   SqlQuery& WithJsonParameter(std::string name, std::string_view json);
@@ -35,4 +41,4 @@ private:
   std::vector<std::pair<std::string, std::string>> m_parameters;  // name, JSON value
 };
 
-} // namespace docshard
+}  // namespace docshard

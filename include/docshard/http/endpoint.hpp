@@ -21,4 +21,4 @@ struct DOCSHARD_API Endpoint {
   std::string ToString() const { return "https://" + Authority(); }
 };
 
-} // namespace docshard::http
+}  // namespace docshard::http

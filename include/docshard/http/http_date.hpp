@@ -8,4 +8,4 @@ namespace docshard::http {
 // RFC 1123 in GMT ("Thu, 27 Apr 2017 00:51:12 GMT"), independent of locale.
 DOCSHARD_API std::string FormatHttpDate(std::chrono::system_clock::time_point time);
 
-} // namespace docshard::http
+}  // namespace docshard::http

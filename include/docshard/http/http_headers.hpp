@@ -31,4 +31,4 @@ private:
 
 DOCSHARD_API bool HeaderNameEquals(std::string_view a, std::string_view b) noexcept;
 
-} // namespace docshard::http
+}  // namespace docshard::http

@@ -19,4 +19,4 @@ struct DOCSHARD_API HttpRequest {
   bool Idempotent = false;
 };
 
-} // namespace docshard::http
+}  // namespace docshard::http

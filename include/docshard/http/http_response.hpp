@@ -15,4 +15,4 @@ struct DOCSHARD_API HttpResponse {
   bool ReusedConnection = false;
 };
 
-} // namespace docshard::http
+}  // namespace docshard::http

@@ -79,8 +79,7 @@ public:
   // `deadline` bounds the whole call, including waiting for a pooled
   // connection; each exchange is further bounded by AttemptTimeout.
   template <typename CompletionToken>
-  auto AsyncSend(HttpRequest request, Deadline deadline, CompletionToken&& token)
-  {
+  auto AsyncSend(HttpRequest request, Deadline deadline, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, SendSignature>(
         [this](auto handler, HttpRequest req, Deadline dl) {
           StartSend(std::move(req), dl, SendHandler(std::move(handler)));
@@ -113,4 +112,4 @@ private:
   std::shared_ptr<Impl> m_impl;
 };
 
-} // namespace docshard::http
+}  // namespace docshard::http

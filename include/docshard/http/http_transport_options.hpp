@@ -31,4 +31,4 @@ struct DOCSHARD_API HttpTransportOptions {
   std::size_t IoThreads = 1;
 };
 
-} // namespace docshard::http
+}  // namespace docshard::http

@@ -56,4 +56,4 @@ public:
   explicit CancelledError(std::string const& message) : Error(ErrorCode::Cancelled, message) {}
 };
 
-} // namespace docshard
+}  // namespace docshard

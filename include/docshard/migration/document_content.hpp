@@ -19,4 +19,4 @@ DOCSHARD_API std::string UserContentJson(rapidjson::Value const& document);
 // properties ignored on both sides.
 DOCSHARD_API bool SameUserContent(rapidjson::Value const& a, rapidjson::Value const& b);
 
-} // namespace docshard
+}  // namespace docshard

@@ -19,9 +19,9 @@
 // Never deletes before a copy is confirmed, so no step can lose a document,
 // and every step is idempotent, so a crash at any point is repaired by
 // running the same steps again.
-#include "docshard/export.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
+#include "docshard/export.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
 
@@ -67,4 +67,4 @@ private:
   RequestUnitBudget* m_budget;
 };
 
-} // namespace docshard
+}  // namespace docshard

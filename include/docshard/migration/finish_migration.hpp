@@ -19,7 +19,7 @@ DOCSHARD_API std::int64_t NextEpoch(PartitionScheme const& from);
 // Checks through `client` (which must reach every collection of A), then
 // writes B's config to `path` atomically and returns it. Throws
 // InvalidArgumentError naming the collection that blocks it.
-DOCSHARD_API PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
-                                std::filesystem::path const& path);
+DOCSHARD_API PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from,
+                                             PartitionScheme const& to, std::filesystem::path const& path);
 
-} // namespace docshard
+}  // namespace docshard

@@ -32,22 +32,22 @@ struct DOCSHARD_API CollectionCheckpoint {
   // processed page. Empty while the source was not opened yet (then it is
   // read from the start on every current range).
   std::vector<RangeStream> Ranges;
-  bool Done = false;  // every page of every range was processed
-  std::uint64_t Scanned = 0;  // documents read from this source
-  std::uint64_t Moved = 0;    // copied to B and removed here
-  std::uint64_t Skipped = 0;  // already where B wants them
-  std::uint64_t KeptNewer = 0;   // the target held a newer app write: kept it, removed the source
-  std::uint64_t Recopied = 0;    // the source changed after the copy (412): copied again
+  bool Done = false;                // every page of every range was processed
+  std::uint64_t Scanned = 0;        // documents read from this source
+  std::uint64_t Moved = 0;          // copied to B and removed here
+  std::uint64_t Skipped = 0;        // already where B wants them
+  std::uint64_t KeptNewer = 0;      // the target held a newer app write: kept it, removed the source
+  std::uint64_t Recopied = 0;       // the source changed after the copy (412): copied again
   std::uint64_t Unresurrected = 0;  // the app deleted the source meanwhile: our copy was removed
   std::uint64_t LeftInPlace = 0;    // could not be moved (unaddressable id, no key under B): reported
 };
 
 struct DOCSHARD_API MigrationCheckpoint {
-  static constexpr int FormatVersion = 2;  // Load also reads format 1
-  std::string FromHash;  // SHA-256 hex of A's resolver JSON
-  std::string ToHash;    // SHA-256 hex of B's resolver JSON
+  static constexpr int FormatVersion = 2;                   // Load also reads format 1
+  std::string FromHash;                                     // SHA-256 hex of A's resolver JSON
+  std::string ToHash;                                       // SHA-256 hex of B's resolver JSON
   std::map<std::string, CollectionCheckpoint> Collections;  // by source reference text
-  bool Finished = false;  // Run completed every source
+  bool Finished = false;                                    // Run completed every source
 
   // Throws Error naming the file when it is unreadable or malformed.
   static MigrationCheckpoint Load(std::filesystem::path const& path);
@@ -59,5 +59,4 @@ struct DOCSHARD_API MigrationCheckpoint {
 // SHA-256 (hex) of a resolver's stable JSON: identifies a scheme's routing.
 DOCSHARD_API std::string SchemeHash(IPartitionResolver const& resolver);
 
-
-} // namespace docshard
+}  // namespace docshard

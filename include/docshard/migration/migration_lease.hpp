@@ -14,9 +14,9 @@
 // an item's lease has expired when a worker has seen the same _etag for the
 // lease duration by its own monotonic clock (no clock is compared with
 // another machine's). No secret is ever written here.
-#include "docshard/export.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/cosmos/range_stream.hpp"
+#include "docshard/export.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -54,12 +54,11 @@ struct DOCSHARD_API MigrationLeaseItem {
   std::string Source;  // A's collection, as a scheme names it (account:dbs/x/colls/y)
   RangeStream Stream;  // Stream.Done mirrors State == Done
   LeaseItemState State = LeaseItemState::Free;
-  std::string Owner;   // worker name, "" when free
+  std::string Owner;           // worker name, "" when free
   std::uint64_t Renewals = 0;  // bumped by every renewal (a new _etag)
-  std::uint64_t Scanned = 0, Moved = 0, Skipped = 0, KeptNewer = 0, Recopied = 0, Unresurrected = 0,
-                LeftInPlace = 0;
+  std::uint64_t Scanned = 0, Moved = 0, Skipped = 0, KeptNewer = 0, Recopied = 0, Unresurrected = 0, LeftInPlace = 0;
   double RequestCharge = 0;  // request units the pages recorded here cost (reads and moves)
-  std::string Parent;  // the item it replaced after a split, "" for the first ones
+  std::string Parent;        // the item it replaced after a split, "" for the first ones
   // From the service (not written): the version and its time (_ts, seconds).
   std::string ETag;
   std::int64_t Timestamp = 0;
@@ -73,11 +72,11 @@ struct DOCSHARD_API MigrationLeaseItem {
 
 struct DOCSHARD_API MigrationJobDocument {
   static constexpr int FormatVersion = 1;
-  std::string FromHash;  // SHA-256 hex of A's resolver JSON
-  std::string ToHash;    // SHA-256 hex of B's resolver JSON
+  std::string FromHash;              // SHA-256 hex of A's resolver JSON
+  std::string ToHash;                // SHA-256 hex of B's resolver JSON
   std::vector<std::string> Sources;  // A's collections
-  bool Ready = false;    // every source's first items exist
-  std::string Creator;   // the worker creating the items (while not Ready)
+  bool Ready = false;                // every source's first items exist
+  std::string Creator;               // the worker creating the items (while not Ready)
   std::string ETag;
   std::int64_t Timestamp = 0;
 
@@ -105,4 +104,4 @@ DOCSHARD_API std::string_view ToString(LeaseItemState state);
 // when the collection does not exist, ConfigError for malformed documents.
 DOCSHARD_API MigrationJobStatus ReadMigrationJob(CosmosClient& client, std::string_view leaseCollection);
 
-} // namespace docshard
+}  // namespace docshard

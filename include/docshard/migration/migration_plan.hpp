@@ -18,8 +18,8 @@ namespace docshard {
 
 // One (from, to) collection pair of a plan.
 struct DOCSHARD_API PlannedMove {
-  std::string From;  // collection reference text under A
-  std::string To;    // collection reference text under B
+  std::string From;              // collection reference text under A
+  std::string To;                // collection reference text under B
   std::size_t Arcs = 0;          // exact plans: ring arcs moving between the pair
   double KeySpaceFraction = 0;   // exact plans: share of the whole key space
   std::uint64_t SampleKeys = 0;  // sampled plans: sample keys moving between the pair
@@ -69,4 +69,4 @@ private:
   std::uint64_t m_sampleFailures = 0;
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -43,33 +43,33 @@ struct DOCSHARD_API LeftDocument {
 
 struct DOCSHARD_API MigrationProgress {
   std::uint64_t Scanned = 0;
-  std::uint64_t Moved = 0;          // Moved + KeptNewer + Unresurrected + SourceGone below
-  std::uint64_t Skipped = 0;        // already in place
+  std::uint64_t Moved = 0;    // Moved + KeptNewer + Unresurrected + SourceGone below
+  std::uint64_t Skipped = 0;  // already in place
   std::uint64_t KeptNewer = 0;
   std::uint64_t Recopied = 0;
   std::uint64_t Unresurrected = 0;
-  double EstimatedToMove = 0;       // from the plan and the document counts at the start
+  double EstimatedToMove = 0;  // from the plan and the document counts at the start
   std::uint64_t SourcesDone = 0;
   std::uint64_t Sources = 0;
   std::chrono::steady_clock::duration Elapsed{};
-  std::uint64_t MovedThisRun = 0;   // for rates: excludes what a resumed checkpoint had
-  std::uint64_t LeftInPlace = 0;    // documents that could not be moved (runs before included)
+  std::uint64_t MovedThisRun = 0;  // for rates: excludes what a resumed checkpoint had
+  std::uint64_t LeftInPlace = 0;   // documents that could not be moved (runs before included)
   static constexpr std::size_t MaxLeftListed = 1000;
-  std::vector<LeftDocument> Left;   // this run's, the first MaxLeftListed
-  std::uint64_t RangesReplaced = 0; // this run: range streams continued on other ranges after a split or merge
-  double RequestCharge = 0;         // this run: request units of the reads and moves (successful requests)
+  std::vector<LeftDocument> Left;    // this run's, the first MaxLeftListed
+  std::uint64_t RangesReplaced = 0;  // this run: range streams continued on other ranges after a split or merge
+  double RequestCharge = 0;          // this run: request units of the reads and moves (successful requests)
   bool Finished = false;
 };
 
 struct DOCSHARD_API MigratorOptions {
-  int MaxParallel = 8;     // documents moved concurrently (and range streams scanned concurrently, at most this many)
-  double Rate = 0;         // documents moved per second, 0 = unlimited
+  int MaxParallel = 8;  // documents moved concurrently (and range streams scanned concurrently, at most this many)
+  double Rate = 0;      // documents moved per second, 0 = unlimited
   // Request units per second for the whole job (reads and moves), 0 =
   // unlimited; a worker of a shared job takes RateRu / its live workers.
   double RateRu = 0;
-  int PageSize = 500;      // read-feed page size
+  int PageSize = 500;                // read-feed page size
   std::filesystem::path Checkpoint;  // empty: no checkpoint (cannot resume)
-  bool Resume = false;     // continue from Checkpoint (which must match A and B); none yet: start
+  bool Resume = false;               // continue from Checkpoint (which must match A and B); none yet: start
   // Lease.Collection set: this process is one worker of a job shared through
   // that lease collection (Checkpoint and Resume unused); Run returns when
   // every item of the job is done, by this worker or others.
@@ -109,4 +109,4 @@ private:
   MigrationPlan m_plan;
 };
 
-} // namespace docshard
+}  // namespace docshard

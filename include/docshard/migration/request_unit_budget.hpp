@@ -36,4 +36,4 @@ private:
   Clock::time_point m_last;
 };
 
-} // namespace docshard
+}  // namespace docshard

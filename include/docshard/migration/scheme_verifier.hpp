@@ -31,15 +31,15 @@ namespace docshard {
 
 struct DOCSHARD_API VerifyOffender {
   std::string Id;
-  std::string Key;                       // partition key JSON ("" when the document has none)
-  std::vector<std::string> FoundIn;      // collections holding it
-  std::string Expected;                  // where the scheme routes it ("" when it cannot)
+  std::string Key;                   // partition key JSON ("" when the document has none)
+  std::vector<std::string> FoundIn;  // collections holding it
+  std::string Expected;              // where the scheme routes it ("" when it cannot)
 };
 
 struct DOCSHARD_API VerifyReport {
-  std::map<std::string, std::uint64_t> Counts;               // documents per collection scanned
-  std::map<std::string, std::set<std::string>> Ids;          // ids per collection scanned
-  std::uint64_t Documents = 0;                               // distinct (id, key) found
+  std::map<std::string, std::uint64_t> Counts;       // documents per collection scanned
+  std::map<std::string, std::set<std::string>> Ids;  // ids per collection scanned
+  std::uint64_t Documents = 0;                       // distinct (id, key) found
   std::vector<VerifyOffender> Lost, Duplicated, Misplaced;
 
   bool Ok() const noexcept { return Lost.empty() && Duplicated.empty() && Misplaced.empty(); }
@@ -72,6 +72,7 @@ struct DOCSHARD_API VerifyOptions {
 };
 
 // Reads through `client`'s accounts; the scheme's resolver is `scheme`.
-DOCSHARD_API VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme, VerifyOptions const& options = {});
+DOCSHARD_API VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme,
+                                       VerifyOptions const& options = {});
 
-} // namespace docshard
+}  // namespace docshard

@@ -34,4 +34,4 @@ private:
   std::chrono::milliseconds m_backoff{0};
 };
 
-} // namespace docshard
+}  // namespace docshard

@@ -13,7 +13,7 @@ void Check(bool ok, char const* what) {
     ++failures;
   }
 }
-} // namespace
+}  // namespace
 
 int main() {
   using namespace docshard;
