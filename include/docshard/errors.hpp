@@ -3,6 +3,9 @@
 // docshard::Error, so a service can catch one type; the subclasses let callers
 // tell "fix your input" from "retry later" without parsing messages.
 #include "docshard/export.hpp"
+#include "docshard/operation_diagnostics.hpp"
+
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -45,9 +48,18 @@ public:
   ErrorCode Code() const noexcept { return m_code; }
   // True when the same call may succeed later without any change by the caller.
   virtual bool IsRetryable() const noexcept { return false; }
+  // The attempts of the operation that failed (null for errors raised before
+  // any request, e.g. bad input).
+  std::shared_ptr<OperationDiagnostics const> const& Diagnostics() const noexcept { return m_diagnostics; }
+  // Attaches the failed operation's attempts (done by the client before the
+  // error leaves it).
+  void SetDiagnostics(std::shared_ptr<OperationDiagnostics const> diagnostics) noexcept {
+    m_diagnostics = std::move(diagnostics);
+  }
 
 private:
   ErrorCode m_code;
+  std::shared_ptr<OperationDiagnostics const> m_diagnostics;
 };
 
 // A configuration error names the JSON place, e.g. `resolver.ranges[2].low`.

@@ -5,6 +5,7 @@
 // equal or lower epoch in the store is ignored, so a stale writer or a
 // restored backup cannot route clients to an older scheme.
 #include "docshard/export.hpp"
+#include "docshard/logging.hpp"
 #include "docshard/partitioned_client.hpp"
 #include "docshard/periodic_worker.hpp"
 #include "docshard/scheme_store.hpp"
@@ -15,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace docshard {
@@ -35,6 +37,9 @@ struct DOCSHARD_API SchemeWatcherOptions {
   std::function<void(SchemeSwitch const&)> OnSwitch;
   std::function<void(std::exception_ptr)> OnError;
   ResolverRegistry const* Registry = nullptr;  // nullptr = ResolverRegistry::Default()
+  // Switches are logged at info, failed polls at warn; unset: DefaultLogger()
+  // when the watcher is built.
+  std::optional<Logger> Log;
 };
 
 class DOCSHARD_API SchemeWatcher {

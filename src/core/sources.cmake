@@ -6,9 +6,11 @@ target_sources(docshard_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/consistent_hash_ring.cpp
   ${CMAKE_CURRENT_LIST_DIR}/full_precision_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hash_generator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/md5_chain.cpp
   ${CMAKE_CURRENT_LIST_DIR}/md5_hash_generator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/murmur3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/operation_diagnostics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_path.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_resolver.cpp

@@ -4,6 +4,8 @@
 #include <docshard/cosmos/master_key_authorization.hpp>
 #include <docshard/cosmos/retry_policy.hpp>
 #include <docshard/http/http_date.hpp>
+#include <docshard/logging.hpp>
+#include <docshard/operation_diagnostics.hpp>
 
 #include "core/json_depth.hpp"
 #include "cosmos/resource_path.hpp"
@@ -96,13 +98,14 @@ public:
       : m_endpointText(options.Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)), m_key(options.Key),
         m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
         m_userAgent("docshard/0.1" + (options.UserAgentSuffix.empty() ? "" : " " + options.UserAgentSuffix)),
-        m_consistency(options.Consistency), m_transport(TransportOptions(options)),
+        m_consistency(options.Consistency), m_log(options.Log.value_or(DefaultLogger())),
+        m_transport(TransportOptions(options)),
         m_ranges(PartitionKeyRangeCacheTransport{
             m_transport.GetExecutor(),
             [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
               asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
             },
-            [this] { return m_transport.RunningInIoThread(); }}) {
+            [this] { return m_transport.RunningInIoThread(); }, m_log}) {
     // The options object stays with the caller; do not leave a copy of the
     // key text behind in it.
     std::fill(options.Key.begin(), options.Key.end(), '\0');
@@ -116,10 +119,15 @@ public:
     if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) rangeId = std::string(*r);
     RetryPolicy policy(m_retry, req.Idempotent);
     asio::steady_timer timer(co_await asio::this_coro::executor);
+    auto diagnostics = std::make_shared<OperationDiagnostics>();
+    diagnostics->Operation = req.Operation;
+    diagnostics->Resource = LoggedResource(req);
+    auto const operationStart = Clock::now();
     for (;;) {
       std::optional<http::HttpResponse> response;
       std::exception_ptr failure;
       AttemptOutcome outcome;
+      auto const attemptStart = Clock::now();
       try {
         response = co_await m_transport.AsyncSend(Sign(req), deadline, asio::use_awaitable);
       } catch (TlsError const&) {
@@ -140,12 +148,16 @@ public:
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::Cancelled;
       }
+      auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr, attemptStart);
+      if (response && m_log.Enabled(LogLevel::Verbose)) LogAttempt(req, attempt, policy.Retries());
       if (response) {
-        auto const subStatus = HeaderNumber(response->Headers, "x-ms-substatus");
+        auto const subStatus = attempt.SubStatus;
         CaptureSessionToken(req, response->Status, subStatus, response->Headers);
-        if (response->Status < 300 || response->Status == 304)
+        if (response->Status < 300 || response->Status == 304) {
+          diagnostics->TotalLatencyMs = MillisSince(operationStart);
           co_return CosmosResponse(response->Status, std::move(response->Headers), std::move(response->Body),
-                                   policy.Retries());
+                                   policy.Retries(), std::move(diagnostics));
+        }
         if (response->Status == 410 && subStatus == SubStatusNameCacheIsStale)
           ForgetCollection(CollectionPrefix(req.ResourceLink));  // recreated under the same name
         outcome.What = AttemptOutcome::Kind::Response;
@@ -156,17 +168,131 @@ public:
       }
       auto const remaining = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
       auto const delay = policy.NextDelay(outcome, remaining);
+      auto const retryLevel =
+          delay && outcome.Status != 429 ? LogLevel::Informational : LogLevel::Warning;  // 429s and giving up: warn
+      // "giving up" only when the last attempt failed in a way retries are
+      // for (a 404 after a retried 429 is the answer, not a give-up).
+      if ((delay || (policy.Retries() > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
+        LogRetry(req, outcome, response ? response->Headers.Get("x-ms-activity-id") : std::nullopt, delay,
+                 policy.Retries());
       if (!delay) {
-        if (failure) std::rethrow_exception(failure);
-        auto const& h = response->Headers;
-        auto activity = h.Get("x-ms-activity-id");
-        ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
-                           activity ? std::string(*activity) : std::string(), std::move(response->Body),
-                           outcome.RetryAfter.value_or(milliseconds(0)), rangeId.value_or(std::string()));
+        diagnostics->TotalLatencyMs = MillisSince(operationStart);
+        try {
+          if (failure) std::rethrow_exception(failure);
+          auto const& h = response->Headers;
+          auto activity = h.Get("x-ms-activity-id");
+          ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
+                             activity ? std::string(*activity) : std::string(), std::move(response->Body),
+                             outcome.RetryAfter.value_or(milliseconds(0)), rangeId.value_or(std::string()));
+        } catch (Error& e) {
+          e.SetDiagnostics(std::move(diagnostics));  // the same exception object, now with its attempts
+          throw;
+        }
       }
+      attempt.BackoffMs = static_cast<double>(delay->count());
       timer.expires_after(*delay);
       co_await timer.async_wait(asio::use_awaitable);
     }
+  }
+
+  static bool IsTransient(AttemptOutcome const& outcome) {
+    if (outcome.What != AttemptOutcome::Kind::Response) return outcome.What != AttemptOutcome::Kind::Cancelled;
+    switch (outcome.Status) {
+    case 408:
+    case 410:
+    case 429:
+    case 449:
+    case 503: return true;
+    case 404: return outcome.SubStatus == SubStatusReadSessionNotAvailable;
+    default: return false;
+    }
+  }
+
+  // What a log record may name of a request: the operation and the
+  // collection (or database/account resource), never a document id, a key,
+  // a signature or a body.
+  static std::string LoggedResource(CosmosRequest const& req) {
+    auto collection = CollectionPrefix(req.ResourceLink);
+    return collection.empty() ? req.ResourceLink : std::string(collection);
+  }
+
+  static double MillisSince(Clock::time_point start) {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()) /
+           1000.0;
+  }
+
+  // One attempt into the operation's diagnostics (and its charge into the total).
+  AttemptDiagnostics& RecordAttempt(OperationDiagnostics& diagnostics, AttemptOutcome const& outcome,
+                                    http::HttpResponse const* response, Clock::time_point started) const {
+    auto& a = diagnostics.Attempts.emplace_back();
+    a.Endpoint = m_endpointText;
+    a.LatencyMs = MillisSince(started);
+    switch (outcome.What) {
+    case AttemptOutcome::Kind::Response: break;
+    case AttemptOutcome::Kind::TransportFailure: a.Outcome = "transport failure"; break;
+    case AttemptOutcome::Kind::Timeout: a.Outcome = "timeout"; break;
+    case AttemptOutcome::Kind::TlsFailure: a.Outcome = "TLS failure"; break;
+    case AttemptOutcome::Kind::ResponseTooLarge: a.Outcome = "response too large"; break;
+    case AttemptOutcome::Kind::Cancelled: a.Outcome = "cancelled"; break;
+    }
+    if (response) {
+      auto const& h = response->Headers;
+      a.Status = response->Status;
+      a.SubStatus = HeaderNumber(h, "x-ms-substatus");
+      a.Outcome = a.Status < 300 || a.Status == 304 ? "ok" : a.Status == 429 ? "throttled" : "status";
+      if (auto activity = h.Get("x-ms-activity-id")) a.ActivityId = *activity;
+      if (auto charge = h.Get("x-ms-request-charge"))
+        std::from_chars(charge->data(), charge->data() + charge->size(), a.RequestCharge);
+      diagnostics.TotalRequestCharge += a.RequestCharge;
+    }
+    return a;
+  }
+
+  void LogAttempt(CosmosRequest const& req, AttemptDiagnostics const& a, int retries) const {
+    auto const resource = LoggedResource(req);
+    m_log.Write(LogLevel::Verbose, "cosmos.request", "response",
+                {{"operation", req.Operation},
+                 {"resource", resource},
+                 {"status", a.Status},
+                 {"subStatus", a.SubStatus},
+                 {"requestCharge", a.RequestCharge},
+                 {"latencyMs", a.LatencyMs},
+                 {"attempt", retries + 1},
+                 {"activityId", a.ActivityId}});
+  }
+
+  void LogRetry(CosmosRequest const& req, AttemptOutcome const& outcome, std::optional<std::string_view> activity,
+                std::optional<milliseconds> delay, int retries) const {
+    std::string_view reason;
+    switch (outcome.What) {
+    case AttemptOutcome::Kind::Response: reason = outcome.Status == 429 ? "throttled" : "status"; break;
+    case AttemptOutcome::Kind::TransportFailure: reason = "transport failure"; break;
+    case AttemptOutcome::Kind::Timeout: reason = "timeout"; break;
+    case AttemptOutcome::Kind::TlsFailure: reason = "TLS failure"; break;
+    case AttemptOutcome::Kind::ResponseTooLarge: reason = "response too large"; break;
+    case AttemptOutcome::Kind::Cancelled: reason = "cancelled"; break;
+    }
+    auto const resource = LoggedResource(req);
+    if (delay)
+      m_log.Write(outcome.Status == 429 ? LogLevel::Warning : LogLevel::Informational, "cosmos.retry", "retrying",
+                  {{"operation", req.Operation},
+                   {"resource", resource},
+                   {"reason", reason},
+                   {"status", outcome.Status},
+                   {"subStatus", outcome.SubStatus},
+                   {"retryAfterMs", outcome.RetryAfter ? outcome.RetryAfter->count() : 0},
+                   {"delayMs", delay->count()},
+                   {"retry", retries},
+                   {"activityId", activity.value_or(std::string_view())}});
+    else
+      m_log.Write(LogLevel::Warning, "cosmos.retry", "giving up",
+                  {{"operation", req.Operation},
+                   {"resource", resource},
+                   {"reason", reason},
+                   {"status", outcome.Status},
+                   {"subStatus", outcome.SubStatus},
+                   {"retries", retries},
+                   {"activityId", activity.value_or(std::string_view())}});
   }
 
   // The session token a read sends (see SessionContainer): none when the
@@ -258,6 +384,7 @@ public:
   milliseconds m_operationTimeout;
   std::string m_userAgent;
   std::optional<ConsistencyLevel> m_consistency;
+  Logger m_log;
   // Destruction order matters. The session container is declared before the
   // transport so that it outlives it: the transport's destructor stops the
   // I/O thread, and until then a response in flight still records its token.

@@ -9,8 +9,10 @@
 
 namespace docshard {
 
-CosmosResponse::CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries)
-    : m_status(status), m_headers(std::move(headers)), m_body(std::move(body)), m_retries(retries) {}
+CosmosResponse::CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries,
+                               std::shared_ptr<OperationDiagnostics const> diagnostics)
+    : m_status(status), m_headers(std::move(headers)), m_body(std::move(body)), m_retries(retries),
+      m_diagnostics(std::move(diagnostics)) {}
 
 namespace {
 std::string HeaderOrEmpty(http::HttpHeaders const& h, std::string_view name) {

@@ -211,11 +211,19 @@ struct PartitionKeyRangeCache::State {
       }
       std::exception_ptr failure;
       Snapshot fresh;
+      bool const incremental = previous != nullptr;
       try {
         fresh = co_await Read(link, std::move(previous));
       } catch (...) {
         failure = std::current_exception();
       }
+      if (fresh)
+        Transport.Log.Write(LogLevel::Informational, "cosmos.ranges", "partition key ranges read",
+                            {{"collection", link},
+                             {"ranges", fresh->OrderedRanges().size()},
+                             {"incremental", incremental ? "yes" : "no"},
+                             {"forced", force ? "yes" : "no"},
+                             {"goneRange", goneId}});
       std::shared_ptr<asio::steady_timer> done;
       {
         std::lock_guard lock(Mutex);

@@ -7,6 +7,7 @@ namespace docshard {
 SchemeWatcher::SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<PartitionedClient> client,
                              SchemeWatcherOptions options)
     : m_store(std::move(store)), m_client(std::move(client)), m_options(std::move(options)) {
+  if (!m_options.Log) m_options.Log = DefaultLogger();
   if (!m_store || !m_client) throw InvalidArgumentError("SchemeWatcher: a store and a client are required");
   if (m_options.Interval.count() <= 0) throw InvalidArgumentError("SchemeWatcher: the interval must be positive");
 }
@@ -23,7 +24,18 @@ std::chrono::milliseconds SchemeWatcher::Round() {
   try {
     (void)PollNow();
   } catch (...) {
-    if (m_options.OnError) m_options.OnError(std::current_exception());
+    auto const error = std::current_exception();
+    if (m_options.Log->Enabled(LogLevel::Warning)) {
+      std::string what = "unknown error";
+      try {
+        std::rethrow_exception(error);
+      } catch (std::exception const& e) {
+        what = e.what();
+      } catch (...) {}
+      m_options.Log->Write(LogLevel::Warning, "store.watcher", "poll failed; the current scheme stays",
+                           {{"resolver", m_options.Resolver}, {"error", what}});
+    }
+    if (m_options.OnError) m_options.OnError(error);
   }
   return m_options.Interval;
 }
@@ -53,6 +65,8 @@ bool SchemeWatcher::PollNow() {
     return false;
   }
   m_lastETag = stored->ETag;
+  m_options.Log->Write(LogLevel::Informational, "store.watcher", "scheme switched",
+                       {{"resolver", m_options.Resolver}, {"fromEpoch", current}, {"toEpoch", epoch}});
   if (m_options.OnSwitch) m_options.OnSwitch(SchemeSwitch{current, epoch, scheme.Resolver(), stored->ETag});
   return true;
 }

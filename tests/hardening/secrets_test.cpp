@@ -5,6 +5,7 @@
 #include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
+#include <docshard/logging.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -36,13 +37,21 @@ TEST_CASE("credentials never reach messages or output", "[secrets]") {
   std::string const wrong = wrongEnv;
   auto const key = ServerKey("secrets");
 
+  // Every log record of the scenario (debug: every request, retries, range
+  // reads) goes to stderr, which the script scans with the rest.
+  SetDefaultLogger(Logger(MakeStderrLogSink(), LogLevel::Verbose));
   CosmosClient client(ClientOptions("secrets"));
   auto const db = UniqueId("sec");
   auto const link = "dbs/" + db + "/colls/items";
   client.CreateDatabaseIfNotExists(db);
   client.CreateCollectionIfNotExists(db, "items", "/pk");
   CHECK(client.CreateDocument(link, R"({"id":"a","pk":"p"})", "p").Status() == 201);
-  CHECK(client.ReadDocument(link, "a", "p").Status() == 200);
+  {
+    auto const read = client.ReadDocument(link, "a", "p");
+    CHECK(read.Status() == 200);
+    REQUIRE(read.Diagnostics() != nullptr);
+    std::cout << "read diagnostics: " << read.Diagnostics()->ToJson() << "\n";  // scanned with the rest
+  }
   CHECK(client.QueryDocuments(link, SqlQuery("SELECT * FROM c")).Documents.Size() == 1);
   // A typed failure with the right key, whose message is printed too.
   try {
@@ -61,6 +70,9 @@ TEST_CASE("credentials never reach messages or output", "[secrets]") {
   } catch (UnauthorizedError const& e) {
     std::string const message = e.what();
     std::cout << "401 message: " << message << "\nbody: " << e.Body() << "\n";
+    REQUIRE(e.Diagnostics() != nullptr);
+    std::cout << "401 diagnostics: " << e.Diagnostics()->ToJson() << "\n";
+    CHECK(e.Diagnostics()->Attempts.back().Status == 401);
     CHECK(e.Status() == 401);
     CHECK_FALSE(Contains(message, key));
     CHECK_FALSE(Contains(message, wrong));
@@ -70,4 +82,5 @@ TEST_CASE("credentials never reach messages or output", "[secrets]") {
     CHECK_FALSE(HasSignatureMarker(e.Body()));
   }
   client.DeleteDatabase(db);
+  SetDefaultLogger(Logger());
 }

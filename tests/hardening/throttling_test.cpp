@@ -4,12 +4,14 @@
 #include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
+#include <docshard/logging.hpp>
 
 #include <boost/asio/use_future.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <future>
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -93,4 +95,152 @@ TEST_CASE("every request type succeeds under 429 on every 3rd request", "[thrott
   // A few throttled requests belong to operations that report no Retries()
   // (list/create-if-missing helpers, the 404 read), so compare loosely.
   CHECK(retries >= throttled / 2);
+}
+
+namespace {
+// Keeps every record (the fields as their JSON) for the test to inspect.
+class CapturingSink final : public ILogSink {
+public:
+  struct Kept {
+    LogLevel Level;
+    std::string Category, Message, Fields;
+  };
+  void Write(LogRecord const& r) noexcept override {
+    std::lock_guard lock(m_mutex);
+    m_records.push_back({r.Level, std::string(r.Category), std::string(r.Message), r.FieldsJson()});
+  }
+  std::vector<Kept> Records() {
+    std::lock_guard lock(m_mutex);
+    return m_records;
+  }
+
+private:
+  std::mutex m_mutex;
+  std::vector<Kept> m_records;
+};
+}  // namespace
+
+TEST_CASE("logging: every throttled attempt is a warning, every attempt a debug record, never a document id",
+          "[throttle]") {
+  auto sink = std::make_shared<CapturingSink>();
+  auto options = ClientOptions("throttle");
+  options.Log = Logger(sink, LogLevel::Verbose);
+  CosmosClient client(options);
+  auto quietSink = std::make_shared<CapturingSink>();
+  auto quietOptions = ClientOptions("throttle");
+  quietOptions.Log = Logger(quietSink, LogLevel::Error);  // nothing here is an error
+  CosmosClient quiet(quietOptions);
+  FaultControl faults("throttle");
+  auto const db = UniqueId("log");
+  auto const link = "dbs/" + db + "/colls/items";
+  {
+    CosmosClient setup(ClientOptions("throttle"));  // its requests are not counted
+    setup.CreateDatabaseIfNotExists(db);
+    setup.CreateCollectionIfNotExists(db, "items", "/pk");
+  }
+  faults.Set(R"({"status429Every":3,"retryAfterMs":20})");
+  int retries = 0, operations = 0;  // each operation below is one request and its retries
+  auto run = [&](CosmosResponse const& r) {
+    retries += r.Retries();
+    ++operations;
+  };
+  for (int i = 0; i < 9; ++i)
+    run(client.CreateDocument(link, R"({"id":"secret-id-)" + std::to_string(i) + R"(","pk":"p"})", "p"));
+  for (int i = 0; i < 9; ++i) run(client.ReadDocument(link, "secret-id-" + std::to_string(i), "p"));
+  for (int i = 0; i < 6; ++i) (void)quiet.ReadDocument(link, "secret-id-" + std::to_string(i), "p");
+  faults.Set("{}");
+  client.DeleteDatabase(db);
+  ++operations;
+
+  int warnings = 0, requests = 0, throttledRequests = 0;
+  for (auto const& r : sink->Records()) {
+    INFO(r.Category << " " << r.Message << " " << r.Fields);
+    CHECK(r.Fields.find("secret-id-") == std::string::npos);  // collections are named, documents never
+    if (r.Category == "cosmos.retry") {
+      ++warnings;
+      CHECK(r.Level == LogLevel::Warning);
+      CHECK(r.Message == "retrying");
+      CHECK(r.Fields.find(R"("reason":"throttled","status":429)") != std::string::npos);
+      CHECK(r.Fields.find(R"("retryAfterMs":20)") != std::string::npos);
+    } else if (r.Category == "cosmos.request") {
+      ++requests;
+      CHECK(r.Level == LogLevel::Verbose);
+      throttledRequests += r.Fields.find(R"("status":429)") != std::string::npos;
+      CHECK(r.Fields.find(R"("requestCharge":)") != std::string::npos);
+      CHECK(r.Fields.find(R"("latencyMs":)") != std::string::npos);
+    }
+  }
+  CHECK(retries > 0);          // the server throttled
+  CHECK(warnings == retries);  // one warning per retry
+  CHECK(throttledRequests == retries);
+  CHECK(requests == operations + retries);  // one debug record per attempt
+  CHECK(quietSink->Records().empty());      // below its level: nothing
+}
+
+TEST_CASE("diagnostics: a throttled, retried write shows every attempt and the final charge", "[throttle]") {
+  auto const options = ClientOptions("throttle");
+  CosmosClient client(options);
+  FaultControl faults("throttle");
+  auto const db = UniqueId("diag");
+  auto const link = "dbs/" + db + "/colls/items";
+  client.CreateDatabaseIfNotExists(db);
+  client.CreateCollectionIfNotExists(db, "items", "/pk");
+  faults.Set(R"({"status429Every":2,"retryAfterMs":25})");
+
+  int throttledSeen = 0;
+  for (int i = 0; i < 6; ++i) {
+    auto const r = client.CreateDocument(link, R"({"id":"w)" + std::to_string(i) + R"(","pk":"p"})", "p");
+    auto const d = r.Diagnostics();
+    REQUIRE(d != nullptr);
+    INFO(d->ToJson());
+    CHECK(d->Operation == "CreateDocument");
+    CHECK(d->Resource == link);  // the collection, not the document
+    REQUIRE(d->Attempts.size() == static_cast<std::size_t>(r.Retries()) + 1);
+    double charge = 0, waited = 0;
+    for (std::size_t a = 0; a < d->Attempts.size(); ++a) {
+      auto const& at = d->Attempts[a];
+      CHECK(at.Endpoint == options.Endpoint);
+      CHECK(!at.ActivityId.empty());
+      CHECK(at.LatencyMs >= 0);
+      charge += at.RequestCharge;
+      waited += at.BackoffMs;
+      if (a + 1 < d->Attempts.size()) {
+        ++throttledSeen;
+        CHECK(at.Outcome == "throttled");
+        CHECK(at.Status == 429);
+        CHECK(at.BackoffMs >= 25);  // the server's retry-after
+      } else {
+        CHECK(at.Outcome == "ok");
+        CHECK(at.Status == 201);
+        CHECK(at.BackoffMs == 0);
+        CHECK(at.RequestCharge == r.RequestCharge());  // the final attempt's charge is the response's
+        CHECK(at.ActivityId == r.ActivityId());
+      }
+    }
+    CHECK(d->TotalRequestCharge == Approx(charge));
+    CHECK(d->TotalLatencyMs >= waited);  // the waits are inside the operation's time
+    // The JSON form holds the same attempts.
+    rapidjson::Document json;
+    json.Parse(d->ToJson().c_str());
+    REQUIRE(json.IsObject());
+    CHECK(json["retries"].GetInt() == r.Retries());
+    CHECK(json["attempts"].Size() == d->Attempts.size());
+    CHECK(json["attempts"][0].HasMember("region"));
+  }
+  CHECK(throttledSeen > 0);  // the server throttled some of them
+
+  // A failure carries its attempts too: a read of a missing document.
+  try {
+    client.ReadDocument(link, "missing", "p");
+    FAIL("read a missing document");
+  } catch (NotFoundError const& e) {
+    REQUIRE(e.Diagnostics() != nullptr);
+    auto const& attempts = e.Diagnostics()->Attempts;
+    REQUIRE(!attempts.empty());
+    CHECK(attempts.back().Status == 404);
+    CHECK(attempts.back().Outcome == "status");
+    CHECK(e.Diagnostics()->Resource == link);
+  }
+  faults.Set("{}");
+  client.DeleteDatabase(db);
 }

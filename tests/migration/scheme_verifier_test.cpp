@@ -4,6 +4,7 @@
 // of what it planted, not the verifier's view. The verifier keeps only
 // misplaced copies and finds duplicates by point reads, so every kind of
 // duplicate (wrong + right, old + right) is planted here.
+#include "child_process.hpp"
 #include "migration_fixture.hpp"
 
 #include <docshard/migration/scheme_verifier.hpp>
@@ -163,4 +164,55 @@ TEST_CASE("verify names every lost, duplicated and misplaced document, and only 
     CHECK(Ids(report.Duplicated) == duplicatedNow);
     CHECK(report.Counts.count(oldCollection.Text()) == 0);
   }
+}
+
+TEST_CASE("CLI: --log-level debug logs every request on stderr, nothing secret; --diagnostics prints the attempts",
+          "[verify]") {
+  REQUIRE_FALSE(Cli().empty());
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","dbs/{DB}/colls/c1"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/c0","dbs/{DB}/colls/c1"]})");
+  f.Seed({UserDocument("d1", "u1", 1), UserDocument("d2", "u2", 2)});
+  auto const config = f.WriteFile("a.json", f.TextA);
+  auto const log = f.WriteFile("log", "");
+  int const status = ExitCode(Wait(Spawn({Cli(), "verify", "--log-level", "debug", "--config", config}, log)));
+  auto const out = Tail(log, 200000);
+  INFO(out.substr(0, 3000));
+  CHECK(status == 0);
+  CHECK(out.find("2 documents: 0 lost / 0 duplicated / 0 misplaced") != std::string::npos);
+  // At least the ranges of both collections and one feed page per range.
+  std::size_t requests = 0;
+  for (std::size_t at = 0; (at = out.find(" debug cosmos.request response {", at)) != std::string::npos; ++at)
+    ++requests;
+  CHECK(requests >= 2 + 2 * 4);
+  CHECK(out.find(" info cosmos.ranges partition key ranges read {") != std::string::npos);
+  CHECK(out.find(ServerKey(f.Servers.Default)) == std::string::npos);
+  CHECK(out.find("type=master") == std::string::npos);
+  CHECK(out.find("type%3Dmaster") == std::string::npos);
+
+  // Without the option: no log lines. With a bad level: a usage error naming it.
+  auto const quietLog = f.WriteFile("quiet.log", ""), badLog = f.WriteFile("bad.log", "");
+  int const quiet = ExitCode(Wait(Spawn({Cli(), "verify", "--config", config}, quietLog)));
+  CHECK(quiet == 0);
+  CHECK(Tail(quietLog).find("2 documents: 0 lost") != std::string::npos);
+  CHECK(Tail(quietLog).find("cosmos.request") == std::string::npos);
+  int const bad = ExitCode(Wait(Spawn({Cli(), "verify", "--log-level=loud", "--config", config}, badLog)));
+  CHECK(bad == 2);
+  CHECK(Tail(badLog).find("--log-level: expected error, warn, info or debug, got \"loud\"") != std::string::npos);
+
+  // --diagnostics: the read's attempts as one JSON object on stderr, the document on stdout.
+  auto const getLog = f.WriteFile("get.log", "");
+  int const got =
+      ExitCode(Wait(Spawn({Cli(), "get", "--diagnostics", "--config", config, "--id", "d1", "--key", "u1"}, getLog)));
+  CHECK(got == 0);
+  auto const getOut = Tail(getLog);
+  INFO(getOut);
+  CHECK(getOut.find(R"({"operation":"ReadDocument","resource":"dbs/)") != std::string::npos);
+  CHECK(getOut.find(R"("region":"","outcome":"ok","status":200)") != std::string::npos);
+  CHECK(getOut.find(R"("id":"d1")") != std::string::npos);
+  auto const missingLog = f.WriteFile("missing.log", "");
+  int const missing = ExitCode(
+      Wait(Spawn({Cli(), "get", "--diagnostics", "--config", config, "--id", "nope", "--key", "u1"}, missingLog)));
+  CHECK(missing == 1);
+  CHECK(Tail(missingLog).find(R"("outcome":"status","status":404)") != std::string::npos);
 }

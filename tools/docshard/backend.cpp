@@ -10,6 +10,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <atomic>
 #include <cstdio>
 
 namespace docshard::cli {
@@ -50,10 +51,23 @@ int RunPointOperation(std::span<char const* const> args, std::function<void(Poin
   try {
     operation(op);
     return ExitOk;
-  } catch (NotFoundError const&) {
+  } catch (NotFoundError const& e) {
+    PrintDiagnostics(e.Diagnostics());
     std::fprintf(stderr, "not found: id %s with key %s\n", JsonString(op.Id).c_str(), op.Key.ToJson().c_str());
     return ExitFailed;
   }
+}
+
+namespace {
+std::atomic<bool> g_diagnostics{false};
+}
+
+void RequestDiagnostics() noexcept { g_diagnostics = true; }
+
+void PrintDiagnostics(std::shared_ptr<OperationDiagnostics const> const& diagnostics) {
+  if (!g_diagnostics || !diagnostics) return;
+  auto const line = diagnostics->ToJson() + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);  // one call: lines from parallel writers stay whole
 }
 
 std::string CompactJson(rapidjson::Value const& value) {

@@ -37,6 +37,12 @@ PointOperation ParsePointOperation(std::span<char const* const> args);
 // exist. Other errors propagate.
 int RunPointOperation(std::span<char const* const> args, std::function<void(PointOperation&)> const& operation);
 
+// --diagnostics (main takes it out of the arguments of backend commands):
+// each operation's diagnostics, one JSON object per line on stderr.
+void RequestDiagnostics() noexcept;
+// Prints `diagnostics` if they were requested and there are any.
+void PrintDiagnostics(std::shared_ptr<OperationDiagnostics const> const& diagnostics);
+
 // A value as compact JSON text.
 std::string CompactJson(rapidjson::Value const& value);
 

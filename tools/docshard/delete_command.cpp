@@ -12,6 +12,7 @@ namespace {
 int Run(std::span<char const* const> args) {
   return RunPointOperation(args, [](PointOperation& op) {
     auto r = op.Target.Client->DeleteDocument(op.Id, op.Key);
+    PrintDiagnostics(r.Response.Diagnostics());
     std::printf("{\"id\":%s,\"collection\":%s,\"status\":%u}\n", JsonString(op.Id).c_str(),
                 JsonString(r.Collection.Text()).c_str(), r.Response.Status());
   });

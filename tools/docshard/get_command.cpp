@@ -11,6 +11,7 @@ namespace {
 int Run(std::span<char const* const> args) {
   return RunPointOperation(args, [](PointOperation& op) {
     auto r = op.Target.Client->ReadDocument(op.Id, op.Key);
+    PrintDiagnostics(r.Response.Diagnostics());
     std::printf("%s\n", r.Response.Body().c_str());
   });
 }

@@ -29,10 +29,12 @@ std::string Write(PartitionedClient& client, std::string const& line, bool upser
   std::string out = "{\"id\":" + (hasId ? JsonString(id) : std::string("null"));
   try {
     auto r = upsert ? client.UpsertDocument(line) : client.CreateDocument(line);
+    PrintDiagnostics(r.Response.Diagnostics());
     out += ",\"collection\":" + JsonString(r.Collection.Text()) + ",\"status\":" + std::to_string(r.Response.Status()) +
            "}";
     ok = true;
   } catch (RequestFailedError const& e) {
+    PrintDiagnostics(e.Diagnostics());
     out += ",\"status\":" + std::to_string(e.Status()) + ",\"error\":" + JsonString(e.what()) + "}";
     ok = false;
   } catch (std::exception const& e) {

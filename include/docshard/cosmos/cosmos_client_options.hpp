@@ -2,6 +2,7 @@
 #include "docshard/export.hpp"
 #include <docshard/cosmos/consistency_level.hpp>
 #include <docshard/cosmos/retry_options.hpp>
+#include <docshard/logging.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -42,6 +43,10 @@ struct DOCSHARD_API CosmosClientOptions {
   std::size_t MaxResponseHeaderBytes = 64 * 1024;
 
   std::string UserAgentSuffix;
+
+  // Where this client logs (docshard/logging.hpp); unset: the process
+  // default (DefaultLogger()) when the client is built.
+  std::optional<Logger> Log;
 };
 
 }  // namespace docshard

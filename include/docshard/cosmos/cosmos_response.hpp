@@ -3,9 +3,11 @@
 // callers need, plus the raw body and a way to parse it.
 #include "docshard/export.hpp"
 #include <docshard/http/http_headers.hpp>
+#include <docshard/operation_diagnostics.hpp>
 
 #include <rapidjson/document.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -14,7 +16,8 @@ namespace docshard {
 class DOCSHARD_API CosmosResponse {
 public:
   CosmosResponse() = default;
-  CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries = 0);
+  CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries = 0,
+                 std::shared_ptr<OperationDiagnostics const> diagnostics = nullptr);
 
   unsigned Status() const noexcept { return m_status; }
   // ETag of the resource (bare UUIDs on the local server: echo verbatim).
@@ -31,12 +34,15 @@ public:
   rapidjson::Document Json() const;
   // Attempts beyond the first that this operation needed.
   int Retries() const noexcept { return m_retries; }
+  // Every attempt of the operation (null for a response built by hand).
+  std::shared_ptr<OperationDiagnostics const> const& Diagnostics() const noexcept { return m_diagnostics; }
 
 private:
   unsigned m_status = 0;
   http::HttpHeaders m_headers;
   std::string m_body;
   int m_retries = 0;
+  std::shared_ptr<OperationDiagnostics const> m_diagnostics;
 };
 
 }  // namespace docshard

@@ -20,6 +20,7 @@
 #include <docshard/cosmos/collection_routing_map.hpp>
 #include <docshard/cosmos/cosmos_request.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
+#include <docshard/logging.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
@@ -45,6 +46,8 @@ struct DOCSHARD_API PartitionKeyRangeCacheTransport {
   std::function<void(CosmosRequest, boost::asio::any_completion_handler<SendSignature>)> Send;
   // True on Executor's thread, where the blocking methods would deadlock.
   std::function<bool()> RunningInIoThread;
+  // Where range reads are logged (info: "partition key ranges read").
+  Logger Log;
 };
 
 class DOCSHARD_API PartitionKeyRangeCache {
