@@ -101,11 +101,12 @@ public:
         m_consistency(options.Consistency), m_log(options.Log.value_or(DefaultLogger())),
         m_transport(TransportOptions(options)),
         m_ranges(PartitionKeyRangeCacheTransport{
-            m_transport.GetExecutor(),
-            [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
-              asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
-            },
-            [this] { return m_transport.RunningInIoThread(); }, m_log}) {
+                     m_transport.GetExecutor(),
+                     [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
+                       asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
+                     },
+                     [this] { return m_transport.RunningInIoThread(); }},
+                 m_log) {
     // The options object stays with the caller; do not leave a copy of the
     // key text behind in it.
     std::fill(options.Key.begin(), options.Key.end(), '\0');

@@ -96,7 +96,7 @@ struct PartitionKeyRangeCache::State {
     std::shared_ptr<asio::steady_timer> Done;
   };
 
-  explicit State(PartitionKeyRangeCacheTransport t) : Transport(std::move(t)) {}
+  State(PartitionKeyRangeCacheTransport t, Logger log) : Transport(std::move(t)), Log(std::move(log)) {}
 
   std::shared_ptr<Entry> EntryFor(std::string const& link) {
     std::lock_guard lock(Mutex);
@@ -218,12 +218,12 @@ struct PartitionKeyRangeCache::State {
         failure = std::current_exception();
       }
       if (fresh)
-        Transport.Log.Write(LogLevel::Informational, "cosmos.ranges", "partition key ranges read",
-                            {{"collection", link},
-                             {"ranges", fresh->OrderedRanges().size()},
-                             {"incremental", incremental ? "yes" : "no"},
-                             {"forced", force ? "yes" : "no"},
-                             {"goneRange", goneId}});
+        Log.Write(LogLevel::Informational, "cosmos.ranges", "partition key ranges read",
+                  {{"collection", link},
+                   {"ranges", fresh->OrderedRanges().size()},
+                   {"incremental", incremental ? "yes" : "no"},
+                   {"forced", force ? "yes" : "no"},
+                   {"goneRange", goneId}});
       std::shared_ptr<asio::steady_timer> done;
       {
         std::lock_guard lock(Mutex);
@@ -266,10 +266,11 @@ struct PartitionKeyRangeCache::State {
   mutable std::mutex Mutex;  // Entries and every Entry's fields; never held across I/O
   std::unordered_map<std::string, std::shared_ptr<Entry>> Entries;
   std::atomic<std::uint64_t> Reads{0};
+  Logger Log;
 };
 
-PartitionKeyRangeCache::PartitionKeyRangeCache(PartitionKeyRangeCacheTransport transport)
-    : m_state(std::make_shared<State>(std::move(transport))) {}
+PartitionKeyRangeCache::PartitionKeyRangeCache(PartitionKeyRangeCacheTransport transport, Logger log)
+    : m_state(std::make_shared<State>(std::move(transport), std::move(log))) {}
 
 PartitionKeyRangeCache::~PartitionKeyRangeCache() = default;
 

@@ -46,8 +46,6 @@ struct DOCSHARD_API PartitionKeyRangeCacheTransport {
   std::function<void(CosmosRequest, boost::asio::any_completion_handler<SendSignature>)> Send;
   // True on Executor's thread, where the blocking methods would deadlock.
   std::function<bool()> RunningInIoThread;
-  // Where range reads are logged (info: "partition key ranges read").
-  Logger Log;
 };
 
 class DOCSHARD_API PartitionKeyRangeCache {
@@ -56,7 +54,8 @@ public:
   using SnapshotSignature = void(std::exception_ptr, Snapshot);
   using RangesSignature = void(std::exception_ptr, std::vector<PartitionKeyRange>);
 
-  explicit PartitionKeyRangeCache(PartitionKeyRangeCacheTransport transport);
+  // Range reads are logged to `log` (info: "partition key ranges read").
+  explicit PartitionKeyRangeCache(PartitionKeyRangeCacheTransport transport, Logger log = {});
   ~PartitionKeyRangeCache();
   PartitionKeyRangeCache(PartitionKeyRangeCache const&) = delete;
   PartitionKeyRangeCache& operator=(PartitionKeyRangeCache const&) = delete;
