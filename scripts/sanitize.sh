@@ -31,9 +31,12 @@ configure() {  # DIR SANITIZERS
   # -O1 -g1: what the sanitizers recommend, with line tables for reports;
   # the coroutine-heavy transport builds 2.3x faster than at -O2 -g
   # (http_transport.cpp under ASan: 97 s instead of 220 s).
+  # -Wno-maybe-uninitialized: with -fsanitize g++ 12 reports false positives
+  # inside libstdc++ (std::regex's std::function in Catch2, Asio's futures),
+  # which -Werror would turn into a failed build; every other warning stays an error.
   cmake -S "$root" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDOCSHARD_SANITIZE="$2" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=all -fsanitize-recover=pointer-overflow" -DDOCSHARD_BUILD_BENCH=OFF >/dev/null
+    -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=all -fsanitize-recover=pointer-overflow -Wno-maybe-uninitialized" -DDOCSHARD_BUILD_BENCH=OFF >/dev/null
 }
 
 if [ "$what" = asan ] || [ "$what" = all ]; then
