@@ -21,7 +21,7 @@ int main(int argc, char** argv) try {
   long expectedMayToAug = 0;
   for (int month = 1; month <= 12; ++month)
     for (int day = 1; day <= 20; ++day) {
-      char m[8];
+      char m[24];  // room for any int, so no truncation warning at any -O level
       std::snprintf(m, sizeof m, "2026-%02d", month);
       int value = month * 100 + day;
       client->CreateDocument("{\"id\":\"" + std::string(m) + "-" + std::to_string(day) + "\",\"month\":\"" + m +
