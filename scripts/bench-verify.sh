@@ -37,15 +37,14 @@ fi
 [ -z "$baseline_cli" ] || [ -x "$baseline_cli" ] || { echo "bench-verify: --baseline-cli: $baseline_cli is not executable" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench-verify: /usr/bin/time (Debian package time) is needed for peak RSS" >&2; exit 1; }
 
-server=$root/scripts/cosmos-server.sh
-name=verifybench-$$
-work=$(mktemp -d)
-cleanup() { "$server" stop --name "$name" >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-url=$("$server" start --name "$name" --gateway strict --partitions 4)
-run_dir=${DOCSHARD_RUN_DIR:-$root/.run}
-key_file=$run_dir/servers/$name.key
-ca=$run_dir/certs/ca.pem
+log() { printf 'bench-verify: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
+bench_name=verifybench
+# shellcheck source=scripts/bench-support.sh
+source "$root/scripts/bench-support.sh"
+bench_servers_begin  # sets ca, tmp; stops the server and removes $tmp on exit
+work=$tmp
+start_server one --gateway strict --partitions 4
+url=$URL key_file=$KEYFILE
 db=verify$$
 cat >"$work/scheme.json" <<EOF
 {"docshard":1,"epoch":1,
@@ -54,8 +53,6 @@ cat >"$work/scheme.json" <<EOF
              "collections":["dbs/$db/colls/c0","dbs/$db/colls/c1","dbs/$db/colls/c2","dbs/$db/colls/c3"]}}
 EOF
 "$cli" init --config "$work/scheme.json" >/dev/null
-log() { printf 'bench-verify: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
-
 load() {  # FROM TO: documents dFROM..dTO-1, ~300 bytes each
   awk -v a="$1" -v b="$2" 'BEGIN { pad = sprintf("%0200d", 0)
     for (i = a; i < b; i++) printf "{\"id\":\"d%d\",\"userId\":\"u%d\",\"n\":%d,\"pad\":\"%s\"}\n", i, i, i, pad }' \
