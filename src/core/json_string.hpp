@@ -3,6 +3,8 @@
 // it. A composite partition key hashes its JSON text, so this is placement,
 // not presentation: RapidJSON's writer uses upper-case \u00XX, which hashes
 // differently from JavaScript and Python. Header-only; the CLI uses it too.
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,19 @@ inline void AppendJsonString(std::string& out, std::string_view text) {
     i = run + 1;
   }
   out += '"';
+}
+
+// Appends `value` as a JSON number with six significant digits (enough for
+// latencies and request charges in logs and diagnostics), or null when it is
+// not finite (JSON has no NaN or infinity).
+inline void AppendJsonNumber(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  out += buffer;
 }
 
 }  // namespace docshard::detail

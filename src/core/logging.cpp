@@ -3,7 +3,6 @@
 #include "core/json_string.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
@@ -36,13 +35,7 @@ std::string LogRecord::FieldsJson() const {
     if (f.IsNumber) {
       out += std::to_string(f.Number);
     } else if (f.IsReal) {
-      if (!std::isfinite(f.Real)) {
-        out += "null";
-      } else {
-        char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.6g", f.Real);
-        out += buffer;
-      }
+      detail::AppendJsonNumber(out, f.Real);
     } else {
       detail::AppendJsonString(out, f.Text);
     }

@@ -2,22 +2,9 @@
 
 #include "core/json_string.hpp"
 
-#include <cmath>
-#include <cstdio>
-
 namespace docshard {
 
 namespace {
-
-void AppendNumber(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  out += buffer;
-}
 
 void AppendMember(std::string& out, char const* name, std::string const& text) {
   detail::AppendJsonString(out, name);
@@ -33,9 +20,9 @@ std::string OperationDiagnostics::ToJson() const {
   out += ',';
   AppendMember(out, "resource", Resource);
   out += ",\"retries\":" + std::to_string(Retries()) + ",\"totalLatencyMs\":";
-  AppendNumber(out, TotalLatencyMs);
+  detail::AppendJsonNumber(out, TotalLatencyMs);
   out += ",\"totalRequestCharge\":";
-  AppendNumber(out, TotalRequestCharge);
+  detail::AppendJsonNumber(out, TotalRequestCharge);
   out += ",\"attempts\":[";
   for (std::size_t i = 0; i < Attempts.size(); ++i) {
     auto const& a = Attempts[i];
@@ -49,11 +36,11 @@ std::string OperationDiagnostics::ToJson() const {
     out += ",\"status\":" + std::to_string(a.Status) + ",\"subStatus\":" + std::to_string(a.SubStatus) + ',';
     AppendMember(out, "activityId", a.ActivityId);
     out += ",\"requestCharge\":";
-    AppendNumber(out, a.RequestCharge);
+    detail::AppendJsonNumber(out, a.RequestCharge);
     out += ",\"latencyMs\":";
-    AppendNumber(out, a.LatencyMs);
+    detail::AppendJsonNumber(out, a.LatencyMs);
     out += ",\"backoffMs\":";
-    AppendNumber(out, a.BackoffMs);
+    detail::AppendJsonNumber(out, a.BackoffMs);
     out += '}';
   }
   out += "]}";

@@ -150,7 +150,7 @@ public:
         outcome.What = AttemptOutcome::Kind::Cancelled;
       }
       auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr, attemptStart);
-      if (response && m_log.Enabled(LogLevel::Verbose)) LogAttempt(req, attempt, policy.Retries());
+      if (response && m_log.Enabled(LogLevel::Verbose)) LogAttempt(*diagnostics, attempt, policy.Retries());
       if (response) {
         auto const subStatus = attempt.SubStatus;
         CaptureSessionToken(req, response->Status, subStatus, response->Headers);
@@ -174,8 +174,7 @@ public:
       // "giving up" only when the last attempt failed in a way retries are
       // for (a 404 after a retried 429 is the answer, not a give-up).
       if ((delay || (policy.Retries() > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
-        LogRetry(req, outcome, response ? response->Headers.Get("x-ms-activity-id") : std::nullopt, delay,
-                 policy.Retries());
+        LogRetry(req.Operation, diagnostics->Resource, outcome, attempt, delay, policy.Retries());
       if (!delay) {
         diagnostics->TotalLatencyMs = MillisSince(operationStart);
         try {
@@ -249,11 +248,10 @@ public:
     return a;
   }
 
-  void LogAttempt(CosmosRequest const& req, AttemptDiagnostics const& a, int retries) const {
-    auto const resource = LoggedResource(req);
+  void LogAttempt(OperationDiagnostics const& d, AttemptDiagnostics const& a, int retries) const {
     m_log.Write(LogLevel::Verbose, "cosmos.request", "response",
-                {{"operation", req.Operation},
-                 {"resource", resource},
+                {{"operation", d.Operation},
+                 {"resource", d.Resource},
                  {"status", a.Status},
                  {"subStatus", a.SubStatus},
                  {"requestCharge", a.RequestCharge},
@@ -262,21 +260,13 @@ public:
                  {"activityId", a.ActivityId}});
   }
 
-  void LogRetry(CosmosRequest const& req, AttemptOutcome const& outcome, std::optional<std::string_view> activity,
-                std::optional<milliseconds> delay, int retries) const {
-    std::string_view reason;
-    switch (outcome.What) {
-    case AttemptOutcome::Kind::Response: reason = outcome.Status == 429 ? "throttled" : "status"; break;
-    case AttemptOutcome::Kind::TransportFailure: reason = "transport failure"; break;
-    case AttemptOutcome::Kind::Timeout: reason = "timeout"; break;
-    case AttemptOutcome::Kind::TlsFailure: reason = "TLS failure"; break;
-    case AttemptOutcome::Kind::ResponseTooLarge: reason = "response too large"; break;
-    case AttemptOutcome::Kind::Cancelled: reason = "cancelled"; break;
-    }
-    auto const resource = LoggedResource(req);
+  // The attempt's outcome text ("throttled", "timeout", ...) is the reason.
+  void LogRetry(std::string const& operation, std::string const& resource, AttemptOutcome const& outcome,
+                AttemptDiagnostics const& attempt, std::optional<milliseconds> delay, int retries) const {
+    std::string_view const reason = attempt.Outcome;
     if (delay)
       m_log.Write(outcome.Status == 429 ? LogLevel::Warning : LogLevel::Informational, "cosmos.retry", "retrying",
-                  {{"operation", req.Operation},
+                  {{"operation", operation},
                    {"resource", resource},
                    {"reason", reason},
                    {"status", outcome.Status},
@@ -284,16 +274,16 @@ public:
                    {"retryAfterMs", outcome.RetryAfter ? outcome.RetryAfter->count() : 0},
                    {"delayMs", delay->count()},
                    {"retry", retries},
-                   {"activityId", activity.value_or(std::string_view())}});
+                   {"activityId", attempt.ActivityId}});
     else
       m_log.Write(LogLevel::Warning, "cosmos.retry", "giving up",
-                  {{"operation", req.Operation},
+                  {{"operation", operation},
                    {"resource", resource},
                    {"reason", reason},
                    {"status", outcome.Status},
                    {"subStatus", outcome.SubStatus},
                    {"retries", retries},
-                   {"activityId", activity.value_or(std::string_view())}});
+                   {"activityId", attempt.ActivityId}});
   }
 
   // The session token a read sends (see SessionContainer): none when the
