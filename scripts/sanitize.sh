@@ -34,9 +34,15 @@ configure() {  # DIR SANITIZERS
   # -Wno-maybe-uninitialized: with -fsanitize g++ 12 reports false positives
   # inside libstdc++ (std::regex's std::function in Catch2, Asio's futures),
   # which -Werror would turn into a failed build; every other warning stays an error.
+  # -Wno-tsan (TSan build only): g++ 12 warns that std::atomic_thread_fence,
+  # which Asio's std_fenced_block uses, is not instrumented by TSan; that is a
+  # note about coverage inside Asio, not a defect of ours, and -Werror made it
+  # a failed build. Fences in our own code would go unseen too: we have none.
+  local extra=""
+  [ "$2" = thread ] && extra=" -Wno-tsan"
   cmake -S "$root" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDOCSHARD_SANITIZE="$2" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=all -fsanitize-recover=pointer-overflow -Wno-maybe-uninitialized" -DDOCSHARD_BUILD_BENCH=OFF >/dev/null
+    -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=all -fsanitize-recover=pointer-overflow -Wno-maybe-uninitialized$extra" -DDOCSHARD_BUILD_BENCH=OFF >/dev/null
 }
 
 if [ "$what" = asan ] || [ "$what" = all ]; then
