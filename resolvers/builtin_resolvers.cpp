@@ -1,9 +1,10 @@
+#include "docshard/builtin_resolvers.hpp"
+
 #include "docshard/config_node.hpp"
 #include "docshard/hash_partition_resolver.hpp"
 #include "docshard/lookup_partition_resolver.hpp"
 #include "docshard/managed_hash_partition_resolver.hpp"
 #include "docshard/range_partition_resolver.hpp"
-#include "docshard/resolver_registry.hpp"
 #include "docshard/spillover_partition_resolver.hpp"
 #include "docshard/transition_partition_resolver.hpp"
 
@@ -16,6 +17,20 @@ void RegisterBuiltInResolvers(ResolverRegistry& registry) {
   registry.Register("transition", &TransitionPartitionResolver::FromConfig);
   registry.Register("spillover", &SpilloverPartitionResolver::FromConfig);
   registry.Register("managedHash", &ManagedHashPartitionResolver::FromConfig);
+}
+
+namespace {
+// Filled in its constructor, so the first DefaultResolverRegistry() call
+// (thread-safe) builds it; no static initialiser is involved.
+struct BuiltInRegistry {
+  ResolverRegistry Registry;
+  BuiltInRegistry() { RegisterBuiltInResolvers(Registry); }
+};
+}  // namespace
+
+ResolverRegistry& DefaultResolverRegistry() {
+  static BuiltInRegistry instance;
+  return instance.Registry;
 }
 
 }  // namespace docshard

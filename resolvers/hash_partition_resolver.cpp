@@ -4,6 +4,7 @@
 #include "docshard/errors.hpp"
 #include "docshard/md5_hash_generator.hpp"
 #include "docshard/resolver_target.hpp"
+#include "docshard/resolver_visitor.hpp"
 
 #include <unordered_map>
 
@@ -87,6 +88,10 @@ CollectionRef const& HashPartitionResolver::ResolveAt(RingPosition position) con
 
 CollectionRef const& HashPartitionResolver::ResolveThroughGenerator(PartitionKey const& key) const noexcept {
   return m_collections[m_ring.OwnerOfKey(key.HashBytes())];
+}
+
+void HashPartitionResolver::Accept(IResolverVisitor& visitor) const {
+  visitor.VisitRing(*this, m_ring, m_hashName, m_virtualNodes);
 }
 
 std::string const& HashPartitionResolver::Type() const noexcept {

@@ -2,7 +2,7 @@
 
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
-#include "docshard/partitioned_client.hpp"
+#include "docshard/resolver_visitor.hpp"
 
 #include <cctype>
 
@@ -56,6 +56,11 @@ ManagedHashPartitionResolver::ManagedHashPartitionResolver(ManagedHashSettings s
                                                            std::optional<PartitionKeyPath> keyPath)
     : m_settings(std::move(settings)), m_keyPath(std::move(keyPath)), m_ring(BuildRing(m_settings, m_keyPath)) {}
 
+void ManagedHashPartitionResolver::Accept(IResolverVisitor& visitor) const {
+  // Reported as itself (type managedHash), with its inner ring's placement.
+  visitor.VisitRing(*this, m_ring->Ring(), m_ring->HashName(), m_ring->VirtualNodesPerCollection());
+}
+
 std::string const& ManagedHashPartitionResolver::Type() const noexcept {
   static std::string const type = "managedHash";
   return type;
@@ -78,25 +83,6 @@ std::shared_ptr<ManagedHashPartitionResolver const> ManagedHashPartitionResolver
   auto s = m_settings;
   s.Count = count;
   return std::make_shared<ManagedHashPartitionResolver const>(std::move(s), m_keyPath);
-}
-
-void ManagedHashPartitionResolver::CreateCollections(PartitionedClient& client) const {
-  auto& account = client.Account(m_settings.Account);
-  account.CreateDatabaseIfNotExists(m_settings.Database);
-  for (std::uint32_t i = 0; i < m_settings.Count; ++i) {
-    auto id = CollectionId(i);
-    account.CreateCollectionIfNotExists(m_settings.Database, CollectionDefinition(id));
-  }
-}
-
-std::shared_ptr<ManagedHashPartitionResolver const>
-ManagedHashPartitionResolver::Grow(PartitionedClient& client) const {
-  auto grown = WithCount(m_settings.Count + 1);  // validates before any I/O
-  auto& account = client.Account(m_settings.Account);
-  account.CreateDatabaseIfNotExists(m_settings.Database);
-  auto id = CollectionId(m_settings.Count);
-  account.CreateCollectionIfNotExists(m_settings.Database, CollectionDefinition(id));
-  return grown;
 }
 
 rapidjson::Value ManagedHashPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {

@@ -5,8 +5,6 @@
 
 namespace docshard {
 
-char const* KeyTypeName(KeyType type) noexcept { return type == KeyType::String ? "string" : "number"; }
-
 namespace {
 PartitionKey::Kind KindOf(KeyType type) {
   return type == KeyType::String ? PartitionKey::Kind::String : PartitionKey::Kind::Number;

@@ -6,30 +6,13 @@
 
 namespace docshard {
 
-namespace {
-struct ModeName {
-  TransitionReadMode Mode;
-  char const* Name;
-};
-constexpr ModeName Modes[] = {{TransitionReadMode::ReadCurrent, "ReadCurrent"},
-                              {TransitionReadMode::ReadNext, "ReadNext"},
-                              {TransitionReadMode::ReadBoth, "ReadBoth"},
-                              {TransitionReadMode::ReadNextThenCurrent, "ReadNextThenCurrent"},
-                              {TransitionReadMode::None, "None"}};
-}  // namespace
-
-char const* TransitionReadModeName(TransitionReadMode mode) noexcept {
-  for (auto const& m : Modes)
-    if (m.Mode == mode) return m.Name;
-  return "?";
-}
-
 TransitionPartitionResolver::TransitionPartitionResolver(ResolverPtr current, ResolverPtr next,
                                                          TransitionReadMode readMode)
-    : m_current(std::move(current)), m_next(std::move(next)), m_readMode(readMode) {
-  if (!m_current || !m_next) throw InvalidArgumentError("transition resolver: current and next are required");
-  auto const& a = m_current->KeyPath();
-  auto const& b = m_next->KeyPath();
+    : m_state{std::move(current), std::move(next), readMode} {
+  if (!m_state.Current || !m_state.Next)
+    throw InvalidArgumentError("transition resolver: current and next are required");
+  auto const& a = m_state.Current->KeyPath();
+  auto const& b = m_state.Next->KeyPath();
   if (a.has_value() != b.has_value() || (a && !(*a == *b)))
     throw InvalidArgumentError("transition resolver: current and next must route on the same partitionKey (" +
                                (a ? a->ToString() : std::string("none")) + " vs " +
@@ -42,17 +25,17 @@ std::string const& TransitionPartitionResolver::Type() const noexcept {
 }
 
 std::vector<CollectionRef> TransitionPartitionResolver::ResolveForRead(ReadSelector const& selector) const {
-  switch (m_readMode) {
-  case TransitionReadMode::ReadCurrent: return m_current->ResolveForRead(selector);
-  case TransitionReadMode::ReadNext: return m_next->ResolveForRead(selector);
+  switch (m_state.ReadMode) {
+  case TransitionReadMode::ReadCurrent: return m_state.Current->ResolveForRead(selector);
+  case TransitionReadMode::ReadNext: return m_state.Next->ResolveForRead(selector);
   case TransitionReadMode::None:
     throw MigrationInProgressError("reads are paused while the partition scheme migrates; retry later");
   case TransitionReadMode::ReadBoth:
   case TransitionReadMode::ReadNextThenCurrent: {
-    bool const nextFirst = m_readMode == TransitionReadMode::ReadNextThenCurrent;
+    bool const nextFirst = m_state.ReadMode == TransitionReadMode::ReadNextThenCurrent;
     CollectionListBuilder out;
-    out.AddAll((nextFirst ? m_next : m_current)->ResolveForRead(selector));
-    out.AddAll((nextFirst ? m_current : m_next)->ResolveForRead(selector));
+    out.AddAll((nextFirst ? m_state.Next : m_state.Current)->ResolveForRead(selector));
+    out.AddAll((nextFirst ? m_state.Current : m_state.Next)->ResolveForRead(selector));
     return out.Take();
   }
   }
@@ -61,21 +44,22 @@ std::vector<CollectionRef> TransitionPartitionResolver::ResolveForRead(ReadSelec
 
 std::vector<CollectionRef> TransitionPartitionResolver::Collections() const {
   CollectionListBuilder out;
-  out.AddAll(m_current->Collections());
-  out.AddAll(m_next->Collections());
+  out.AddAll(m_state.Current->Collections());
+  out.AddAll(m_state.Next->Collections());
   return out.Take();
 }
 
 std::string TransitionPartitionResolver::ExplainRoute(PartitionKey const& key) const {
-  return std::string("transition(") + TransitionReadModeName(m_readMode) + ") -> next: " + m_next->ExplainRoute(key);
+  return std::string("transition(") + TransitionReadModeName(m_state.ReadMode) +
+         ") -> next: " + m_state.Next->ExplainRoute(key);
 }
 
 rapidjson::Value TransitionPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
   rapidjson::Value obj(rapidjson::kObjectType);
   obj.AddMember("type", "transition", a);
-  obj.AddMember("readMode", rapidjson::StringRef(TransitionReadModeName(m_readMode)), a);
-  obj.AddMember("current", m_current->ToJson(a), a);
-  obj.AddMember("next", m_next->ToJson(a), a);
+  obj.AddMember("readMode", rapidjson::StringRef(TransitionReadModeName(m_state.ReadMode)), a);
+  obj.AddMember("current", m_state.Current->ToJson(a), a);
+  obj.AddMember("next", m_state.Next->ToJson(a), a);
   return obj;
 }
 
@@ -84,14 +68,10 @@ ResolverPtr TransitionPartitionResolver::FromConfig(ConfigNode const& node) {
   TransitionReadMode mode = TransitionReadMode::ReadBoth;
   if (auto m = node.OptionalChild("readMode")) {
     auto text = m->GetNonEmptyString();
-    bool found = false;
-    for (auto const& candidate : Modes)
-      if (text == candidate.Name) {
-        mode = candidate.Mode;
-        found = true;
-      }
-    if (!found)
+    auto const parsed = ParseTransitionReadMode(text);
+    if (!parsed)
       m->Fail("unknown read mode \"" + text + "\" (known: ReadCurrent, ReadNext, ReadBoth, ReadNextThenCurrent, None)");
+    mode = *parsed;
   }
   auto current = node.Child("current").GetResolver();
   auto next = node.Child("next").GetResolver();

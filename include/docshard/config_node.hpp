@@ -5,6 +5,7 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/export.hpp"
+#include "docshard/key_type.hpp"
 #include "docshard/partition_key.hpp"
 #include "docshard/partition_key_path.hpp"
 #include "docshard/partition_resolver.hpp"
@@ -22,7 +23,6 @@
 namespace docshard {
 
 class ResolverRegistry;
-enum class KeyType;
 
 // What a whole config load shares: which accounts exist and which registry to use.
 struct DOCSHARD_API ConfigLoadContext {

@@ -2,6 +2,7 @@
 // Umbrella header: every public header of docshard (tests/headers checks that
 // none is left out). Include the narrower headers to compile less.
 #include "docshard/atomic_file.hpp"
+#include "docshard/builtin_resolvers.hpp"
 #include "docshard/collection_ref.hpp"
 #include "docshard/collection_template.hpp"
 #include "docshard/config_node.hpp"
@@ -11,8 +12,10 @@
 #include "docshard/fan_out_query.hpp"
 #include "docshard/hash_generator.hpp"
 #include "docshard/hash_partition_resolver.hpp"
+#include "docshard/key_type.hpp"
 #include "docshard/logging.hpp"
 #include "docshard/lookup_partition_resolver.hpp"
+#include "docshard/managed_hash_collections.hpp"
 #include "docshard/managed_hash_partition_resolver.hpp"
 #include "docshard/md5_hash_generator.hpp"
 #include "docshard/murmur3.hpp"
@@ -28,6 +31,7 @@
 #include "docshard/read_selector.hpp"
 #include "docshard/resolver_registry.hpp"
 #include "docshard/resolver_target.hpp"
+#include "docshard/resolver_visitor.hpp"
 #include "docshard/ring_ownership.hpp"
 #include "docshard/routing_trace.hpp"
 #include "docshard/scheme_store.hpp"
@@ -35,6 +39,7 @@
 #include "docshard/spillover_manager.hpp"
 #include "docshard/spillover_partition_resolver.hpp"
 #include "docshard/transition_partition_resolver.hpp"
+#include "docshard/transition_state.hpp"
 #include "docshard/version.hpp"
 
 #include "docshard/http/endpoint.hpp"

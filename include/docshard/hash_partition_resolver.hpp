@@ -65,6 +65,8 @@ public:
 
   // The ring itself, for ownership diffs and statistics.
   ConsistentHashRing const& Ring() const noexcept { return m_ring; }
+  ConsistentHashRing const* HashRing() const noexcept override { return &m_ring; }
+  void Accept(IResolverVisitor& visitor) const override;
   // "md5", "murmur3", a registered name, or "dotnet-legacy".
   std::string const& HashName() const noexcept { return m_hashName; }
   // Ring points per collection.

@@ -5,6 +5,7 @@
 #include "docshard/partition_resolver.hpp"
 #include "docshard/range_partition_resolver.hpp"
 #include "docshard/resolver_target.hpp"
+#include "docshard/resolver_visitor.hpp"
 
 #include <map>
 
@@ -15,11 +16,8 @@ namespace docshard {
 // thread-safe.
 class DOCSHARD_API LookupPartitionResolver final : public IPartitionResolver {
 public:
-  // One key and where it goes.
-  struct Entry {
-    PartitionKey Key;       // of the resolver's KeyType, unique in the table
-    ResolverTarget Target;  // a collection or a nested resolver
-  };
+  // One key and where it goes (resolver_visitor.hpp).
+  using Entry = LookupEntry;
 
   // Throws InvalidArgumentError for duplicate keys or keys not of `keyType`.
   LookupPartitionResolver(KeyType keyType, std::vector<Entry> entries, std::optional<ResolverTarget> defaultTarget,
@@ -44,6 +42,9 @@ public:
   std::vector<Entry> const& Entries() const noexcept { return m_entries; }
   // Where keys not in the table go; none: they are a NoTargetError.
   std::optional<ResolverTarget> const& Default() const noexcept { return m_default; }
+  void Accept(IResolverVisitor& visitor) const override {
+    visitor.VisitLookup(*this, m_keyType, m_entries, m_default ? &*m_default : nullptr);
+  }
 
 private:
   ResolverTarget const& Find(PartitionKey const& key) const;

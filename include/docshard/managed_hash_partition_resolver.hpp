@@ -17,7 +17,6 @@
 namespace docshard {
 
 class ConfigNode;
-class PartitionedClient;
 
 struct DOCSHARD_API ManagedHashSettings {
   std::string Account = "default";
@@ -46,6 +45,8 @@ public:
     return m_ring->ResolveForRead(selector);
   }
   std::vector<CollectionRef> Collections() const override { return m_ring->Collections(); }
+  ConsistentHashRing const* HashRing() const noexcept override { return &m_ring->Ring(); }
+  void Accept(IResolverVisitor& visitor) const override;
   std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
@@ -59,13 +60,8 @@ public:
 
   // Copy -> rebuild with another count (pure; creates nothing).
   std::shared_ptr<ManagedHashPartitionResolver const> WithCount(std::uint32_t count) const;
-
-  // Creates the database and every collection from the template (existing
-  // ones are kept). Not on the resolve path: call it before publishing.
-  void CreateCollections(PartitionedClient& client) const;
-  // Creates collection `prefix` + Count() and returns the resolver over
-  // Count() + 1 collections. Publishes nothing and moves nothing.
-  std::shared_ptr<ManagedHashPartitionResolver const> Grow(PartitionedClient& client) const;
+  // Creating the collections is I/O, so it is not here (resolvers are pure):
+  // CreateManagedHashCollections and GrowManagedHash (docshard/managed_hash_collections.hpp).
 
 private:
   ManagedHashSettings m_settings;

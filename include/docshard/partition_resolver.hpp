@@ -3,6 +3,7 @@
 // immutable once built and safe to share between threads; the resolve path
 // does no I/O. A change of scheme builds a new resolver and publishes it.
 #include "docshard/collection_ref.hpp"
+#include "docshard/consistent_hash_ring.hpp"
 #include "docshard/export.hpp"
 #include "docshard/partition_key.hpp"
 #include "docshard/partition_key_path.hpp"
@@ -16,6 +17,9 @@
 #include <vector>
 
 namespace docshard {
+
+class IResolverVisitor;
+struct TransitionState;
 
 // Maps partition keys to collections: where a document is created, and which
 // collections a read must look at. See the notes at the top of this file.
@@ -54,6 +58,22 @@ public:
 
   // Every collection the resolver can name, first-seen order.
   virtual std::vector<CollectionRef> Collections() const = 0;
+
+  // The consistent-hash ring that routes every key, when the resolver is one
+  // ring over Collections() (ring node i is Collections()[i]); nullptr
+  // otherwise (the default). Migration plans diff two such rings exactly and
+  // tools report ring statistics for any resolver that answers, built-in or not.
+  virtual ConsistentHashRing const* HashRing() const noexcept { return nullptr; }
+
+  // The migration this resolver stands for, when it is in the middle of one
+  // (TransitionPartitionResolver); nullptr otherwise (the default). The
+  // client routes replaces, deletes and reads by it (transition_state.hpp).
+  virtual TransitionState const* Transition() const noexcept { return nullptr; }
+
+  // Shows the resolver's structure to `visitor` (resolver_visitor.hpp), for
+  // tools that report on any scheme. The default presents a resolver with a
+  // HashRing() as a ring and any other as an opaque list of collections.
+  virtual void Accept(IResolverVisitor& visitor) const;
 
   // The resolver's config object (docs/config.md), `type` first, stable member order.
   virtual rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const = 0;

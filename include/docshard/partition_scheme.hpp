@@ -1,6 +1,8 @@
 #pragma once
 // A whole config file (docs/config.md): format version, epoch, accounts and the
 // top resolver. Loading is all-or-nothing; saving is stable byte-for-byte.
+// Part of the resolvers layer: by default it loads with the built-in types.
+#include "docshard/builtin_resolvers.hpp"
 #include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/resolver_registry.hpp"
@@ -31,11 +33,11 @@ public:
   static constexpr int FormatVersion = 1;
 
   // Throws ConfigError naming the place of the first problem.
-  static PartitionScheme Load(std::string_view json, ResolverRegistry const& registry = ResolverRegistry::Default());
+  static PartitionScheme Load(std::string_view json, ResolverRegistry const& registry = DefaultResolverRegistry());
   // Load() of a file's contents. Throws ConfigError whose place is the path
   // when the file cannot be opened or read, else as Load().
   static PartitionScheme LoadFile(std::filesystem::path const& path,
-                                  ResolverRegistry const& registry = ResolverRegistry::Default());
+                                  ResolverRegistry const& registry = DefaultResolverRegistry());
   // A scheme built in code. Throws InvalidArgumentError for a null `resolver`
   // or a negative epoch. Save() checks that `accounts` covers the collections.
   PartitionScheme(ResolverPtr resolver, std::optional<std::int64_t> epoch = std::nullopt,

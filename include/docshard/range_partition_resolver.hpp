@@ -2,29 +2,21 @@
 // Closed key ranges [low, high] mapped to collections or nested resolvers
 // (docs/resolvers.md, "Range and lookup").
 #include "docshard/export.hpp"
+#include "docshard/key_type.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/resolver_target.hpp"
+#include "docshard/resolver_visitor.hpp"
 
 namespace docshard {
 
 class ConfigNode;
 
-// The key type of a range or lookup resolver: all its bounds/keys and all
-// keys routed through it are of this type.
-enum class KeyType { String, Number };
-// "string" or "number", for messages and configs.
-DOCSHARD_API char const* KeyTypeName(KeyType type) noexcept;
-
 // Routes keys by closed ranges [Low, High] of one key type, first match in
 // list order (ranges may overlap; the first wins). Immutable, thread-safe.
 class DOCSHARD_API RangePartitionResolver final : public IPartitionResolver {
 public:
-  // One range and where its keys go.
-  struct Entry {
-    PartitionKey Low;       // inclusive, of the resolver's KeyType
-    PartitionKey High;      // inclusive, >= Low
-    ResolverTarget Target;  // a collection or a nested resolver
-  };
+  // One range and where its keys go (resolver_visitor.hpp).
+  using Entry = RangeEntry;
 
   // Throws InvalidArgumentError for no ranges, low > high, or bounds not of `keyType`.
   RangePartitionResolver(KeyType keyType, std::vector<Entry> ranges,
@@ -49,6 +41,7 @@ public:
   KeyType GetKeyType() const noexcept { return m_keyType; }
   // The ranges in list order.
   std::vector<Entry> const& Ranges() const noexcept { return m_ranges; }
+  void Accept(IResolverVisitor& visitor) const override { visitor.VisitRanges(*this, m_keyType, m_ranges); }
 
 private:
   Entry const& Find(PartitionKey const& key) const;

@@ -1,6 +1,9 @@
 #pragma once
 // Maps a config `type` to its loader, so user-defined resolver types can be
-// loaded from config like the built-in ones.
+// loaded from config like the built-in ones. The registry itself is core and
+// knows no resolver type: the resolvers layer fills it
+// (RegisterBuiltInResolvers, DefaultResolverRegistry in
+// docshard/builtin_resolvers.hpp).
 #include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
 
@@ -17,10 +20,9 @@ using ResolverLoader = std::function<ResolverPtr(ConfigNode const& node)>;
 
 class DOCSHARD_API ResolverRegistry {
 public:
-  // A registry holding the built-in types (hash, range, lookup, ...).
-  ResolverRegistry();
-  // The process-wide registry used when none is given.
-  static ResolverRegistry& Default();
+  // An empty registry. For the built-in types as well, call
+  // RegisterBuiltInResolvers(registry) (docshard/builtin_resolvers.hpp).
+  ResolverRegistry() = default;
 
   // Throws InvalidArgumentError when `type` is already registered.
   void Register(std::string type, ResolverLoader loader);

@@ -6,6 +6,7 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/consistent_hash_ring.hpp"
 #include "docshard/export.hpp"
+#include "docshard/partition_resolver.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -13,8 +14,6 @@
 #include <vector>
 
 namespace docshard {
-
-class HashPartitionResolver;
 
 // An amount of the 128-bit hash space, from 0 up to and including the whole
 // ring (2^128, which does not fit in a RingPosition), summed exactly.
@@ -100,15 +99,15 @@ struct DOCSHARD_API CollectionMove {
   CollectionRef To;
 };
 
-// RingDiff for two hash resolvers, collections matched by their reference text.
-// Throws InvalidArgumentError when the resolvers hash keys differently (e.g.
-// md5 against murmur3): their positions are then not comparable.
-DOCSHARD_API std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from,
-                                                          HashPartitionResolver const& to);
+// RingDiff for two ring resolvers (IPartitionResolver::HashRing() non-null),
+// collections matched by their reference text. Throws InvalidArgumentError
+// when either is not a ring or they hash keys differently (e.g. md5 against
+// murmur3): their positions are then not comparable.
+DOCSHARD_API std::vector<CollectionMove> HashResolverDiff(IPartitionResolver const& from, IPartitionResolver const& to);
 
-// True when keys hash to the same positions on both resolvers' rings, so an
-// arc diff is meaningful.
-DOCSHARD_API bool HaveComparableRings(HashPartitionResolver const& a, HashPartitionResolver const& b) noexcept;
+// True when both resolvers are rings and keys hash to the same positions on
+// both, so an arc diff is meaningful.
+DOCSHARD_API bool HaveComparableRings(IPartitionResolver const& a, IPartitionResolver const& b) noexcept;
 
 // 32 lower-case hex digits, most significant first.
 DOCSHARD_API std::string FormatRingPosition(RingPosition position);

@@ -31,7 +31,7 @@ struct DOCSHARD_API StoredScheme {
   std::int64_t Epoch = 0;
   std::string ETag;  // the version, for the next save's If-Match
 
-  PartitionScheme Parse(ResolverRegistry const& registry = ResolverRegistry::Default()) const {
+  PartitionScheme Parse(ResolverRegistry const& registry = DefaultResolverRegistry()) const {
     return PartitionScheme::Load(Text, registry);
   }
 };

@@ -36,7 +36,7 @@ struct DOCSHARD_API SchemeWatcherOptions {
   // current resolver on failure.
   std::function<void(SchemeSwitch const&)> OnSwitch;
   std::function<void(std::exception_ptr)> OnError;
-  ResolverRegistry const* Registry = nullptr;  // nullptr = ResolverRegistry::Default()
+  ResolverRegistry const* Registry = nullptr;  // nullptr = DefaultResolverRegistry()
   // Switches are logged at info, failed polls at warn; unset: DefaultLogger()
   // when the watcher is built.
   std::optional<Logger> Log;

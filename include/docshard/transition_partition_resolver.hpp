@@ -4,21 +4,11 @@
 // `next`; reads follow the read mode.
 #include "docshard/export.hpp"
 #include "docshard/partition_resolver.hpp"
+#include "docshard/transition_state.hpp"
 
 namespace docshard {
 
 class ConfigNode;
-
-// Which scheme(s) reads of a TransitionPartitionResolver cover.
-enum class TransitionReadMode {
-  ReadCurrent,          // the current (old) scheme's collections only
-  ReadNext,             // the next (new) scheme's collections only
-  ReadBoth,             // current's collections, then next's, each once (default)
-  ReadNextThenCurrent,  // next's first: point reads try the new location first
-  None,                 // reads fail with MigrationInProgressError (retryable)
-};
-// The config name of `mode`, e.g. "ReadBoth".
-DOCSHARD_API char const* TransitionReadModeName(TransitionReadMode mode) noexcept;
 
 // Scheme A -> B during a migration: creates go to `next`, reads cover what
 // the read mode says. Immutable; a new read mode is a new resolver.
@@ -32,32 +22,32 @@ public:
   static ResolverPtr FromConfig(ConfigNode const& node);
 
   std::string const& Type() const noexcept override;
-  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_next->KeyPath(); }
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_state.Next->KeyPath(); }
   CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
-    return m_next->ResolveForCreate(key);
+    return m_state.Next->ResolveForCreate(key);
   }
   CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const override {
-    return m_next->ResolveForCreate(document);
+    return m_state.Next->ResolveForCreate(document);
   }
   CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const override {
-    return m_next->ResolveForCreate(key, document);
+    return m_state.Next->ResolveForCreate(key, document);
   }
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override;  // current's, then next's
   std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
 
+  TransitionState const* Transition() const noexcept override { return &m_state; }
+
   // The scheme data moves from; never null.
-  ResolverPtr const& Current() const noexcept { return m_current; }
+  ResolverPtr const& Current() const noexcept { return m_state.Current; }
   // The scheme data moves to, which every create uses; never null.
-  ResolverPtr const& Next() const noexcept { return m_next; }
+  ResolverPtr const& Next() const noexcept { return m_state.Next; }
   // Which schemes reads cover.
-  TransitionReadMode ReadMode() const noexcept { return m_readMode; }
+  TransitionReadMode ReadMode() const noexcept { return m_state.ReadMode; }
 
 private:
-  ResolverPtr m_current;
-  ResolverPtr m_next;
-  TransitionReadMode m_readMode;
+  TransitionState m_state;
 };
 
 }  // namespace docshard

@@ -280,7 +280,7 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
     throw InvalidArgumentError("replace of \"" + std::string(id) + "\": the document's key " + docKey.ToJson() +
                                " differs from the key given " + key.ToJson() + "; delete and create instead");
   // During a transition a replace lands in next, like a create (docs/migration.md).
-  if (auto const* transition = dynamic_cast<TransitionPartitionResolver const*>(snapshot.Resolver.get()))
+  if (auto const* transition = snapshot.Resolver->Transition())
     return detail::ReplaceInTransition(*this, *transition, doc, id, key, documentJson, options);
   return OnCandidates(
       "replace", options.Resolver, snapshot, *snapshot.Resolver, key, false,
@@ -295,14 +295,14 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
   // During a transition: current's copy first, then next's, whatever the read
   // mode. A migrator copies into next before it deletes from current, so a
   // delete in this order cannot miss a copy made while it runs (docs/migration.md).
-  auto const* transition = dynamic_cast<TransitionPartitionResolver const*>(snapshot.Resolver.get());
+  auto const* transition = snapshot.Resolver->Transition();
   auto const attempt = [&](CollectionRef const& c, PartitionKey const& k) {
     return Account(c.Account()).DeleteDocument(c.Link(), id, HeaderValue(k), options.Request);
   };
   if (transition)
     return OnCandidates(
         "delete", options.Resolver, snapshot,
-        TransitionPartitionResolver(transition->Current(), transition->Next(), TransitionReadMode::ReadBoth), key, true,
+        TransitionPartitionResolver(transition->Current, transition->Next, TransitionReadMode::ReadBoth), key, true,
         attempt);
   return OnCandidates("delete", options.Resolver, snapshot, *snapshot.Resolver, key, true, attempt);
 }
@@ -376,14 +376,13 @@ FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const
     };
     request.Pinning = std::move(pinning);
   }
-  if (snapshot.Resolver->Type() == "transition") {
+  if (auto const* transition = snapshot.Resolver->Transition()) {
     // Both schemes are read: a document can sit in both while it moves, or
     // when the application rewrote it (into next) before the migrator came.
-    auto const& transition = static_cast<TransitionPartitionResolver const&>(*snapshot.Resolver);
-    auto mode = transition.ReadMode();
+    auto mode = transition->ReadMode;
     if (mode == TransitionReadMode::ReadBoth || mode == TransitionReadMode::ReadNextThenCurrent) {
       request.Transition = detail::TransitionReads{
-          transition.Next(), [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }};
+          transition->Next, [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }};
     }
   }
   if (m_tracing.load(std::memory_order_relaxed)) {

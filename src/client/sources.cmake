@@ -1,5 +1,5 @@
 # The partition-aware client: routed CRUD and fan-out queries.
-target_sources(docshard_objects PRIVATE
+target_sources(docshard_client_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/aggregator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_value.cpp
   ${CMAKE_CURRENT_LIST_DIR}/exclusion_filter.cpp

@@ -16,10 +16,10 @@ bool SameCollection(CollectionRef const& a, CollectionRef const& b) {
 // current in place instead could be lost: the migrator may already have
 // copied the old version and would then delete the source (If-Match catches
 // that too, but only if the copy is refreshed; landing in next is simpler).
-RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPartitionResolver const& transition,
+RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionState const& transition,
                                    rapidjson::Value const& document, std::string_view id, PartitionKey const& key,
                                    std::string const& documentJson, OperationOptions const& options) {
-  CollectionRef const target = transition.Next()->ResolveForCreate(document);
+  CollectionRef const target = transition.Next->ResolveForCreate(document);
   auto const header = PartitionedClient::HeaderValue(key);
   auto& targetClient = client.Account(target.Account());
   RequestOptions plain;
@@ -31,7 +31,7 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPa
       return {targetClient.ReplaceDocument(target.Link(), id, documentJson, header, options.Request), target};
     } catch (NotFoundError const&) {}
     bool copiedMeanwhile = false;
-    for (auto const& c : transition.Current()->ResolveForRead(ReadSelector::Key(key))) {
+    for (auto const& c : transition.Current->ResolveForRead(ReadSelector::Key(key))) {
       if (SameCollection(c, target)) continue;
       auto& source = client.Account(c.Account());
       CosmosResponse existing;

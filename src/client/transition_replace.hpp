@@ -1,8 +1,9 @@
 #pragma once
-// PartitionedClient::ReplaceDocument while a TransitionPartitionResolver is
-// published: the replace lands in `next`, like a create (docs/migration.md).
+// PartitionedClient::ReplaceDocument while a resolver in transition (one whose
+// Transition() answers, e.g. TransitionPartitionResolver) is published: the
+// replace lands in `next`, like a create (docs/migration.md).
 #include "docshard/partitioned_client.hpp"
-#include "docshard/transition_partition_resolver.hpp"
+#include "docshard/transition_state.hpp"
 
 namespace docshard::detail {
 
@@ -10,7 +11,7 @@ namespace docshard::detail {
 // of current's collections, creates it in next and then deletes the current
 // copy If-Match the version found there. The caller's If-Match is checked
 // against the version found (412 when it differs).
-RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionPartitionResolver const& transition,
+RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionState const& transition,
                                    rapidjson::Value const& document, std::string_view id, PartitionKey const& key,
                                    std::string const& documentJson, OperationOptions const& options);
 

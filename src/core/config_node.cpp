@@ -1,6 +1,5 @@
 #include "docshard/config_node.hpp"
 
-#include "docshard/range_partition_resolver.hpp"
 #include "docshard/resolver_registry.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -250,8 +249,10 @@ PartitionKeyPath ConfigNode::GetSyntheticKeyPath() const {
 }
 
 ResolverPtr ConfigNode::GetResolver() const {
-  auto const* registry = m_context->Registry ? m_context->Registry : &ResolverRegistry::Default();
-  return registry->Load(*this);
+  // Core knows no resolver type: whoever starts the load (PartitionScheme)
+  // says which registry holds them.
+  if (m_context->Registry == nullptr) Fail("a nested resolver, but the load has no resolver registry");
+  return m_context->Registry->Load(*this);
 }
 
 }  // namespace docshard

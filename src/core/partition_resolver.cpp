@@ -1,6 +1,7 @@
 #include "docshard/partition_resolver.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/resolver_visitor.hpp"
 
 namespace docshard {
 
@@ -14,6 +15,16 @@ CollectionRef const& IPartitionResolver::ResolveForCreate(rapidjson::Value const
   auto const& path = KeyPath();
   if (!path) throw InvalidArgumentError("this " + Type() + " resolver has no partitionKey path");
   return ResolveForCreate(path->Extract(document));
+}
+
+void IPartitionResolver::Accept(IResolverVisitor& visitor) const {
+  if (auto const* ring = HashRing()) {
+    auto const nodes = ring->NodeCount();
+    auto const perNode = nodes == 0 ? 0 : ring->Points().size() / nodes;
+    visitor.VisitRing(*this, *ring, ring->Hash().Name(), static_cast<std::uint32_t>(perNode));
+  } else {
+    visitor.VisitOther(*this);
+  }
 }
 
 }  // namespace docshard

@@ -2,20 +2,8 @@
 
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
-#include "docshard/hash_partition_resolver.hpp"
-#include "docshard/lookup_partition_resolver.hpp"
-#include "docshard/range_partition_resolver.hpp"
 
 namespace docshard {
-
-void RegisterBuiltInResolvers(ResolverRegistry& registry);  // resolvers/builtin_resolvers.cpp
-
-ResolverRegistry::ResolverRegistry() { RegisterBuiltInResolvers(*this); }
-
-ResolverRegistry& ResolverRegistry::Default() {
-  static ResolverRegistry registry;
-  return registry;
-}
 
 void ResolverRegistry::Register(std::string type, ResolverLoader loader) {
   if (type.empty() || !loader) throw InvalidArgumentError("ResolverRegistry::Register: empty type or loader");

@@ -1,7 +1,6 @@
 #include "docshard/ring_ownership.hpp"
 
 #include "docshard/errors.hpp"
-#include "docshard/hash_partition_resolver.hpp"
 
 #include <cmath>
 #include <limits>
@@ -128,16 +127,23 @@ std::vector<OwnerChange> RingDiff(ConsistentHashRing const& from, ConsistentHash
                    [](OwnerChange const& x, OwnerChange const& y) { return x.From == y.From && x.To == y.To; });
 }
 
-bool HaveComparableRings(HashPartitionResolver const& a, HashPartitionResolver const& b) noexcept {
+bool HaveComparableRings(IPartitionResolver const& a, IPartitionResolver const& b) noexcept {
   // The lookup mode may differ (dotnet-legacy is md5 with successor lookup):
   // only the key's position has to mean the same on both rings.
-  return a.Ring().Hash().Name() == b.Ring().Hash().Name();
+  auto const* ringA = a.HashRing();
+  auto const* ringB = b.HashRing();
+  return ringA != nullptr && ringB != nullptr && ringA->Hash().Name() == ringB->Hash().Name();
 }
 
-std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from, HashPartitionResolver const& to) {
+std::vector<CollectionMove> HashResolverDiff(IPartitionResolver const& from, IPartitionResolver const& to) {
+  for (auto const* r : {&from, &to})
+    if (r->HashRing() == nullptr)
+      throw InvalidArgumentError("cannot diff rings: the " + r->Type() + " resolver is not a consistent-hash ring");
+  auto const& fromRing = *from.HashRing();
+  auto const& toRing = *to.HashRing();
   if (!HaveComparableRings(from, to))
-    throw InvalidArgumentError("cannot compare a " + from.Ring().Hash().Name() + " ring with a " +
-                               to.Ring().Hash().Name() + " ring: keys hash to unrelated positions");
+    throw InvalidArgumentError("cannot compare a " + fromRing.Hash().Name() + " ring with a " + toRing.Hash().Name() +
+                               " ring: keys hash to unrelated positions");
   auto const fromList = from.Collections();
   auto const toList = to.Collections();
   std::unordered_map<std::string, std::uint32_t> toIndex;
@@ -146,8 +152,7 @@ std::vector<CollectionMove> HashResolverDiff(HashPartitionResolver const& from, 
   for (std::size_t k = 0; k < fromList.size(); ++k)
     if (auto it = toIndex.find(fromList[k].Text()); it != toIndex.end()) match[k] = it->second;
 
-  auto const changes =
-      RingDiff(from.Ring(), to.Ring(), [&](std::uint32_t f, std::uint32_t t) { return match[f] == t; });
+  auto const changes = RingDiff(fromRing, toRing, [&](std::uint32_t f, std::uint32_t t) { return match[f] == t; });
   std::vector<CollectionMove> moves;
   moves.reserve(changes.size());
   for (auto const& c : changes) moves.push_back({c.Arc, fromList[c.From], toList[c.To]});

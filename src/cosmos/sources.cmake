@@ -1,6 +1,6 @@
 # Cosmos DB REST client. cosmos_client.cpp and partition_key_range_cache.cpp
 # hold the Asio coroutine code; the rest is plain C++.
-target_sources(docshard_objects PRIVATE
+target_sources(docshard_cosmos_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collection_routing_map.cpp
   ${CMAKE_CURRENT_LIST_DIR}/consistency_level.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_client.cpp

@@ -1,7 +1,7 @@
 # HTTPS transport. send_operation.cpp and connection.cpp are the networking
 # translation units (one request's state machine; opening a connection);
 # response_parser.cpp holds the parser settings it shares with the fuzz seam.
-target_sources(docshard_objects PRIVATE
+target_sources(docshard_http_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/connection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/connection_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/endpoint.cpp

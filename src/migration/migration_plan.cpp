@@ -1,7 +1,6 @@
 #include "docshard/migration/migration_plan.hpp"
 
 #include "docshard/errors.hpp"
-#include "docshard/hash_partition_resolver.hpp"
 
 namespace docshard {
 
@@ -21,11 +20,9 @@ MigrationPlan MigrationPlan::Compute(IPartitionResolver const& from, IPartitionR
     return m;
   };
 
-  auto const* fromHash = dynamic_cast<HashPartitionResolver const*>(&from);
-  auto const* toHash = dynamic_cast<HashPartitionResolver const*>(&to);
-  if (fromHash && toHash && HaveComparableRings(*fromHash, *toHash)) {
+  if (HaveComparableRings(from, to)) {
     plan.m_exact = true;
-    plan.m_arcs = HashResolverDiff(*fromHash, *toHash);
+    plan.m_arcs = HashResolverDiff(from, to);
     std::map<std::string, RingSpan> movingBySource;
     for (auto const& arc : plan.m_arcs) {
       auto& m = entry(arc.From.Text(), arc.To.Text());
@@ -41,8 +38,8 @@ MigrationPlan MigrationPlan::Compute(IPartitionResolver const& from, IPartitionR
     }
     // A source's documents are spread over the arcs it owns, so the share of
     // them that moves is (its moving space) / (its owned space).
-    auto const shares = RingShares(fromHash->Ring());
-    auto const collections = fromHash->Collections();
+    auto const shares = RingShares(*from.HashRing());
+    auto const collections = from.Collections();
     for (std::size_t i = 0; i < collections.size(); ++i) {
       double const owned = shares[i].Fraction();
       auto const it = movingBySource.find(collections[i].Text());

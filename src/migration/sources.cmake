@@ -1,6 +1,6 @@
 # Moving documents from one partition scheme to another: plan, migrator
 # (copy-then-delete with checkpoints), verification and the final switch.
-target_sources(docshard_objects PRIVATE
+target_sources(docshard_migration_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/checkpoint_lock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/checkpoint_work_store.cpp
   ${CMAKE_CURRENT_LIST_DIR}/document_content.cpp

@@ -55,7 +55,7 @@ bool SchemeWatcher::PollNow() {
     m_lastETag = stored->ETag;  // older or equal: never go back, and do not parse it again
     return false;
   }
-  auto scheme = stored->Parse(m_options.Registry ? *m_options.Registry : ResolverRegistry::Default());
+  auto scheme = stored->Parse(m_options.Registry ? *m_options.Registry : DefaultResolverRegistry());
   auto epoch = scheme.Epoch().value_or(0);
   // Validated (key path, accounts) before publishing; on error the current
   // resolver stays and the next poll tries again. Only if still newer: a

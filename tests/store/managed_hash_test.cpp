@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <docshard/managed_hash_partition_resolver.hpp>
+#include <docshard/managed_hash_collections.hpp>
 
 #include <algorithm>
 #include <map>
@@ -22,8 +22,8 @@ TEST_CASE("managedHash: create from the template, place, grow by one", "[managed
                            1);
   auto resolver = std::dynamic_pointer_cast<ManagedHashPartitionResolver const>(client->GetResolver());
   REQUIRE(resolver);
-  resolver->CreateCollections(*client);
-  resolver->CreateCollections(*client);  // again: existing collections are kept
+  CreateManagedHashCollections(*resolver, *client);
+  CreateManagedHashCollections(*resolver, *client);  // again: existing collections are kept
   auto& account = client->Account("default");
   auto ids = account.ListCollections(db);
   std::sort(ids.begin(), ids.end());
@@ -41,7 +41,7 @@ TEST_CASE("managedHash: create from the template, place, grow by one", "[managed
   }
 
   // Grow: one call creates part-3 and returns the resolver over four.
-  auto grown = resolver->Grow(*client);
+  auto grown = GrowManagedHash(*resolver, *client);
   CHECK(grown->Count() == 4);
   CHECK(resolver->Count() == 3);
   ids = account.ListCollections(db);

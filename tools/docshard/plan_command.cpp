@@ -77,13 +77,13 @@ int Run(std::span<char const* const> args) {
   auto const& to = *toScheme.Resolver();
 
   std::vector<std::string> notes;
-  auto const* fromHash = AsHashRing(from);
-  auto const* toHash = AsHashRing(to);
+  auto const* fromRing = from.HashRing();
+  auto const* toRing = to.HashRing();
   std::optional<ExactPlan> exact;
-  if (fromHash != nullptr && toHash != nullptr) {
-    if (HaveComparableRings(*fromHash, *toHash)) {
+  if (fromRing != nullptr && toRing != nullptr) {
+    if (HaveComparableRings(from, to)) {
       exact.emplace();
-      exact->Arcs = HashResolverDiff(*fromHash, *toHash);
+      exact->Arcs = HashResolverDiff(from, to);
       for (auto const& arc : exact->Arcs) {
         auto& entry = exact->PerPair[{arc.From.Text(), arc.To.Text()}];
         ++entry.first;
@@ -91,8 +91,8 @@ int Run(std::span<char const* const> args) {
         exact->Moved.Add(arc.Arc.Length());
       }
     } else {
-      notes.push_back("the rings hash keys differently (" + fromHash->Ring().Hash().Name() + " vs " +
-                      toHash->Ring().Hash().Name() + "), so their arcs cannot be compared: nearly every key moves");
+      notes.push_back("the rings hash keys differently (" + fromRing->Hash().Name() + " vs " + toRing->Hash().Name() +
+                      "), so their arcs cannot be compared: nearly every key moves");
     }
   } else {
     notes.push_back("only two hash (or managedHash) schemes can be compared exactly; " + from.Type() + " -> " +

@@ -1,9 +1,6 @@
 #include "resolver_description.hpp"
 
-#include <docshard/hash_partition_resolver.hpp>
-#include <docshard/lookup_partition_resolver.hpp>
-#include <docshard/managed_hash_partition_resolver.hpp>
-#include <docshard/range_partition_resolver.hpp>
+#include <docshard/resolver_visitor.hpp>
 
 #include <cstdio>
 
@@ -13,30 +10,55 @@ namespace {
 std::string Count(std::size_t n, char const* singular, char const* plural) {
   return std::to_string(n) + " " + (n == 1 ? singular : plural);
 }
+
+class RingFinder final : public IResolverVisitor {
+public:
+  std::optional<RingInfo> Found;
+
+  void VisitRing(IPartitionResolver const&, ConsistentHashRing const& ring, std::string const& hashName,
+                 std::uint32_t virtualNodesPerCollection) override {
+    Found = RingInfo{&ring, hashName, virtualNodesPerCollection};
+  }
+  void VisitRanges(IPartitionResolver const&, KeyType, std::span<RangeEntry const>) override {}
+  void VisitLookup(IPartitionResolver const&, KeyType, std::span<LookupEntry const>, ResolverTarget const*) override {}
+  void VisitOther(IPartitionResolver const&) override {}
+};
+
+class Describer final : public IResolverVisitor {
+public:
+  std::string Text;
+
+  void VisitRing(IPartitionResolver const& resolver, ConsistentHashRing const&, std::string const& hashName,
+                 std::uint32_t virtualNodesPerCollection) override {
+    Text = resolver.Type() + " (" + hashName + ", " + std::to_string(virtualNodesPerCollection) +
+           " virtual nodes per collection, " + Count(resolver.Collections().size(), "collection", "collections") + ")";
+  }
+  void VisitRanges(IPartitionResolver const& resolver, KeyType keyType, std::span<RangeEntry const> ranges) override {
+    Text = resolver.Type() + " (" + KeyTypeName(keyType) + " keys, " + Count(ranges.size(), "range", "ranges") + ", " +
+           Count(resolver.Collections().size(), "collection", "collections") + ")";
+  }
+  void VisitLookup(IPartitionResolver const& resolver, KeyType keyType, std::span<LookupEntry const> entries,
+                   ResolverTarget const* defaultTarget) override {
+    Text = resolver.Type() + " (" + KeyTypeName(keyType) + " keys, " + Count(entries.size(), "entry", "entries") +
+           (defaultTarget != nullptr ? " and a default, " : ", ") +
+           Count(resolver.Collections().size(), "collection", "collections") + ")";
+  }
+  void VisitOther(IPartitionResolver const& resolver) override {
+    Text = resolver.Type() + " (" + Count(resolver.Collections().size(), "collection", "collections") + ")";
+  }
+};
 }  // namespace
 
-HashPartitionResolver const* AsHashRing(IPartitionResolver const& resolver) noexcept {
-  if (auto const* hash = dynamic_cast<HashPartitionResolver const*>(&resolver)) return hash;
-  if (auto const* managed = dynamic_cast<ManagedHashPartitionResolver const*>(&resolver)) return managed->Ring().get();
-  return nullptr;
+std::optional<RingInfo> RingOf(IPartitionResolver const& resolver) {
+  RingFinder finder;
+  resolver.Accept(finder);
+  return finder.Found;
 }
 
 std::string ShortDescription(IPartitionResolver const& resolver) {
-  if (auto const* hash = AsHashRing(resolver)) {
-    return resolver.Type() + " (" + hash->HashName() + ", " + std::to_string(hash->VirtualNodesPerCollection()) +
-           " virtual nodes per collection, " + Count(hash->Collections().size(), "collection", "collections") + ")";
-  }
-  if (auto const* range = dynamic_cast<RangePartitionResolver const*>(&resolver)) {
-    return std::string("range (") + KeyTypeName(range->GetKeyType()) + " keys, " +
-           Count(range->Ranges().size(), "range", "ranges") + ", " +
-           Count(range->Collections().size(), "collection", "collections") + ")";
-  }
-  if (auto const* lookup = dynamic_cast<LookupPartitionResolver const*>(&resolver)) {
-    return std::string("lookup (") + KeyTypeName(lookup->GetKeyType()) + " keys, " +
-           Count(lookup->Entries().size(), "entry", "entries") + (lookup->Default() ? " and a default, " : ", ") +
-           Count(lookup->Collections().size(), "collection", "collections") + ")";
-  }
-  return resolver.Type() + " (" + Count(resolver.Collections().size(), "collection", "collections") + ")";
+  Describer describer;
+  resolver.Accept(describer);
+  return describer.Text;
 }
 
 std::string Percent(double fraction) {

@@ -11,7 +11,6 @@
 #include "scheme_file.hpp"
 
 #include <docshard/errors.hpp>
-#include <docshard/hash_partition_resolver.hpp>
 
 #include <array>
 #include <cstdio>
@@ -29,9 +28,9 @@ public:
   Router(ResolverPtr resolver, bool read) : m_resolver(std::move(resolver)), m_read(read), m_index(*m_resolver) {
     // The top-level hash resolver is the common case: route plain lines
     // straight on its ring, without building a PartitionKey.
-    m_hash = AsHashRing(*m_resolver);
+    m_ring = m_resolver->HashRing();
     // A composite partitionKey takes arrays only: every line is checked.
-    if (m_resolver->KeyPath() && m_resolver->KeyPath()->IsComposite()) m_hash = nullptr;
+    if (m_resolver->KeyPath() && m_resolver->KeyPath()->IsComposite()) m_ring = nullptr;
     for (auto const& c : m_index.Collections()) m_tails.push_back(Tail({c}));
   }
 
@@ -62,10 +61,10 @@ public:
     switch (m_parser.Parse(line)) {
     case KeyLineParser::Kind::Blank: return true;
     case KeyLineParser::Kind::Plain:
-      if (m_hash != nullptr) {
+      if (m_ring != nullptr) {
         out.Append(KeyPrefix);
         out.Append(line);
-        out.Append(m_tails[m_hash->Ring().OwnerOfKey(m_parser.PlainBytes())]);
+        out.Append(m_tails[m_ring->OwnerOfKey(m_parser.PlainBytes())]);
         return true;
       }
       [[fallthrough]];
@@ -133,7 +132,7 @@ private:
   ResolverPtr m_resolver;
   bool m_read;
   CollectionIndex m_index;
-  HashPartitionResolver const* m_hash = nullptr;
+  ConsistentHashRing const* m_ring = nullptr;
   std::vector<std::string> m_tails;  // per collection index: `,"collection":"..."}\n`
   KeyLineParser m_parser;
 };

@@ -9,9 +9,7 @@
 #include "scheme_file.hpp"
 #include "svg_chart.hpp"
 
-#include <docshard/hash_partition_resolver.hpp>
-#include <docshard/lookup_partition_resolver.hpp>
-#include <docshard/range_partition_resolver.hpp>
+#include <docshard/resolver_visitor.hpp>
 #include <docshard/ring_ownership.hpp>
 
 #include <rapidjson/stringbuffer.h>
@@ -55,9 +53,9 @@ double MaxOverMean(std::vector<double> const& values) {
   return sum > 0 ? max / (sum / static_cast<double>(values.size())) : 0;
 }
 
-std::vector<double> HashShares(HashPartitionResolver const& hash) {
+std::vector<double> HashShares(ConsistentHashRing const& ring) {
   std::vector<double> shares;
-  for (auto const& span : RingShares(hash.Ring())) shares.push_back(span.Fraction());
+  for (auto const& span : RingShares(ring)) shares.push_back(span.Fraction());
   return shares;
 }
 
@@ -75,17 +73,20 @@ void TargetJson(ResolverTarget const& target, JsonWriter& w) {
   }
 }
 
-void DescribeJson(IPartitionResolver const& resolver, JsonWriter& w) {
-  w.StartObject();
-  w.Key("type");
-  WriteString(w, resolver.Type());
-  if (auto const* hash = AsHashRing(resolver)) {
+// Writes the members after "type" for any resolver, through Accept.
+class JsonDescriber final : public IResolverVisitor {
+public:
+  explicit JsonDescriber(JsonWriter& w) : m_w(w) {}
+
+  void VisitRing(IPartitionResolver const& resolver, ConsistentHashRing const& ring, std::string const& hashName,
+                 std::uint32_t virtualNodesPerCollection) override {
+    auto& w = m_w;
     w.Key("hash");
-    WriteString(w, hash->HashName());
+    WriteString(w, hashName);
     w.Key("virtualNodesPerCollection");
-    w.Uint(hash->VirtualNodesPerCollection());
-    auto const shares = HashShares(*hash);
-    auto const collections = hash->Collections();
+    w.Uint(virtualNodesPerCollection);
+    auto const shares = HashShares(ring);
+    auto const collections = resolver.Collections();
     w.Key("collections");
     w.StartArray();
     for (std::size_t i = 0; i < collections.size(); ++i) {
@@ -99,12 +100,15 @@ void DescribeJson(IPartitionResolver const& resolver, JsonWriter& w) {
     w.EndArray();
     w.Key("shareMaxOverMean");
     WriteNumber(w, MaxOverMean(shares));
-  } else if (auto const* range = dynamic_cast<RangePartitionResolver const*>(&resolver)) {
+  }
+
+  void VisitRanges(IPartitionResolver const&, KeyType keyType, std::span<RangeEntry const> ranges) override {
+    auto& w = m_w;
     w.Key("keyType");
-    WriteString(w, KeyTypeName(range->GetKeyType()));
+    WriteString(w, KeyTypeName(keyType));
     w.Key("ranges");
     w.StartArray();
-    for (auto const& r : range->Ranges()) {
+    for (auto const& r : ranges) {
       w.StartObject();
       w.Key("low");
       WriteKey(w, r.Low);
@@ -114,16 +118,20 @@ void DescribeJson(IPartitionResolver const& resolver, JsonWriter& w) {
       w.EndObject();
     }
     w.EndArray();
-  } else if (auto const* lookup = dynamic_cast<LookupPartitionResolver const*>(&resolver)) {
+  }
+
+  void VisitLookup(IPartitionResolver const& resolver, KeyType keyType, std::span<LookupEntry const> entries,
+                   ResolverTarget const* defaultTarget) override {
+    auto& w = m_w;
     w.Key("keyType");
-    WriteString(w, KeyTypeName(lookup->GetKeyType()));
+    WriteString(w, KeyTypeName(keyType));
     w.Key("entries");
-    w.Uint64(lookup->Entries().size());
+    w.Uint64(entries.size());
     // A lookup table may hold thousands of keys: count them per collection,
     // and list only the entries that lead to a nested resolver.
     CollectionIndex index(resolver);
     std::vector<std::uint64_t> perCollection(index.Size());
-    for (auto const& e : lookup->Entries()) {
+    for (auto const& e : entries) {
       if (!e.Target.IsCollection()) continue;
       auto const i = index.IndexOf(e.Target.Collection());
       perCollection.resize(index.Size());
@@ -142,7 +150,7 @@ void DescribeJson(IPartitionResolver const& resolver, JsonWriter& w) {
     w.EndArray();
     w.Key("nested");
     w.StartArray();
-    for (auto const& e : lookup->Entries()) {
+    for (auto const& e : entries) {
       if (e.Target.IsCollection()) continue;
       w.StartObject();
       w.Key("key");
@@ -151,18 +159,32 @@ void DescribeJson(IPartitionResolver const& resolver, JsonWriter& w) {
       w.EndObject();
     }
     w.EndArray();
-    if (lookup->Default()) {
+    if (defaultTarget != nullptr) {
       w.Key("default");
       w.StartObject();
-      TargetJson(*lookup->Default(), w);
+      TargetJson(*defaultTarget, w);
       w.EndObject();
     }
-  } else {
+  }
+
+  void VisitOther(IPartitionResolver const& resolver) override {
+    auto& w = m_w;
     w.Key("collections");
     w.StartArray();
     for (auto const& c : resolver.Collections()) WriteString(w, c.Text());
     w.EndArray();
   }
+
+private:
+  JsonWriter& m_w;
+};
+
+void DescribeJson(IPartitionResolver const& resolver, JsonWriter& w) {
+  w.StartObject();
+  w.Key("type");
+  WriteString(w, resolver.Type());
+  JsonDescriber describer(w);
+  resolver.Accept(describer);
   w.EndObject();
 }
 
@@ -176,12 +198,18 @@ void TargetText(ResolverTarget const& target, std::string const& indent, std::st
   }
 }
 
-void DescribeText(IPartitionResolver const& resolver, std::string const& indent, std::string& out) {
-  out += ShortDescription(resolver);
-  if (auto const* hash = AsHashRing(resolver)) {
+// Appends the lines after the short description for any resolver, through Accept.
+class TextDescriber final : public IResolverVisitor {
+public:
+  TextDescriber(std::string const& indent, std::string& out) : m_indent(indent), m_out(out) {}
+
+  void VisitRing(IPartitionResolver const& resolver, ConsistentHashRing const& ring, std::string const&,
+                 std::uint32_t) override {
+    auto const& indent = m_indent;
+    auto& out = m_out;
     out += ", share of the hash space:\n";
-    auto const shares = HashShares(*hash);
-    auto const collections = hash->Collections();
+    auto const shares = HashShares(ring);
+    auto const collections = resolver.Collections();
     std::size_t width = 0;
     for (auto const& c : collections) width = std::max(width, c.Text().size());
     for (std::size_t i = 0; i < collections.size(); ++i) {
@@ -191,17 +219,26 @@ void DescribeText(IPartitionResolver const& resolver, std::string const& indent,
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.4f", MaxOverMean(shares));
     out += indent + "  max/mean " + buf + "\n";
-  } else if (auto const* range = dynamic_cast<RangePartitionResolver const*>(&resolver)) {
+  }
+
+  void VisitRanges(IPartitionResolver const&, KeyType, std::span<RangeEntry const> ranges) override {
+    auto const& indent = m_indent;
+    auto& out = m_out;
     out += ":\n";
-    for (auto const& r : range->Ranges()) {
+    for (auto const& r : ranges) {
       out += indent + "  [" + r.Low.ToJson() + ", " + r.High.ToJson() + "] -> ";
       TargetText(r.Target, indent + "    ", out);
     }
-  } else if (auto const* lookup = dynamic_cast<LookupPartitionResolver const*>(&resolver)) {
+  }
+
+  void VisitLookup(IPartitionResolver const& resolver, KeyType, std::span<LookupEntry const> entries,
+                   ResolverTarget const* defaultTarget) override {
+    auto const& indent = m_indent;
+    auto& out = m_out;
     out += ":\n";
     CollectionIndex index(resolver);
     std::vector<std::uint64_t> perCollection(index.Size());
-    for (auto const& e : lookup->Entries()) {
+    for (auto const& e : entries) {
       if (e.Target.IsCollection()) {
         auto const i = index.IndexOf(e.Target.Collection());
         perCollection.resize(index.Size());
@@ -215,13 +252,23 @@ void DescribeText(IPartitionResolver const& resolver, std::string const& indent,
       if (perCollection[i] > 0)
         out += indent + "  " + std::to_string(perCollection[i]) +
                (perCollection[i] == 1 ? " entry -> " : " entries -> ") + index.Collections()[i].Text() + "\n";
-    if (lookup->Default()) {
+    if (defaultTarget != nullptr) {
       out += indent + "  default -> ";
-      TargetText(*lookup->Default(), indent + "    ", out);
+      TargetText(*defaultTarget, indent + "    ", out);
     }
-  } else {
-    out += "\n";
   }
+
+  void VisitOther(IPartitionResolver const&) override { m_out += "\n"; }
+
+private:
+  std::string const& m_indent;
+  std::string& m_out;
+};
+
+void DescribeText(IPartitionResolver const& resolver, std::string const& indent, std::string& out) {
+  out += ShortDescription(resolver);
+  TextDescriber describer(indent, out);
+  resolver.Accept(describer);
 }
 
 void WriteFile(std::string const& path, std::string const& text) {
@@ -238,11 +285,11 @@ int Run(std::span<char const* const> args) {
   auto const arguments = Arguments::Parse(args, Options);
   auto const scheme = LoadSchemeFile(arguments.Required("config"));
   auto const& resolver = *scheme.Resolver();
-  auto const* topHash = AsHashRing(resolver);
+  auto const topRing = RingOf(resolver);
 
   CollectionIndex index(resolver);
   std::optional<std::vector<double>> shares;
-  if (topHash != nullptr) shares = HashShares(*topHash);
+  if (topRing) shares = HashShares(*topRing->Ring);
 
   std::optional<SampleSummary> sample;
   std::vector<std::uint64_t> counts(index.Size());
@@ -318,7 +365,7 @@ int Run(std::span<char const* const> args) {
     out += '\n';
   } else {
     out += "scheme: ";
-    if (topHash != nullptr) {
+    if (topRing) {
       out += ShortDescription(resolver) + "\n";
     } else {
       DescribeText(resolver, "", out);

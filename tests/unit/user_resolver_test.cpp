@@ -1,0 +1,204 @@
+// A user-defined resolver gets what a built-in one gets, through the
+// interface alone: exact migration plans for a ring (HashRing), the
+// structure tools report (Accept) and the transition state the client
+// follows (Transition). No server.
+#include <docshard/docshard.hpp>
+#include <docshard/migration/migration_plan.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace docshard;
+
+namespace {
+
+std::vector<CollectionRef> Refs(std::initializer_list<char const*> texts) {
+  std::vector<CollectionRef> out;
+  for (auto const* t : texts) out.push_back(CollectionRef::Parse(t));
+  return out;
+}
+
+// A user's own resolver type that routes with a consistent-hash ring it
+// owns (here built by a HashPartitionResolver it wraps, as an application's
+// own ring class would be); the library knows nothing of its class.
+class UserRing final : public IPartitionResolver {
+public:
+  explicit UserRing(std::vector<CollectionRef> collections)
+      : m_inner(std::move(collections), nullptr, 16, PartitionKeyPath::Parse("/k")) {}
+  std::string const& Type() const noexcept override {
+    static std::string const type = "userRing";
+    return type;
+  }
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_inner.KeyPath(); }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
+    return m_inner.ResolveForCreate(key);
+  }
+  using IPartitionResolver::ResolveForCreate;
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override {
+    return m_inner.ResolveForRead(selector);
+  }
+  std::vector<CollectionRef> Collections() const override { return m_inner.Collections(); }
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override {
+    return m_inner.ToJson(allocator);
+  }
+  ConsistentHashRing const* HashRing() const noexcept override { return &m_inner.Ring(); }
+
+private:
+  HashPartitionResolver m_inner;
+};
+
+// A user's resolver with no ring and no structure to show.
+class UserOpaque final : public IPartitionResolver {
+public:
+  std::string const& Type() const noexcept override {
+    static std::string const type = "userOpaque";
+    return type;
+  }
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_path; }
+  CollectionRef const& ResolveForCreate(PartitionKey const&) const override { return m_only; }
+  using IPartitionResolver::ResolveForCreate;
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const&) const override { return {m_only}; }
+  std::vector<CollectionRef> Collections() const override { return {m_only}; }
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override {
+    rapidjson::Value obj(rapidjson::kObjectType);
+    obj.AddMember("type", "userOpaque", allocator);
+    return obj;
+  }
+
+private:
+  std::optional<PartitionKeyPath> m_path = PartitionKeyPath::Parse("/k");
+  CollectionRef m_only = CollectionRef::Parse("dbs/d/colls/only");
+};
+
+// A user's own transition: moves from `current` to `next` like the built-in one.
+class UserTransition final : public IPartitionResolver {
+public:
+  UserTransition(ResolverPtr current, ResolverPtr next)
+      : m_state{std::move(current), std::move(next), TransitionReadMode::ReadNext} {}
+  std::string const& Type() const noexcept override {
+    static std::string const type = "userTransition";
+    return type;
+  }
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_state.Next->KeyPath(); }
+  CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
+    return m_state.Next->ResolveForCreate(key);
+  }
+  using IPartitionResolver::ResolveForCreate;
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override {
+    return m_state.Next->ResolveForRead(selector);
+  }
+  std::vector<CollectionRef> Collections() const override { return m_state.Next->Collections(); }
+  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override {
+    return m_state.Next->ToJson(allocator);
+  }
+  TransitionState const* Transition() const noexcept override { return &m_state; }
+
+private:
+  TransitionState m_state;
+};
+
+// Records which Visit method Accept called, and with what.
+struct Recorder final : IResolverVisitor {
+  std::string Called;
+  std::string HashName;
+  std::uint32_t VirtualNodes = 0;
+  std::size_t Entries = 0;
+  bool HasDefault = false;
+  void VisitRing(IPartitionResolver const&, ConsistentHashRing const&, std::string const& hashName,
+                 std::uint32_t virtualNodes) override {
+    Called = "ring";
+    HashName = hashName;
+    VirtualNodes = virtualNodes;
+  }
+  void VisitRanges(IPartitionResolver const&, KeyType, std::span<RangeEntry const> ranges) override {
+    Called = "ranges";
+    Entries = ranges.size();
+  }
+  void VisitLookup(IPartitionResolver const&, KeyType, std::span<LookupEntry const> entries,
+                   ResolverTarget const* defaultTarget) override {
+    Called = "lookup";
+    Entries = entries.size();
+    HasDefault = defaultTarget != nullptr;
+  }
+  void VisitOther(IPartitionResolver const&) override { Called = "other"; }
+};
+
+}  // namespace
+
+TEST_CASE("a user-defined ring resolver gets an exact migration plan, like hash", "[user-resolver][plan]") {
+  UserRing const from(Refs({"dbs/d/colls/c0", "dbs/d/colls/c1", "dbs/d/colls/c2"}));
+  HashPartitionResolver const to(Refs({"dbs/d/colls/c0", "dbs/d/colls/c1", "dbs/d/colls/c2", "dbs/d/colls/c3"}),
+                                 nullptr, 16, PartitionKeyPath::Parse("/k"));
+  std::vector<PartitionKey> keys;
+  for (int i = 0; i < 20000; ++i) keys.emplace_back("user-" + std::to_string(i));
+  auto const plan = MigrationPlan::Compute(from, to, keys);
+  REQUIRE(plan.IsExact());  // sampled (not exact) before rings were asked through the interface
+  REQUIRE_FALSE(plan.Moves().empty());
+  for (auto const& m : plan.Moves()) CHECK(m.To == "dbs/d/colls/c3");  // growing a ring only feeds the new node
+  // The exact share agrees with keys routed through both resolvers here.
+  double const sampled = static_cast<double>(plan.SampleKeysMoving()) / static_cast<double>(plan.SampleKeysRouted());
+  CHECK(std::abs(sampled - plan.MovingFraction()) < 0.015);
+
+  // Same ring on both sides: nothing moves.
+  UserRing const same(Refs({"dbs/d/colls/c0", "dbs/d/colls/c1", "dbs/d/colls/c2", "dbs/d/colls/c3"}));
+  auto const none = MigrationPlan::Compute(same, to);
+  CHECK(none.IsExact());
+  CHECK(none.MovingFraction() == 0.0);
+  CHECK(HashResolverDiff(same, to).empty());
+
+  // A resolver without a ring cannot be diffed, and the error names it.
+  UserOpaque const opaque;
+  CHECK_FALSE(HaveComparableRings(opaque, to));
+  CHECK_THROWS_WITH(HashResolverDiff(opaque, to), Catch::Contains("userOpaque"));
+  CHECK_FALSE(MigrationPlan::Compute(opaque, to).IsExact());
+}
+
+TEST_CASE("tools see any resolver's structure through Accept", "[user-resolver][visitor]") {
+  Recorder ring;
+  UserRing(Refs({"dbs/d/colls/a", "dbs/d/colls/b"})).Accept(ring);
+  CHECK(ring.Called == "ring");  // the default Accept of a resolver with a ring
+  CHECK(ring.HashName == "md5");
+  CHECK(ring.VirtualNodes == 16);
+
+  Recorder opaque;
+  UserOpaque().Accept(opaque);
+  CHECK(opaque.Called == "other");
+
+  auto const lookup = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/k",
+      "keyType":"string","entries":[{"key":"x","collection":"dbs/d/colls/x"},{"key":"y","collection":"dbs/d/colls/y"}],
+      "default":"dbs/d/colls/z"}})")
+                          .Resolver();
+  Recorder table;
+  lookup->Accept(table);
+  CHECK(table.Called == "lookup");
+  CHECK(table.Entries == 2);
+  CHECK(table.HasDefault);
+
+  auto const legacy = HashPartitionResolver::DotNetLegacy(Refs({"dbs/d/colls/a", "dbs/d/colls/b"}), {7, 9}, 5);
+  Recorder named;
+  legacy->Accept(named);
+  CHECK(named.Called == "ring");
+  CHECK(named.HashName == "dotnet-legacy");  // the config name, not the ring's md5
+  CHECK(named.VirtualNodes == 5);
+}
+
+TEST_CASE("the transition state is asked through the interface", "[user-resolver][transition]") {
+  auto const a = std::make_shared<UserOpaque const>();
+  auto const b = std::make_shared<UserRing const>(Refs({"dbs/d/colls/a", "dbs/d/colls/b"}));
+  TransitionPartitionResolver const builtIn(a, b, TransitionReadMode::ReadNextThenCurrent);
+  REQUIRE(builtIn.Transition() != nullptr);
+  CHECK(builtIn.Transition()->Current == a);
+  CHECK(builtIn.Transition()->Next == b);
+  CHECK(builtIn.Transition()->ReadMode == TransitionReadMode::ReadNextThenCurrent);
+
+  UserTransition const user(a, b);
+  REQUIRE(user.Transition() != nullptr);
+  CHECK(user.Transition()->Next == b);
+  CHECK(a->Transition() == nullptr);
+  CHECK(b->Transition() == nullptr);
+
+  CHECK(ParseTransitionReadMode("ReadBoth") == TransitionReadMode::ReadBoth);
+  CHECK_FALSE(ParseTransitionReadMode("readboth").has_value());
+  CHECK(std::string(TransitionReadModeName(TransitionReadMode::None)) == "None");
+}
