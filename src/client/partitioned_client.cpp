@@ -6,6 +6,7 @@
 #include "core/json_depth.hpp"
 #include "fan_out_executor.hpp"
 #include "query_plan_cache.hpp"
+#include "tombstone.hpp"
 #include "transition_replace.hpp"
 
 #include "docshard/errors.hpp"
@@ -299,11 +300,26 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
   auto const attempt = [&](CollectionRef const& c, PartitionKey const& k) {
     return Account(c.Account()).DeleteDocument(c.Link(), id, HeaderValue(k), options.Request);
   };
-  if (transition)
+  if (transition) {
+    // First the tombstone, where next places the document (after the routing
+    // trace, before the first delete): a migrator that read the document
+    // before this delete checks for one right before it copies, and then does
+    // not bring it back (docs/migration.md, "Deleted stays deleted"). One
+    // write per delete while a transition is published.
+    bool tombstoned = false;
+    auto const afterTombstone = [&](CollectionRef const& c, PartitionKey const& k) {
+      if (!tombstoned) {
+        for (auto const& [next, nextKey] : Candidates(*transition->Next, key))
+          detail::WriteTombstone(Account(next.Account()), next, id, HeaderValue(nextKey));
+        tombstoned = true;
+      }
+      return attempt(c, k);
+    };
     return OnCandidates(
         "delete", options.Resolver, snapshot,
         TransitionPartitionResolver(transition->Current, transition->Next, TransitionReadMode::ReadBoth), key, true,
-        attempt);
+        afterTombstone);
+  }
   return OnCandidates("delete", options.Resolver, snapshot, *snapshot.Resolver, key, true, attempt);
 }
 

@@ -11,5 +11,6 @@ target_sources(docshard_client_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/query_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_plan_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_publication.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tombstone.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transition_replace.cpp
 )

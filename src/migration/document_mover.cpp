@@ -3,6 +3,8 @@
 #include "docshard/errors.hpp"
 #include "docshard/migration/document_content.hpp"
 
+#include "client/tombstone.hpp"
+
 #include <thread>
 
 namespace docshard {
@@ -67,6 +69,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
   std::string ownETag;
   bool createdChain = false;
   MoveResult result;
+  if (m_hook) m_hook(MoveStep::Started, id);
 
   // Replaces the target version `etag` with `content`; the new version is ours.
   // False when the target changed or vanished meanwhile (look again).
@@ -86,7 +89,37 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
     }
   };
 
+  // Whether the application has begun deleting the document: its delete
+  // writes the tombstone before it deletes anything (docs/migration.md).
+  auto tombstone = [&] {
+    try {
+      Call([&] { return detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  };
+
   for (int round = 0; round < MaxRounds; ++round) {
+    // 0. A document the application is deleting, or has deleted since we
+    //    read it, is not copied: the copy would bring it back.
+    //    A copy of ours from an earlier round goes too (If-Match: unless
+    //    someone wrote the target since).
+    if (tombstone()) {
+      if (createdChain) {
+        try {
+          Call([&] {
+            RequestOptions o;
+            o.IfMatchETag = ownETag;
+            return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
+          });
+        } catch (PreconditionFailedError const&) {
+        } catch (NotFoundError const&) {}
+      }
+      return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected);
+    }
+    if (m_hook) m_hook(MoveStep::BeforeTargetWrite, id);
+
     // 1. Make the target hold the source's content (or keep a newer
     //    application write), in a version this call wrote.
     bool targetHasSource = false;
@@ -96,6 +129,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
       ownETag = ETagOfResponse(r);
       createdChain = !ownETag.empty();
       targetHasSource = true;
+      if (m_hook) m_hook(MoveStep::TargetWritten, id);
     } catch (ConflictError const&) {
       rapidjson::Document existing;
       std::string targetETag;
@@ -113,6 +147,10 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
         if (!same && !takeOver(targetETag, UserContentJson(current))) continue;
         targetHasSource = true;
       } else {
+        // Someone else's version while the application deletes the document
+        // (or did since our read): adopting it could keep a copy that
+        // another migrator must still be able to remove as its own.
+        if (tombstone()) return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::SourceGone);
         // Another writer's version: another migrator's copy, a crashed run's,
         // or an application write (different content: newer, it wins). We
         // rewrite it unchanged before deleting the source, so that the
@@ -177,6 +215,25 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
   }
   throw Error(ErrorCode::Internal, "document \"" + id + "\" in " + m_sourceRef.Text() +
                                        " kept changing during its move; it stays in place for the next run");
+}
+
+MoveResult DocumentMover::AwaitSourceDelete(std::string const& id, PartitionKeyValue const& partitionKey,
+                                            MoveResult result, MoveOutcome gone) {
+  // The delete writes its tombstone, then deletes the source: milliseconds
+  // apart, unless it failed half-way (then the application must delete the
+  // document again; taking its delete over here could answer its own
+  // delete with 404 for a document that existed).
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    try {
+      Call([&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
+    } catch (NotFoundError const&) {
+      result.Outcome = gone;
+      return result;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 << attempt));
+  }
+  result.Outcome = MoveOutcome::DeletePending;
+  return result;
 }
 
 }  // namespace docshard

@@ -180,6 +180,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       // it is, is reported, and the migration goes on (nothing is lost; the
       // final verification names it as misplaced, so B is not switched to).
       auto leave = [&](std::string key, std::string reason) {
+        std::lock_guard lock(pageMutex);  // moves below add to it too
         left.push_back({source.Text(), id, std::move(key), std::move(reason)});
       };
       CollectionRef owner;
@@ -211,14 +212,23 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
         std::lock_guard lock(pageMutex);
         ++pending;
       }
-      state.Pool.Submit([&, owner, header = *header, parsed, tally, i] {
+      state.Pool.Submit([&, owner, header = *header, parsed, tally, i, id, keyJson] {
         try {
           if (!state.Failed) {
             state.Pacer.Acquire();
             state.Budget.Wait();
             DocumentMover mover(sourceClient, source, state.Client->Account(owner.Account()), owner, state.Pacer,
                                 &state.Budget);
+            if (state.Options.StepHook) mover.SetStepHook(state.Options.StepHook);
             auto const r = MoveWithRetries(mover, (*parsed)["Documents"][i], header);
+            if (r.Outcome == MoveOutcome::DeletePending) {
+              std::lock_guard lock(pageMutex);
+              left.push_back({source.Text(), id, keyJson,
+                              "an application delete of it wrote its tombstone but has not removed it (still "
+                              "running, or it failed half-way): delete it again, then resume"});
+              if (--pending == 0) pageDone.notify_all();
+              return;
+            }
             ++tally->Moved;
             tally->Recopied += static_cast<std::uint64_t>(r.Recopies);
             if (r.Outcome == MoveOutcome::KeptNewer || r.Outcome == MoveOutcome::SourceGone) ++tally->KeptNewer;

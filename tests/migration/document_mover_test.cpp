@@ -127,6 +127,121 @@ TEST_CASE("mover: a source deleted by the app meanwhile is not resurrected", "[p
   CHECK(m.TargetValue("y") == 5);
 }
 
+// Stands for a migrator killed at a step: nothing after it runs.
+struct Crash {};
+
+// The interleavings of docs/migration.md, "Deleted stays deleted", driven
+// step by step through the mover's hook. The application deletes through
+// the transition client (tombstone, then current, then next).
+TEST_CASE("mover: an app delete after the read, then a crash after the copy: stays deleted", "[protocol][tombstone]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");  // the migrator's page read
+  DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer);
+  bool copied = false;
+  mover.SetStepHook([&](MoveStep step, std::string const&) {
+    // Entirely between the read and the copy:
+    if (step == MoveStep::Started) m.Client->DeleteDocument("x", PartitionKey("k"));
+    if (step == MoveStep::TargetWritten) {
+      copied = true;
+      throw Crash{};  // killed between its copy and its delete of the source
+    }
+  });
+  MoveResult r;
+  try {
+    r = mover.Move(snapshot, PartitionKeyValue("k"));
+  } catch (Crash const&) {}
+  // A resumed run reads the page again and no longer finds it in the source:
+  // nothing else would ever remove a copy.
+  CHECK_FALSE(copied);
+  CHECK(r.Outcome == MoveOutcome::Unresurrected);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK_FALSE(m.TargetValue("x"));
+  CHECK_THROWS_AS(m.Client->ReadDocument("x", PartitionKey("k")), NotFoundError);
+}
+
+TEST_CASE("mover: an app delete before the copy, a second migrator before the cleanup: stays deleted",
+          "[protocol][tombstone]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");  // both migrators read the same page
+  DocumentMover first(m.S, m.Source, m.T, m.Target, m.Pacer);
+  DocumentMover second(m.S, m.Source, m.T, m.Target, m.Pacer);
+  MoveResult secondResult;
+  first.SetStepHook([&](MoveStep step, std::string const&) {
+    if (step == MoveStep::BeforeTargetWrite) m.Client->DeleteDocument("x", PartitionKey("k"));
+    // The second migrator finds the first one's copy before the first one
+    // learns (404 on the source) that the application deleted it.
+    if (step == MoveStep::TargetWritten) secondResult = second.Move(snapshot, PartitionKeyValue("k"));
+  });
+  auto const firstResult = first.Move(snapshot, PartitionKeyValue("k"));
+  CHECK(firstResult.Outcome == MoveOutcome::Unresurrected);
+  CHECK(secondResult.Outcome != MoveOutcome::Moved);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK_FALSE(m.TargetValue("x"));
+  CHECK_THROWS_AS(m.Client->ReadDocument("x", PartitionKey("k")), NotFoundError);
+}
+
+TEST_CASE("mover: a tombstone never removes a document created again after its delete", "[protocol][tombstone]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");  // a stalled migrator's read
+  m.Client->DeleteDocument("x", PartitionKey("k"));
+  m.Client->CreateDocument(MoverFixture::Doc("x", 1));  // the same content again, now in next
+  CHECK(m.Move(snapshot).Outcome == MoveOutcome::Unresurrected);
+  CHECK(m.TargetValue("x") == 1);
+  CHECK_FALSE(m.InSource("x"));
+
+  // A delete that wrote its tombstone but never removed the source (it
+  // failed half-way): the document is neither copied nor deleted, and said so.
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("half", 1), "k");
+  m.Client->DeleteDocument("half", PartitionKey("k"));
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("half", 2), "k");  // stands for the source it left
+  CHECK(m.Move(m.ReadSource("half")).Outcome == MoveOutcome::DeletePending);
+  CHECK(m.InSource("half"));
+  CHECK_FALSE(m.TargetValue("half"));
+}
+
+TEST_CASE("migrator: killed after copying a document the app deleted after the page read; resumed: stays deleted",
+          "[protocol][tombstone]") {
+  MoverFixture m;
+  m.Setup();
+  std::vector<std::string> const ids = {"a", "b", "c", "d", "e"};
+  for (auto const& id : ids) m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+  auto const path = m.F.WriteFile("killed.checkpoint", "");
+  std::filesystem::remove(path);
+  MigratorOptions options;
+  options.Checkpoint = path;
+  options.MaxParallel = 1;  // one document at a time: the steps below are the only order
+  options.StepHook = [&](MoveStep step, std::string const& id) {
+    if (id != "c") return;
+    if (step == MoveStep::Started) m.Client->DeleteDocument("c", PartitionKey("k"));  // read, not yet copied
+    if (step == MoveStep::TargetWritten) throw Crash{};                               // killed right after the copy
+  };
+  bool killed = false;
+  try {
+    Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
+  } catch (Crash const&) {
+    killed = true;
+  }
+  if (killed) {
+    options.StepHook = nullptr;
+    options.Resume = true;
+    CHECK(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run().Finished);
+  }
+  for (auto const& id : ids) {
+    INFO(id);
+    CHECK_FALSE(m.InSource(id));
+    if (id == "c")
+      CHECK_FALSE(m.TargetValue(id));
+    else
+      CHECK(m.TargetValue(id) == 1);
+  }
+}
+
 TEST_CASE("transition replace lands in next and leaves current", "[protocol]") {
   MoverFixture m;
   m.Setup();

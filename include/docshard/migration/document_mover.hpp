@@ -4,11 +4,15 @@
 // the transition resolver routes to B, and against any number of other
 // migrators, stalled or not, moving the same document (docs/migration.md
 // has the argument):
+//   0. Unless the application deletes it meanwhile: a tombstone of the
+//      document (written by the transition client's delete, before it
+//      deletes anything) means no copy is made.
 //   1. Create the copy in the target (never upsert: that could overwrite a
 //      newer app write). 409: read the target. A version this call wrote is
 //      refreshed if the source changed; any other version (another
 //      migrator's copy, a crashed run's, or a newer app write, which wins) is
-//      rewritten unchanged If-Match its etag, so that it becomes ours.
+//      rewritten unchanged If-Match its etag, so that it becomes ours --
+//      unless a tombstone exists: a version found then is left as it is.
 //   2. Delete the source If-Match the etag we copied. 412: the source changed
 //      after the copy: read it again and re-copy. 404: someone removed the
 //      source. Only when the target has held nothing but this call's writes
@@ -27,13 +31,26 @@
 
 #include <rapidjson/document.h>
 
+#include <functional>
+
 namespace docshard {
 
 enum class MoveOutcome {
   Moved,          // the target holds the source's content; the source is gone
   KeptNewer,      // the target already held another version (an app write): kept, source removed
-  Unresurrected,  // the source was deleted by the app meanwhile; our copy was removed
+  Unresurrected,  // the source was deleted by the app meanwhile: no copy of ours is left
   SourceGone,     // the source vanished and the target holds a version not provably ours alone: kept
+  // An application delete of the document has begun (its tombstone exists)
+  // but the source still holds it after a wait: nothing was copied or
+  // deleted; the document is left in place and reported (delete it again).
+  DeletePending,
+};
+
+// The points of a move a test can stop at (DocumentMover::SetStepHook).
+enum class MoveStep {
+  Started,            // Move was called with the document as read; nothing checked or written yet
+  BeforeTargetWrite,  // the tombstone check found none; the copy (Create) is next
+  TargetWritten,      // the target holds the copy (201); the source delete is next
 };
 
 struct DOCSHARD_API MoveResult {
@@ -55,7 +72,17 @@ public:
   // failing; the document is then in a state the next attempt repairs.
   MoveResult Move(rapidjson::Value const& document, PartitionKeyValue const& partitionKey);
 
+  // For tests of interleavings: `hook` runs at each MoveStep of every Move
+  // (on the moving thread) with the document's id; what it throws leaves
+  // Move, as a crash there would stop it.
+  void SetStepHook(std::function<void(MoveStep, std::string const&)> hook) { m_hook = std::move(hook); }
+
 private:
+  // After an application delete began: waits (about 2 s at most) for the
+  // source to be gone. SourceGone or `gone` when it is, DeletePending if not.
+  MoveResult AwaitSourceDelete(std::string const& id, PartitionKeyValue const& partitionKey, MoveResult result,
+                               MoveOutcome gone);
+
   template <typename Operation>
   CosmosResponse Call(Operation&& operation);
 
@@ -65,6 +92,7 @@ private:
   CollectionRef m_targetRef;
   TokenBucket& m_pacer;
   RequestUnitBudget* m_budget;
+  std::function<void(MoveStep, std::string const&)> m_hook;
 };
 
 }  // namespace docshard

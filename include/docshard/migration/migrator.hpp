@@ -16,6 +16,7 @@
 // resolver before Run starts, and A and B share the top-level partition-key
 // path (the server-side partition key).
 #include "docshard/export.hpp"
+#include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
 #include "docshard/migration/migration_lease.hpp"
 #include "docshard/migration/migration_plan.hpp"
@@ -76,6 +77,9 @@ struct DOCSHARD_API MigratorOptions {
   MigrationLeaseOptions Lease;
   // Called after every page and at the end, from scanning threads (serialised).
   std::function<void(MigrationProgress const&)> OnProgress;
+  // For tests of interleavings: given to every DocumentMover
+  // (DocumentMover::SetStepHook); called from the moving threads.
+  std::function<void(MoveStep, std::string const&)> StepHook;
 };
 
 class DOCSHARD_API Migrator {

@@ -1,0 +1,37 @@
+#pragma once
+// Internal: the record an application delete leaves while a scheme is in
+// transition, so that a migrator which read the document before the delete
+// does not copy it back (docs/migration.md, "Deleted stays deleted").
+//
+// A tombstone is a document {"id": <the deleted id>, "pk": <its partition key
+// value>, "docshardTombstone": 1} in the collection `docshard-tombstones`
+// (partition key path `/pk`) of the database and account of the collection
+// the next scheme places the document in. It is never in a collection either
+// scheme names, so application reads, queries and fan-outs, the migrator's
+// scans and verification never see it; a lookup is a point write or read by
+// (id, key).
+#include "docshard/collection_ref.hpp"
+#include "docshard/cosmos/cosmos_client.hpp"
+
+#include <string_view>
+
+namespace docshard::detail {
+
+// The collection holding the tombstones of documents `target` would hold.
+CollectionRef TombstoneCollection(CollectionRef const& target);
+
+// Records that the application is deleting (id, key) whose next-scheme home
+// is `target`; creates the tombstone collection when it is missing. Throws
+// what the client throws.
+void WriteTombstone(CosmosClient& client, CollectionRef const& target, std::string_view id,
+                    PartitionKeyValue const& key);
+
+// Whether a tombstone of (id, key) exists, decided by the service's primary:
+// a replace of the tombstone by itself, which succeeds when there is one and
+// throws NotFoundError when there is none (nor a tombstone collection yet).
+// A write, so that it sees every tombstone written before it, by any process,
+// whatever replica a read would reach.
+CosmosResponse ReplaceTombstone(CosmosClient& client, CollectionRef const& target, std::string_view id,
+                                PartitionKeyValue const& key);
+
+}  // namespace docshard::detail
