@@ -5,6 +5,7 @@
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
+#include "core/region_name.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/prettywriter.h>
@@ -38,8 +39,8 @@ AccountConfig LoadAccount(ConfigNode const& node) {
       child.Fail(std::string("TLS verification cannot be disabled from a config file (only ") +
                  (s.VerifyingValue ? "true" : "false") + " is accepted here: it is always on)");
   }
-  node.AllowOnly(
-      {"endpoint", "keyEnv", "keyFile", "caFile", "verifyTls", "tlsVerify", "insecure", "disableTlsVerification"});
+  node.AllowOnly({"endpoint", "keyEnv", "keyFile", "caFile", "preferredRegions", "verifyTls", "tlsVerify", "insecure",
+                  "disableTlsVerification"});
   AccountConfig account;
   auto endpoint = node.Child("endpoint");
   account.Endpoint = endpoint.GetNonEmptyString();
@@ -50,6 +51,21 @@ AccountConfig LoadAccount(ConfigNode const& node) {
   if (auto c = node.OptionalChild("caFile")) account.CaFile = c->GetNonEmptyString();
   if (account.KeyEnv.empty() == account.KeyFile.empty())
     node.Fail("exactly one of \"keyEnv\" and \"keyFile\" is required");
+  if (auto regions = node.OptionalChild("preferredRegions")) {
+    if (!regions->Value().IsArray()) regions->FailType("an array of region names");
+    auto const elements = regions->Elements();
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      auto const& element = elements[i];
+      if (!element.Value().IsString()) element.FailType("a region name (string)");
+      auto name = element.GetString();
+      if (auto problem = detail::RegionNameProblem(name); !problem.empty()) element.Fail("region name " + problem);
+      for (std::size_t j = 0; j < i; ++j)
+        if (detail::RegionKey(account.PreferredRegions[j]) == detail::RegionKey(name))
+          element.Fail("\"" + name + "\" is the same region as " + elements[j].Place() + " \"" +
+                       account.PreferredRegions[j] + "\" (region names match with case and spaces ignored)");
+      account.PreferredRegions.push_back(std::move(name));
+    }
+  }
   return account;
 }
 
@@ -176,6 +192,11 @@ std::string PartitionScheme::Save() const {
       if (!acc.KeyEnv.empty()) obj.AddMember("keyEnv", Str(acc.KeyEnv, a), a);
       if (!acc.KeyFile.empty()) obj.AddMember("keyFile", Str(acc.KeyFile, a), a);
       if (!acc.CaFile.empty()) obj.AddMember("caFile", Str(acc.CaFile, a), a);
+      if (!acc.PreferredRegions.empty()) {
+        rapidjson::Value regions(rapidjson::kArrayType);
+        for (auto const& region : acc.PreferredRegions) regions.PushBack(Str(region, a), a);
+        obj.AddMember("preferredRegions", regions, a);
+      }
       accounts.AddMember(Str(name, a), obj, a);
     }
     doc.AddMember("accounts", accounts, a);

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace docshard {
 
@@ -22,6 +23,9 @@ struct DOCSHARD_API AccountConfig {
   std::string KeyEnv;    // name of an environment variable holding the key
   std::string KeyFile;   // path of a file holding the key
   std::string CaFile;    // an extra trusted CA (PEM) for this account
+  // Multi-region accounts: the regions to read from, in order of preference
+  // (CosmosClientOptions::PreferredRegions). Empty: the endpoint only.
+  std::vector<std::string> PreferredRegions;
 };
 
 // A loaded scheme: the resolver tree, its epoch and its accounts. Immutable;

@@ -105,6 +105,7 @@ std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme
     o.Endpoint = account.Endpoint;
     o.Key = ReadAccountKey(name, account);
     o.CaFile = account.CaFile;
+    if (!account.PreferredRegions.empty()) o.PreferredRegions = account.PreferredRegions;
     try {
       accounts.emplace(name, std::make_shared<CosmosClient>(std::move(o)));
     } catch (InvalidArgumentError const& e) {  // e.g. a key that is not base64 (never quoted)

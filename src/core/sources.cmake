@@ -17,6 +17,7 @@ target_sources(docshard_core_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/partition_resolver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/periodic_worker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/read_selector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/region_name.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_target.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ring_ownership.cpp

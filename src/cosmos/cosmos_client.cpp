@@ -8,15 +8,20 @@
 #include <docshard/operation_diagnostics.hpp>
 
 #include "core/json_depth.hpp"
+#include "core/region_name.hpp"
+#include "cosmos/database_account.hpp"
+#include "cosmos/region_router.hpp"
 #include "cosmos/resource_path.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include <charconv>
+#include <mutex>
 #include <optional>
 
 namespace docshard {
@@ -28,6 +33,48 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr char const* ApiVersion = "2018-12-31";
+
+// The account is read at most this often after failures (a failover of
+// many concurrent operations reads it once), except after a 403/3.
+constexpr milliseconds MinAccountReadInterval{1000};
+// At most this many immediate retries in another region per operation.
+constexpr int MaxRegionFailovers = 16;
+
+CosmosClientOptions const& CheckedRegions(CosmosClientOptions const& o) {
+  detail::CheckPreferredRegions(o.PreferredRegions, "PreferredRegions");
+  if (o.RegionUnavailableFor < milliseconds(1))
+    throw InvalidArgumentError("RegionUnavailableFor must be at least 1 ms (got " +
+                               std::to_string(o.RegionUnavailableFor.count()) + " ms)");
+  return o;
+}
+
+// Reads (point reads, feeds, queries, query plans) may go to any region;
+// everything else is a write and goes to the write region.
+bool IsReadRequest(CosmosRequest const& req) {
+  if (req.Method == "GET" || req.Method == "HEAD") return true;
+  return req.Method == "POST" &&
+         (req.Headers.Contains("x-ms-documentdb-isquery") || req.Headers.Contains("x-ms-cosmos-is-query-plan-request"));
+}
+
+// What a failed attempt says about its region.
+enum class RegionFailure { None, Unreachable, Unavailable, WriteForbidden, SessionNotAvailable };
+
+RegionFailure ClassifyRegionFailure(AttemptOutcome const& outcome) {
+  switch (outcome.What) {
+  // A region going down resets connections mid-handshake too; failing
+  // over after a TLS failure never accepts an unverified peer.
+  case AttemptOutcome::Kind::TlsFailure:
+  case AttemptOutcome::Kind::TransportFailure:
+  case AttemptOutcome::Kind::Timeout: return RegionFailure::Unreachable;
+  case AttemptOutcome::Kind::Response:
+    if (outcome.Status == 503) return RegionFailure::Unavailable;
+    if (outcome.Status == 403 && outcome.SubStatus == SubStatusWriteForbidden) return RegionFailure::WriteForbidden;
+    if (outcome.Status == 404 && outcome.SubStatus == SubStatusReadSessionNotAvailable)
+      return RegionFailure::SessionNotAvailable;
+    return RegionFailure::None;
+  default: return RegionFailure::None;
+  }
+}
 
 unsigned HeaderNumber(http::HttpHeaders const& h, std::string_view name) {
   auto v = h.Get(name);
@@ -95,10 +142,13 @@ std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayNa
 class CosmosClient::Impl {
 public:
   explicit Impl(CosmosClientOptions& options)
-      : m_endpointText(options.Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)), m_key(options.Key),
-        m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
+      : m_endpointText(CheckedRegions(options).Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)),
+        m_key(options.Key), m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
         m_userAgent("docshard/0.1" + (options.UserAgentSuffix.empty() ? "" : " " + options.UserAgentSuffix)),
         m_consistency(options.Consistency), m_log(options.Log.value_or(DefaultLogger())),
+        m_regionRouting(!options.PreferredRegions.empty()),
+        m_accountReadTimeout(options.ConnectTimeout + options.AttemptTimeout),
+        m_router(m_endpoint.ToString(), options.PreferredRegions, options.RegionUnavailableFor),
         m_transport(TransportOptions(options)),
         m_ranges(PartitionKeyRangeCacheTransport{
                      m_transport.GetExecutor(),
@@ -124,13 +174,22 @@ public:
     diagnostics->Operation = req.Operation;
     diagnostics->Resource = LoggedResource(req);
     auto const operationStart = Clock::now();
+    // Region routing (PreferredRegions set): where each attempt goes, and
+    // the regions that failed this operation (a read tries each once before
+    // waiting). Without it every attempt goes to m_endpoint as before.
+    bool const isRead = IsReadRequest(req);
+    RegionState regions;
+    if (m_regionRouting) co_await PrepareRegions(deadline);
     for (;;) {
       std::optional<http::HttpResponse> response;
       std::exception_ptr failure;
       AttemptOutcome outcome;
+      detail::RegionTarget target;
+      if (m_regionRouting) target = PickRegion(isRead, regions);
       auto const attemptStart = Clock::now();
       try {
-        response = co_await m_transport.AsyncSend(Sign(req), deadline, asio::use_awaitable);
+        response = co_await m_transport.AsyncSend(Sign(req, m_regionRouting ? &target : nullptr), deadline,
+                                                  asio::use_awaitable);
       } catch (TlsError const&) {
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::TlsFailure;
@@ -149,15 +208,18 @@ public:
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::Cancelled;
       }
-      auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr, attemptStart);
-      if (response && m_log.Enabled(LogLevel::Verbose)) LogAttempt(*diagnostics, attempt, policy.Retries());
+      auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr, attemptStart,
+                                    m_regionRouting ? &target : nullptr);
+      if (response && m_log.Enabled(LogLevel::Verbose))
+        LogAttempt(*diagnostics, attempt, policy.Retries() + regions.Failovers);
       if (response) {
         auto const subStatus = attempt.SubStatus;
         CaptureSessionToken(req, response->Status, subStatus, response->Headers);
         if (response->Status < 300 || response->Status == 304) {
+          if (m_regionRouting) RegionSucceeded(target);
           diagnostics->TotalLatencyMs = MillisSince(operationStart);
           co_return CosmosResponse(response->Status, std::move(response->Headers), std::move(response->Body),
-                                   policy.Retries(), std::move(diagnostics));
+                                   policy.Retries() + regions.Failovers, std::move(diagnostics));
         }
         if (response->Status == 410 && subStatus == SubStatusNameCacheIsStale)
           ForgetCollection(CollectionPrefix(req.ResourceLink));  // recreated under the same name
@@ -167,14 +229,18 @@ public:
         outcome.RangeScoped = rangeId.has_value();
         outcome.RetryAfter = RetryAfter(response->Headers);
       }
-      auto const remaining = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
-      auto const delay = policy.NextDelay(outcome, remaining);
+      std::optional<milliseconds> delay;
+      if (m_regionRouting && co_await RegionFailover(req, isRead, target, outcome, deadline, regions))
+        delay = milliseconds(0);  // another region, at once
+      else
+        delay = policy.NextDelay(outcome, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
       auto const retryLevel =
           delay && outcome.Status != 429 ? LogLevel::Informational : LogLevel::Warning;  // 429s and giving up: warn
       // "giving up" only when the last attempt failed in a way retries are
       // for (a 404 after a retried 429 is the answer, not a give-up).
-      if ((delay || (policy.Retries() > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
-        LogRetry(req.Operation, diagnostics->Resource, outcome, attempt, delay, policy.Retries());
+      auto const retries = policy.Retries() + regions.Failovers;
+      if ((delay || (retries > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
+        LogRetry(req.Operation, diagnostics->Resource, outcome, attempt, delay, retries);
       if (!delay) {
         diagnostics->TotalLatencyMs = MillisSince(operationStart);
         try {
@@ -190,9 +256,205 @@ public:
         }
       }
       attempt.BackoffMs = static_cast<double>(delay->count());
+      if (delay->count() == 0) continue;
       timer.expires_after(*delay);
       co_await timer.async_wait(asio::use_awaitable);
     }
+  }
+
+  // ---- regions (PreferredRegions set; docs/client.md "Multi-region accounts") ----
+
+  // One operation's progress over the regions.
+  struct RegionState {
+    std::vector<std::string> Failed;  // regions that failed this operation (reads: tried once each)
+    bool ToWriteRegion = false;       // the next read goes to the write region (session fallback)
+    int Failovers = 0;                // immediate retries in another region
+  };
+
+  // Before an operation: the account once (the first operation waits for
+  // it), and a re-read in the background when a region's mark has expired.
+  asio::awaitable<void> PrepareRegions(Clock::time_point deadline) {
+    bool read = false, expired = false;
+    {
+      std::lock_guard lock(m_regionMutex);
+      read = m_accountReadAt.has_value();
+      expired = read && m_router.ExpireMarks(Clock::now());
+    }
+    if (!read) {
+      co_await ReadAccount(deadline, false);
+    } else if (expired) {
+      ReadAccountInBackground(true);
+    }
+  }
+
+  detail::RegionTarget PickRegion(bool isRead, RegionState const& state) {
+    std::lock_guard lock(m_regionMutex);
+    auto const now = Clock::now();
+    if (!isRead) return m_router.WriteTarget(now);
+    if (state.ToWriteRegion) return m_router.WriteRegion();
+    auto order = m_router.ReadOrder(now);
+    for (auto& target : order)
+      if (std::find(state.Failed.begin(), state.Failed.end(), target.Name) == state.Failed.end())
+        return std::move(target);
+    return std::move(order.front());
+  }
+
+  void RegionSucceeded(detail::RegionTarget const& target) {
+    bool recovered = false;
+    {
+      std::lock_guard lock(m_regionMutex);
+      recovered = m_router.RecordSuccess(target.Name);
+    }
+    if (recovered)
+      m_log.Write(LogLevel::Informational, "cosmos.region", "region recovered",
+                  {{"region", target.Name}, {"endpoint", target.Endpoint}});
+  }
+
+  // After a failed attempt: marks the region, re-reads the account and says
+  // whether to retry at once in another region (true), or leave the
+  // decision to the retry policy (false). See docs/client.md for the rules.
+  asio::awaitable<bool> RegionFailover(CosmosRequest const& req, bool isRead, detail::RegionTarget const& target,
+                                       AttemptOutcome const& outcome, Clock::time_point deadline, RegionState& state) {
+    auto const failure = ClassifyRegionFailure(outcome);
+    if (failure == RegionFailure::None) co_return false;
+    bool multiRegion = false;
+    {
+      std::lock_guard lock(m_regionMutex);
+      multiRegion = m_router.MultiRegion();
+    }
+    if (failure == RegionFailure::SessionNotAvailable) {
+      // The region has not caught up with this client's session yet: the
+      // write region has every write, so read there (once), keeping the
+      // token. Never a stale read of the client's own write.
+      if (!isRead || !multiRegion || state.ToWriteRegion || state.Failovers >= MaxRegionFailovers) co_return false;
+      {
+        std::lock_guard lock(m_regionMutex);
+        if (detail::RegionKey(m_router.WriteRegion().Name) == detail::RegionKey(target.Name)) co_return false;
+      }
+      state.ToWriteRegion = true;
+      ++state.Failovers;
+      co_return true;
+    }
+    state.ToWriteRegion = false;
+    auto const now = Clock::now();
+    bool fresh = false;
+    if (multiRegion) {
+      std::lock_guard lock(m_regionMutex);
+      if (failure != RegionFailure::WriteForbidden)
+        fresh = m_router.MarkUnavailable(target.Name, detail::RegionUse::Reads, now);
+      fresh = m_router.MarkUnavailable(target.Name, detail::RegionUse::Writes, now) || fresh;
+    }
+    if (fresh && m_log.Enabled(LogLevel::Warning))
+      m_log.Write(LogLevel::Warning, "cosmos.region", "region unavailable",
+                  {{"region", target.Name},
+                   {"endpoint", target.Endpoint},
+                   {"reason", failure == RegionFailure::WriteForbidden           ? "write forbidden (403/3)"
+                              : failure == RegionFailure::Unavailable            ? "503"
+                              : outcome.What == AttemptOutcome::Kind::Timeout    ? "timeout"
+                              : outcome.What == AttemptOutcome::Kind::TlsFailure ? "TLS failure"
+                                                                                 : "transport failure"},
+                   {"operation", req.Operation},
+                   {"unavailableForMs", m_router.UnavailableFor().count()}});
+    // A write needs the account's current write region before it retries;
+    // a read goes on to its next region while the account is re-read.
+    if (isRead)
+      ReadAccountInBackground(false);
+    else
+      co_await ReadAccount(std::min(deadline, Clock::now() + m_accountReadTimeout),
+                           failure == RegionFailure::WriteForbidden);
+    if (!multiRegion || state.Failovers >= MaxRegionFailovers) co_return false;
+    state.Failed.push_back(target.Name);
+    // A write that may have been applied (sent, then the connection failed
+    // or timed out) is never repeated here; the retry policy decides, as in
+    // a single region (idempotent writes only).
+    bool const mayHaveExecuted = outcome.What != AttemptOutcome::Kind::Response && outcome.RequestSent;
+    if (!isRead && mayHaveExecuted) co_return false;
+    auto const next = PickRegion(isRead, state);
+    if (detail::RegionKey(next.Name) == detail::RegionKey(target.Name)) co_return false;
+    if (isRead && std::find(state.Failed.begin(), state.Failed.end(), next.Name) != state.Failed.end()) {
+      state.Failed.clear();  // every region failed once: wait (policy), then start over
+      co_return false;
+    }
+    ++state.Failovers;
+    co_return true;
+  }
+
+  // GET / on the global endpoint (then the regions'), adopted by the
+  // router. One read at a time: callers meanwhile wait for it; none within
+  // MinAccountReadInterval of the last one unless `force`. A failed read
+  // leaves the last account in place (none: the global endpoint only).
+  asio::awaitable<void> ReadAccount(Clock::time_point deadline, bool force) {
+    std::uint64_t generation = 0;
+    bool wait = false;
+    std::vector<std::string> endpoints;
+    {
+      std::lock_guard lock(m_regionMutex);
+      auto const now = Clock::now();
+      if (m_accountReading) {
+        wait = true;
+        generation = m_accountGeneration;
+      } else if (!force && m_accountReadAt && now - *m_accountReadAt < MinAccountReadInterval) {
+        co_return;
+      } else {
+        m_accountReading = true;
+        endpoints = m_router.AccountEndpoints(now);
+      }
+    }
+    if (wait) {
+      // Rare (the first operations, failovers): poll the read under way.
+      asio::steady_timer timer(co_await asio::this_coro::executor);
+      for (;;) {
+        {
+          std::lock_guard lock(m_regionMutex);
+          if (m_accountGeneration != generation) co_return;
+        }
+        if (Clock::now() >= deadline) co_return;
+        timer.expires_after(milliseconds(5));
+        co_await timer.async_wait(asio::use_awaitable);
+      }
+    }
+    std::optional<detail::DatabaseAccount> account;
+    std::string problem;
+    for (auto const& endpoint : endpoints) {
+      try {
+        CosmosRequest req;
+        req.Operation = "ReadAccount";
+        req.Method = "GET";
+        detail::RegionTarget target{"", endpoint};
+        auto response = co_await m_transport.AsyncSend(Sign(req, &target), deadline, asio::use_awaitable);
+        if (response.Status != 200) {
+          problem = endpoint + " answered " + std::to_string(response.Status);
+          continue;
+        }
+        account = detail::ParseDatabaseAccount(response.Body);
+        break;
+      } catch (std::exception const& e) {
+        problem = endpoint + ": " + e.what();
+      }
+    }
+    bool changed = false;
+    detail::RegionTarget write;
+    std::string reads;
+    {
+      std::lock_guard lock(m_regionMutex);
+      m_accountReading = false;
+      ++m_accountGeneration;
+      m_accountReadAt = Clock::now();
+      if (account) {
+        changed = m_router.Update(std::move(*account));
+        write = m_router.WriteRegion();
+        for (auto const& r : m_router.ReadOrder(Clock::time_point::min())) reads += (reads.empty() ? "" : ",") + r.Name;
+      }
+    }
+    if (!account)
+      m_log.Write(LogLevel::Warning, "cosmos.region", "account read failed", {{"reason", problem}});
+    else if (changed)
+      m_log.Write(LogLevel::Informational, "cosmos.region", "account regions",
+                  {{"writeRegion", write.Name}, {"readRegions", reads}});
+  }
+
+  void ReadAccountInBackground(bool force) {
+    asio::co_spawn(m_transport.GetExecutor(), ReadAccount(Clock::now() + m_accountReadTimeout, force), asio::detached);
   }
 
   static bool IsTransient(AttemptOutcome const& outcome) {
@@ -203,6 +465,7 @@ public:
     case 429:
     case 449:
     case 503: return true;
+    case 403: return outcome.SubStatus == SubStatusWriteForbidden;
     case 404: return outcome.SubStatus == SubStatusReadSessionNotAvailable;
     default: return false;
     }
@@ -223,9 +486,15 @@ public:
 
   // One attempt into the operation's diagnostics (and its charge into the total).
   AttemptDiagnostics& RecordAttempt(OperationDiagnostics& diagnostics, AttemptOutcome const& outcome,
-                                    http::HttpResponse const* response, Clock::time_point started) const {
+                                    http::HttpResponse const* response, Clock::time_point started,
+                                    detail::RegionTarget const* region) const {
     auto& a = diagnostics.Attempts.emplace_back();
-    a.Endpoint = m_endpointText;
+    if (region) {
+      a.Endpoint = region->Endpoint;
+      a.Region = region->Name;
+    } else {
+      a.Endpoint = m_endpointText;
+    }
     a.LatencyMs = MillisSince(started);
     switch (outcome.What) {
     case AttemptOutcome::Kind::Response: break;
@@ -257,6 +526,7 @@ public:
                  {"requestCharge", a.RequestCharge},
                  {"latencyMs", a.LatencyMs},
                  {"attempt", retries + 1},
+                 {"region", a.Region},
                  {"activityId", a.ActivityId}});
   }
 
@@ -274,6 +544,7 @@ public:
                    {"retryAfterMs", outcome.RetryAfter ? outcome.RetryAfter->count() : 0},
                    {"delayMs", delay->count()},
                    {"retry", retries},
+                   {"region", attempt.Region},
                    {"activityId", attempt.ActivityId}});
     else
       m_log.Write(LogLevel::Warning, "cosmos.retry", "giving up",
@@ -283,6 +554,7 @@ public:
                    {"status", outcome.Status},
                    {"subStatus", outcome.SubStatus},
                    {"retries", retries},
+                   {"region", attempt.Region},
                    {"activityId", attempt.ActivityId}});
   }
 
@@ -347,9 +619,10 @@ public:
 
   // Date and signature are per attempt: a retried request must not carry a
   // stale x-ms-date (the service rejects dates older than 15 minutes).
-  http::HttpRequest Sign(CosmosRequest const& req) const {
+  // `region`: where a routed attempt goes (null: the configured endpoint).
+  http::HttpRequest Sign(CosmosRequest const& req, detail::RegionTarget const* region) const {
     http::HttpRequest h;
-    h.Target = m_endpoint;
+    h.Target = region ? http::Endpoint::Parse(region->Endpoint) : m_endpoint;
     h.Method = req.Method;
     h.Path = detail::EncodePath(req.Path);
     h.Headers = req.Headers;
@@ -376,6 +649,16 @@ public:
   std::string m_userAgent;
   std::optional<ConsistencyLevel> m_consistency;
   Logger m_log;
+  // Regions (PreferredRegions set): the router and the account reads, under
+  // m_regionMutex. Declared before the transport: background account reads
+  // in flight use them until the transport stops.
+  bool m_regionRouting;
+  milliseconds m_accountReadTimeout;
+  std::mutex m_regionMutex;
+  detail::RegionRouter m_router;
+  bool m_accountReading = false;
+  std::uint64_t m_accountGeneration = 0;
+  std::optional<Clock::time_point> m_accountReadAt;  // the last read's end (failed or not)
   // Destruction order matters. The session container is declared before the
   // transport so that it outlives it: the transport's destructor stops the
   // I/O thread, and until then a response in flight still records its token.

@@ -62,7 +62,11 @@ std::optional<milliseconds> RetryPolicy::NextDelay(AttemptOutcome const& outcome
       ++m_sessionRetries;
       return delay;
     }
-    if (outcome.Status == 503 || (outcome.Status == 408 && m_idempotent)) break;
+    // 403/3: a write reached a region that no longer takes writes and was
+    // not applied; CosmosClient re-reads the account before the retry.
+    if (outcome.Status == 503 || (outcome.Status == 403 && outcome.SubStatus == 3) ||
+        (outcome.Status == 408 && m_idempotent))
+      break;
     return std::nullopt;
   case Kind::TransportFailure:
   case Kind::Timeout:

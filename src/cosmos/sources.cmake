@@ -6,6 +6,7 @@ target_sources(docshard_cosmos_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_client.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_requests.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cosmos_response.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/database_account.cpp
   ${CMAKE_CURRENT_LIST_DIR}/master_key.cpp
   ${CMAKE_CURRENT_LIST_DIR}/master_key_authorization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_range_cache.cpp
@@ -13,6 +14,7 @@ target_sources(docshard_cosmos_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/percent_encoding.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_page.cpp
   ${CMAKE_CURRENT_LIST_DIR}/range_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/region_router.cpp
   ${CMAKE_CURRENT_LIST_DIR}/request_failed_error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resource_path.cpp
   ${CMAKE_CURRENT_LIST_DIR}/retry_policy.cpp

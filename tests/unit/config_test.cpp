@@ -302,10 +302,10 @@ TEST_CASE("config: a scheme naming an account it does not describe is not saved"
   } catch (InvalidArgumentError const& e) {
     CHECK_THAT(e.what(), Catch::Contains("west:dbs/d/colls/a") && Catch::Contains("\"west\""));
   }
-  std::map<std::string, AccountConfig> const other = {{"east", {"https://127.0.0.1:8081", "EAST_KEY", "", ""}}};
+  std::map<std::string, AccountConfig> const other = {{"east", {"https://127.0.0.1:8081", "EAST_KEY", "", "", {}}}};
   CHECK_THROWS_AS(PartitionScheme(resolver, 1, other).Save(), InvalidArgumentError);
   // Described: it saves, and the file loads back with the same routing.
-  std::map<std::string, AccountConfig> const west = {{"west", {"https://127.0.0.1:8081", "WEST_KEY", "", ""}}};
+  std::map<std::string, AccountConfig> const west = {{"west", {"https://127.0.0.1:8081", "WEST_KEY", "", "", {}}}};
   auto const saved = PartitionScheme(resolver, 1, west).Save();
   auto const loaded = PartitionScheme::Load(saved);
   CHECK(loaded.Resolver()->ResolveForCreate(PartitionKey("k1")).Text() ==

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace docshard {
 
@@ -43,6 +44,21 @@ struct DOCSHARD_API CosmosClientOptions {
   std::size_t MaxResponseHeaderBytes = 64 * 1024;
 
   std::string UserAgentSuffix;
+
+  // Multi-region accounts (docs/client.md, "Multi-region accounts").
+  // Non-empty: Endpoint is the account's global endpoint; the client reads
+  // the account's regions from it (GET /) at its first operation and again
+  // after a region failure, sends writes to the write region and reads to
+  // the first available region of this list, then the account's others, and
+  // fails over. Names as the account spells them, case and spaces ignored
+  // ("West US 2" = "westus2"); each at most once (InvalidArgumentError).
+  // Empty (the default): every request goes to Endpoint, no account read.
+  std::vector<std::string> PreferredRegions;
+  // How long a region that refused connections, timed out or answered 503
+  // (or 403 sub-status 3 to a write) is passed over before it is tried
+  // again. Short enough that a recovered region gets its traffic back soon,
+  // long enough that a dead one costs few failed attempts.
+  std::chrono::milliseconds RegionUnavailableFor{30000};
 
   // Where this client logs (docshard/logging.hpp); unset: the process
   // default (DefaultLogger()) when the client is built.

@@ -94,6 +94,9 @@ inline constexpr unsigned SubStatusPartitionKeyRangeGone = 1002;
 inline constexpr unsigned SubStatusCompletingSplit = 1007;
 inline constexpr unsigned SubStatusCompletingPartitionMigration = 1008;
 inline constexpr unsigned SubStatusReadSessionNotAvailable = 1002;  // with 404
+// With 403: a write sent to a region that does not take writes (the write
+// region moved); nothing was applied.
+inline constexpr unsigned SubStatusWriteForbidden = 3;
 
 // Throws the most specific subclass for `status`.
 [[noreturn]] void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigned status,

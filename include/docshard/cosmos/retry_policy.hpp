@@ -10,6 +10,9 @@
 //                    applied): short jittered exponential wait.
 //   503              all operations (Cosmos DB documents 503 as "safe to
 //                    retry"): exponential backoff with jitter.
+//   403/3            all operations (write forbidden: the write region moved;
+//                    nothing was applied): as 503, after CosmosClient
+//                    re-read the account.
 //   410              all operations (the replica refused it; nothing was
 //                    applied), for sub-statuses 1000 (name cache stale), 1007
 //                    (completing split), 1008 (completing partition migration)
