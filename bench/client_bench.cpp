@@ -20,6 +20,12 @@
 //       vs CosmosClient::ReadDocument on the collection the document lives in,
 //       same documents, blocking API, one caller thread; rounds alternate the
 //       order (ABBA) and CPU per op is measured per block.
+//   client_bench observe COMMON --db D --coll C --doc ID [--ops 2000] [--rounds 20]
+//       The cost of metrics: blocking point reads of one document through a
+//       client with no meter and one recording into docshard::prometheus (a
+//       summing sink when that component is not built); rounds alternate the
+//       order (ABBA); CPU per op per block and the median of paired ratios.
+//       Diagnostics are recorded by both (they cannot be turned off).
 //   client_bench fanout-setup COMMON2 [--docs-per-coll 20]
 //   client_bench fanout  COMMON2 [--rounds 15] [--time-limit-ms 120000]
 //       SELECT * over 8 collections (PartitionedClient::Query, MaxConcurrency 8
@@ -36,6 +42,11 @@
 #include <docshard/partition_key_path.hpp>
 #include <docshard/partitioned_client.hpp>
 #include <docshard/read_selector.hpp>
+#ifdef DOCSHARD_BENCH_PROMETHEUS
+#include <docshard/prometheus/prometheus_metrics_sink.hpp>
+
+#include <prometheus/registry.h>
+#endif
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
@@ -200,6 +211,72 @@ int Reset(Args const& a) {
   } catch (NotFoundError const&) {}
   client.CreateCollectionIfNotExists(db, coll, "/pk");
   std::printf("{\"reset\":\"ok\"}\n");
+  return 0;
+}
+
+// ---- metrics on vs off --------------------------------------------------------
+// Without the Prometheus component: a sink that sums per instrument under a
+// mutex, about what an application's own sink would do.
+class SummingSink final : public IMetricsSink {
+public:
+  void Record(Instrument const& instrument, double value,
+              std::span<MetricAttribute const> attributes) noexcept override {
+    std::lock_guard lock(m_mutex);
+    auto& total = m_totals[instrument.Name];
+    total += value + static_cast<double>(attributes.size());
+  }
+
+private:
+  std::mutex m_mutex;
+  std::map<std::string_view, double> m_totals;
+};
+
+int Observe(Args const& a) {
+  auto const link = "dbs/" + a.Get("--db") + "/colls/" + a.Get("--coll");
+  auto const doc = a.Get("--doc");
+  auto off = Options(a.Get("--endpoint"), a.Get("--key-file"), a.Get("--ca"), 8);
+  off.Metrics = Meter();
+  auto on = Options(a.Get("--endpoint"), a.Get("--key-file"), a.Get("--ca"), 8);
+#ifdef DOCSHARD_BENCH_PROMETHEUS
+  auto registry = std::make_shared<::prometheus::Registry>();
+  on.Metrics = Meter(std::make_shared<docshard::PrometheusMetricsSink>(registry));
+  char const* sinkName = "prometheus";
+#else
+  on.Metrics = Meter(std::make_shared<SummingSink>());
+  char const* sinkName = "summing";
+#endif
+  CosmosClient plain(std::move(off)), metered(std::move(on));
+  auto opsPerBlock = static_cast<int>(a.Num("--ops", 2000));
+  auto rounds = static_cast<int>(a.Num("--rounds", 20));
+  auto timeLimit = Clock::now() + std::chrono::milliseconds(a.Num("--time-limit-ms", 180000));
+  auto block = [&](CosmosClient& client) {
+    double c0 = CpuSeconds();
+    for (int i = 0; i < opsPerBlock; ++i)
+      if (auto status = client.ReadDocument(link, doc, PartitionKeyValue(doc)).Status(); status != 200)
+        throw std::runtime_error("read status " + std::to_string(status));
+    return (CpuSeconds() - c0) * 1e6 / opsPerBlock;
+  };
+  block(plain);  // warm-up: connections, caches
+  block(metered);
+  std::vector<double> offCpu, onCpu, ratios;
+  for (int r = 0; r < rounds && Clock::now() < timeLimit; ++r) {
+    double x, y;
+    if (r % 2 == 0) {
+      x = block(plain);
+      y = block(metered);
+    } else {
+      y = block(metered);
+      x = block(plain);
+    }
+    offCpu.push_back(x);
+    onCpu.push_back(y);
+    ratios.push_back(y / x);
+  }
+  std::printf("{\"mode\":\"observe\",\"sink\":\"%s\",\"opsPerBlock\":%d,\"rounds\":%zu,\"offCpuUsPerOp\":%s,"
+              "\"onCpuUsPerOp\":%s,\"pairedRatios\":%s,\"offCpuUsPerOpMedian\":%.2f,\"onCpuUsPerOpMedian\":%.2f,"
+              "\"medianPairedRatio\":%.4f,\"load\":\"%s\"}\n",
+              sinkName, opsPerBlock, ratios.size(), JsonArray(offCpu, 2).c_str(), JsonArray(onCpu, 2).c_str(),
+              JsonArray(ratios, 4).c_str(), Median(offCpu), Median(onCpu), Median(ratios), Loadavg().c_str());
   return 0;
 }
 
@@ -402,6 +479,7 @@ int main(int argc, char** argv) try {
   if (mode == "reset") return Reset(a);
   if (mode == "crud") return Crud(a);
   if (mode == "routed") return Routed(a);
+  if (mode == "observe") return Observe(a);
   if (mode == "fanout-setup") return FanOutSetup(a);
   if (mode == "fanout") return FanOut(a);
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());

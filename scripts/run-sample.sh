@@ -2,7 +2,9 @@
 # Runs a sample against two fresh local servers (accounts "default" and
 # "west"), stopping them whatever happens. Their settings (gateway mode,
 # partitions, ...) are fixture "samples" of tests/servers.conf.
-#   scripts/run-sample.sh NAME [BUILD_DIR]
+#   scripts/run-sample.sh NAME [BUILD_DIR [DRIVER]]
+# DRIVER, when given, is run instead of the sample, with the sample's path and
+# arguments (e.g. a script that scrapes what the sample serves).
 # samples/NAME/scheme.json, if present, is pointed at the servers
 # (scripts/render-sample-scheme.sh: their endpoints and CA) and passed to the
 # sample as its only argument.
@@ -33,4 +35,8 @@ if [ -f "$root/samples/$name/scheme.json" ]; then
     "$run/certs/ca.pem"
   args=("$scheme")
 fi
-"$build/samples/docshard_sample_$name" "${args[@]}"
+if [ -n "${3:-}" ]; then
+  "$3" "$build/samples/docshard_sample_$name" "${args[@]}"
+else
+  "$build/samples/docshard_sample_$name" "${args[@]}"
+fi

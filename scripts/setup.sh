@@ -8,9 +8,11 @@ build=${1:-$root/build}
 
 # clang-14 + libclang-rt-14-dev: the sanitizer and fuzz builds; clang-format-14,
 # clang-tidy-14, doxygen, python3: scripts/lint.sh and scripts/docs.sh.
+# prometheus-cpp-dev: the optional docshard::prometheus sink and its sample.
 apt_pkgs=(libboost1.81-dev libssl-dev rapidjson-dev catch2 cmake g++ make pkg-config
           openssl nodejs npm ca-certificates wrk
-          clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 doxygen python3)
+          clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 doxygen python3
+          prometheus-cpp-dev)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -35,6 +37,9 @@ if [ -f "$root/tools/cosmos-server/package.json" ]; then
 fi
 
 # DOCSHARD_WERROR=ON/OFF overrides the default (cmake/DocshardWarnings.cmake).
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${DOCSHARD_BUILD_TYPE:-RelWithDebInfo} \
+# DOCSHARD_WITH_PROMETHEUS=ON: prometheus-cpp-dev is installed above, so the
+# Prometheus component and its sample test are always built here, never
+# skipped because a package was missing.
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${DOCSHARD_BUILD_TYPE:-RelWithDebInfo} -DDOCSHARD_WITH_PROMETHEUS=ON \
   ${DOCSHARD_WERROR:+-DDOCSHARD_WERROR=$DOCSHARD_WERROR} ${DOCSHARD_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"${DOCSHARD_JOBS:-2}"

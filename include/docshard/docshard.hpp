@@ -14,6 +14,7 @@
 #include "docshard/hash_partition_resolver.hpp"
 #include "docshard/key_type.hpp"
 #include "docshard/logging.hpp"
+#include "docshard/metrics.hpp"
 #include "docshard/lookup_partition_resolver.hpp"
 #include "docshard/managed_hash_collections.hpp"
 #include "docshard/managed_hash_partition_resolver.hpp"

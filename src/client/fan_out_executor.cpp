@@ -410,6 +410,25 @@ std::optional<std::vector<std::string>> PinnedKeys(FanOutRequest const& request,
   return keys;
 }
 
+// docshard.client.fan_out.streams: the streams a fresh query opens, on each
+// collection's client meter (a resumed query reopens none).
+void RecordStreamMetrics(FanOutRequest const& request, MergeSpec const& spec, FanOutOptions const& options) {
+  if (!options.Continuation.empty()) return;
+  for (std::size_t i = 0; i < request.Targets.size(); ++i) {
+    auto const& meter = request.Targets[i].Client->Metrics();
+    if (!meter.Enabled()) continue;
+    auto const n = std::count_if(spec.Streams.begin(), spec.Streams.end(),
+                                 [&](StreamTarget const& s) { return s.Collection == i; });
+    if (n == 0) continue;
+    auto const& name = request.Targets[i].Collection;
+    meter.Record(Instruments::FanOutStreams, static_cast<double>(n),
+                 {{"db.system.name", "azure.cosmosdb"},
+                  {"db.operation.name", "query_items"},
+                  {"db.namespace", name.Database()},
+                  {"db.collection.name", name.Collection()}});
+  }
+}
+
 }  // namespace
 
 FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query, FanOutOptions const& options) {
@@ -523,6 +542,7 @@ FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query
     });
     if (!failed[i]) spec.Streams.insert(spec.Streams.end(), streams.begin(), streams.end());
   }
+  RecordStreamMetrics(request, spec, options);
 
   SqlQuery streamQuery(streamText);
   for (auto const& [name, value] : query.Parameters()) streamQuery.WithJsonParameter(name, value);

@@ -8,6 +8,7 @@ target_sources(docshard_core_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/hash_generator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/key_type.cpp
   ${CMAKE_CURRENT_LIST_DIR}/logging.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/md5_chain.cpp
   ${CMAKE_CURRENT_LIST_DIR}/md5_hash_generator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/murmur3.cpp

@@ -10,6 +10,7 @@
 #include "core/json_depth.hpp"
 #include "core/region_name.hpp"
 #include "cosmos/database_account.hpp"
+#include "cosmos/operation_metrics.hpp"
 #include "cosmos/region_router.hpp"
 #include "cosmos/resource_path.hpp"
 
@@ -149,7 +150,7 @@ public:
         m_regionRouting(!options.PreferredRegions.empty()),
         m_accountReadTimeout(options.ConnectTimeout + options.AttemptTimeout),
         m_router(m_endpoint.ToString(), options.PreferredRegions, options.RegionUnavailableFor),
-        m_transport(TransportOptions(options)),
+        m_meter(options.Metrics.value_or(DefaultMeter())), m_transport(TransportOptions(options)),
         m_ranges(PartitionKeyRangeCacheTransport{
                      m_transport.GetExecutor(),
                      [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
@@ -218,6 +219,7 @@ public:
         if (response->Status < 300 || response->Status == 304) {
           if (m_regionRouting) RegionSucceeded(target);
           diagnostics->TotalLatencyMs = MillisSince(operationStart);
+          RecordMetrics(*diagnostics, req);
           co_return CosmosResponse(response->Status, std::move(response->Headers), std::move(response->Body),
                                    policy.Retries() + regions.Failovers, std::move(diagnostics));
         }
@@ -243,6 +245,7 @@ public:
         LogRetry(req.Operation, diagnostics->Resource, outcome, attempt, delay, retries);
       if (!delay) {
         diagnostics->TotalLatencyMs = MillisSince(operationStart);
+        RecordMetrics(*diagnostics, req);
         try {
           if (failure) std::rethrow_exception(failure);
           auto const& h = response->Headers;
@@ -457,6 +460,13 @@ public:
     asio::co_spawn(m_transport.GetExecutor(), ReadAccount(Clock::now() + m_accountReadTimeout, force), asio::detached);
   }
 
+  // One branch when no meter is set (the default).
+  void RecordMetrics(OperationDiagnostics const& diagnostics, CosmosRequest const& req) const {
+    if (!m_meter.Enabled()) return;
+    detail::RecordOperationMetrics(m_meter, diagnostics, req.ResourceLink);
+    detail::RecordConnectionMetrics(m_meter, m_transport.Statistics(), m_endpoint.Host);
+  }
+
   static bool IsTransient(AttemptOutcome const& outcome) {
     if (outcome.What != AttemptOutcome::Kind::Response) return outcome.What != AttemptOutcome::Kind::Cancelled;
     switch (outcome.Status) {
@@ -659,6 +669,7 @@ public:
   bool m_accountReading = false;
   std::uint64_t m_accountGeneration = 0;
   std::optional<Clock::time_point> m_accountReadAt;  // the last read's end (failed or not)
+  Meter m_meter;
   // Destruction order matters. The session container is declared before the
   // transport so that it outlives it: the transport's destructor stops the
   // I/O thread, and until then a response in flight still records its token.
@@ -704,6 +715,8 @@ asio::any_io_executor CosmosClient::GetExecutor() const { return m_impl->m_trans
 asio::any_io_executor CosmosClient::PickExecutor() const { return m_impl->m_transport.PickExecutor(); }
 
 http::HttpTransportStatistics CosmosClient::TransportStatistics() const { return m_impl->m_transport.Statistics(); }
+
+Meter const& CosmosClient::Metrics() const noexcept { return m_impl->m_meter; }
 
 void CosmosClient::CloseIdleConnections() { m_impl->m_transport.CloseIdleConnections(); }
 

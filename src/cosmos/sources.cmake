@@ -9,6 +9,7 @@ target_sources(docshard_cosmos_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/database_account.cpp
   ${CMAKE_CURRENT_LIST_DIR}/master_key.cpp
   ${CMAKE_CURRENT_LIST_DIR}/master_key_authorization.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/operation_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_range_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partition_key_value.cpp
   ${CMAKE_CURRENT_LIST_DIR}/percent_encoding.cpp

@@ -24,6 +24,23 @@ namespace docshard {
 
 namespace {
 
+// docshard.migration.documents for one committed page, on the source
+// account's meter (only committed pages: a page redone after a crash or a
+// take-over is not counted twice by this worker).
+void RecordPageMetrics(Meter const& meter, detail::PageCounts const& c) {
+  if (!meter.Enabled()) return;
+  auto const handled = c.KeptNewer + c.Unresurrected;
+  std::pair<std::string_view, std::uint64_t> const outcomes[] = {{"scanned", c.Scanned},
+                                                                 {"skipped", c.Skipped},
+                                                                 {"moved", c.Moved > handled ? c.Moved - handled : 0},
+                                                                 {"kept_newer", c.KeptNewer},
+                                                                 {"unresurrected", c.Unresurrected},
+                                                                 {"left_in_place", c.LeftInPlace}};
+  for (auto const& [outcome, n] : outcomes)
+    if (n > 0)
+      meter.Record(Instruments::MigrationDocuments, static_cast<double>(n), {{"docshard.migration.outcome", outcome}});
+}
+
 bool SameCollection(CollectionRef const& a, CollectionRef const& b) {
   return a.Account() == b.Account() && a.Link() == b.Link();
 }
@@ -291,6 +308,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       if (sourceDone) ++p.SourcesDone;
       state.Publish();
     }
+    RecordPageMetrics(sourceClient.Metrics(), counts);
     if (!next.valid()) return;
     try {
       page = next.get();

@@ -6,11 +6,13 @@
 
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/logging.hpp>
+#include <docshard/metrics.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <iostream>
+#include <mutex>
 #include <string>
 
 using namespace docshard;
@@ -28,6 +30,26 @@ bool HasSignatureMarker(std::string const& text) {
     if (Contains(text, marker)) return true;
   return false;
 }
+// Prints every measurement (instrument, value, attributes) for the scan.
+class PrintingMetricsSink final : public IMetricsSink {
+public:
+  void Record(Instrument const& instrument, double value,
+              std::span<MetricAttribute const> attributes) noexcept override {
+    std::lock_guard lock(m_mutex);
+    std::cout << "metric " << instrument.Name << " " << value;
+    for (auto const& a : attributes) std::cout << " " << a.Key << "=" << a.Value;
+    std::cout << "\n";
+    ++m_records;
+  }
+  int Records() {
+    std::lock_guard lock(m_mutex);
+    return m_records;
+  }
+
+private:
+  std::mutex m_mutex;
+  int m_records = 0;
+};
 }  // namespace
 
 TEST_CASE("credentials never reach messages or output", "[secrets]") {
@@ -40,6 +62,9 @@ TEST_CASE("credentials never reach messages or output", "[secrets]") {
   // Every log record of the scenario (debug: every request, retries, range
   // reads) goes to stderr, which the script scans with the rest.
   SetDefaultLogger(Logger(MakeStderrLogSink(), LogLevel::Verbose));
+  // Every metric measurement too (stdout).
+  auto metrics = std::make_shared<PrintingMetricsSink>();
+  SetDefaultMeter(Meter(metrics));
   CosmosClient client(ClientOptions("secrets"));
   auto const db = UniqueId("sec");
   auto const link = "dbs/" + db + "/colls/items";
@@ -82,5 +107,7 @@ TEST_CASE("credentials never reach messages or output", "[secrets]") {
     CHECK_FALSE(HasSignatureMarker(e.Body()));
   }
   client.DeleteDatabase(db);
+  CHECK(metrics->Records() > 0);
   SetDefaultLogger(Logger());
+  SetDefaultMeter(Meter());
 }

@@ -5,14 +5,17 @@
 
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/logging.hpp>
+#include <docshard/metrics.hpp>
 
 #include <boost/asio/use_future.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 using namespace docshard;
@@ -242,5 +245,114 @@ TEST_CASE("diagnostics: a throttled, retried write shows every attempt and the f
     CHECK(e.Diagnostics()->Resource == link);
   }
   faults.Set("{}");
+  client.DeleteDatabase(db);
+}
+
+namespace {
+
+// Sums every measurement per instrument and attribute set ("k=v,k=v", empty
+// values left out), and remembers the last value of gauges.
+class SummingSink final : public IMetricsSink {
+public:
+  void Record(Instrument const& instrument, double value,
+              std::span<MetricAttribute const> attributes) noexcept override {
+    std::string series;
+    for (auto const& a : attributes)
+      if (!a.Value.empty()) series += std::string(a.Key) + "=" + std::string(a.Value) + ",";
+    std::lock_guard lock(m_mutex);
+    auto& s = m_series[std::string(instrument.Name)][series];
+    s.Count += 1;
+    s.Sum = instrument.Kind == InstrumentKind::Gauge ? value : s.Sum + value;
+  }
+  struct Series {
+    double Count = 0, Sum = 0;
+  };
+  // Totals over the series of `name` whose text contains every one of `parts`.
+  Series Total(std::string const& name, std::vector<std::string> const& parts = {}) const {
+    std::lock_guard lock(m_mutex);
+    Series total;
+    if (auto it = m_series.find(name); it != m_series.end())
+      for (auto const& [series, s] : it->second) {
+        bool all = true;
+        for (auto const& p : parts) all = all && series.find(p) != std::string::npos;
+        if (!all) continue;
+        total.Count += s.Count;
+        total.Sum += s.Sum;
+      }
+    return total;
+  }
+  std::vector<std::string> AllSeries() const {
+    std::lock_guard lock(m_mutex);
+    std::vector<std::string> out;
+    for (auto const& [name, series] : m_series)
+      for (auto const& [text, s] : series) out.push_back(name + "{" + text + "}");
+    return out;
+  }
+
+private:
+  mutable std::mutex m_mutex;
+  std::map<std::string, std::map<std::string, Series>> m_series;
+};
+
+}  // namespace
+
+TEST_CASE("metrics: operations, charges, retries and 429s match what the server did", "[throttle]") {
+  auto sink = std::make_shared<SummingSink>();
+  auto options = ClientOptions("throttle");
+  options.Metrics = Meter(sink);
+  CosmosClient client(options);
+  auto const db = UniqueId("metrics");
+  auto const link = "dbs/" + db + "/colls/items";
+  {
+    CosmosClient setup(ClientOptions("throttle"));  // no meter: records nowhere
+    setup.CreateDatabaseIfNotExists(db);
+    setup.CreateCollectionIfNotExists(db, "items", "/pk");
+  }
+  REQUIRE(sink->AllSeries().empty());
+  FaultControl faults("throttle");
+  int const injectedBefore = faults.Injected("status429");
+  faults.Set(R"({"status429Every":3,"retryAfterMs":20})");
+  constexpr int N = 8;
+  int retries = 0;
+  for (int i = 0; i < N; ++i)
+    retries +=
+        client.CreateDocument(link, R"({"id":"secret-id-)" + std::to_string(i) + R"(","pk":"p"})", "p").Retries();
+  for (int i = 0; i < N; ++i) retries += client.ReadDocument(link, "secret-id-" + std::to_string(i), "p").Retries();
+  faults.Set("{}");
+  int const throttled = faults.Injected("status429") - injectedBefore;  // the server's own count
+  CHECK_THROWS_AS(client.ReadDocument(link, "missing", "p"), NotFoundError);
+
+  auto const duration = std::string(Instruments::OperationDuration.Name);
+  auto const dbAttr = "db.namespace=" + db + ",";
+  CHECK(sink->Total(duration, {"db.operation.name=create_item,", dbAttr, "db.collection.name=items,",
+                               "db.response.status_code=201,", "db.system.name=azure.cosmosdb,"})
+            .Count == N);
+  CHECK(sink->Total(duration, {"db.operation.name=read_item,", "db.response.status_code=200,"}).Count == N);
+  CHECK(sink->Total(duration, {"db.operation.name=read_item,", "error.type=404,"}).Count == 1);
+  CHECK(sink->Total(duration, {"error.type="}).Count == 1);  // only the missing read failed
+  CHECK(sink->Total(duration).Sum > 0);
+  auto const charge = sink->Total(std::string(Instruments::RequestCharge.Name), {"db.operation.name=create_item,"});
+  CHECK(charge.Count == N);
+  CHECK(charge.Sum > 0);
+  REQUIRE(throttled > 0);  // the server throttled
+  CHECK(sink->Total(std::string(Instruments::Throttles.Name)).Sum == throttled);
+  CHECK(sink->Total(std::string(Instruments::Retries.Name), {"docshard.retry.reason=throttled,"}).Sum == throttled);
+  CHECK(sink->Total(std::string(Instruments::Retries.Name)).Sum == retries);
+  CHECK(sink->Total(std::string(Instruments::ConnectionCount.Name), {"db.client.connection.state=idle,"}).Count > 0);
+  CHECK(sink->Total(std::string(Instruments::ConnectionCount.Name), {"db.client.connection.state=used,"}).Count > 0);
+  for (auto const& series : sink->AllSeries()) {
+    INFO(series);
+    CHECK(series.find("secret-id") == std::string::npos);  // collections are named, documents never
+  }
+
+  // A client built without a meter takes the process default of that moment.
+  auto defaultSink = std::make_shared<SummingSink>();
+  SetDefaultMeter(Meter(defaultSink));
+  CosmosClient byDefault(ClientOptions("throttle"));
+  SetDefaultMeter(Meter());
+  CosmosClient none(ClientOptions("throttle"));
+  (void)byDefault.ReadDocument(link, "secret-id-0", "p");
+  (void)none.ReadDocument(link, "secret-id-0", "p");
+  CHECK(defaultSink->Total(duration, {"db.operation.name=read_item,"}).Count == 1);
   client.DeleteDatabase(db);
 }

@@ -199,6 +199,9 @@ public:
   boost::asio::any_io_executor PickExecutor() const;
   http::HttpTransportStatistics TransportStatistics() const;
   void CloseIdleConnections();
+  // Where this client records metrics (CosmosClientOptions::Metrics or the
+  // default meter at construction); layers above record theirs there too.
+  Meter const& Metrics() const noexcept;
 
 private:
   void CheckNotIoThread() const;

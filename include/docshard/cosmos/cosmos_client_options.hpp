@@ -3,6 +3,7 @@
 #include <docshard/cosmos/consistency_level.hpp>
 #include <docshard/cosmos/retry_options.hpp>
 #include <docshard/logging.hpp>
+#include <docshard/metrics.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -63,6 +64,9 @@ struct DOCSHARD_API CosmosClientOptions {
   // Where this client logs (docshard/logging.hpp); unset: the process
   // default (DefaultLogger()) when the client is built.
   std::optional<Logger> Log;
+  // Where this client records metrics (docshard/metrics.hpp); unset: the
+  // process default (DefaultMeter()) when the client is built.
+  std::optional<Meter> Metrics;
 };
 
 }  // namespace docshard

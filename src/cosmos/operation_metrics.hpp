@@ -1,0 +1,27 @@
+#pragma once
+// The metrics one Cosmos operation records (docshard/metrics.hpp): computed
+// from its diagnostics, so what the metrics say and what the diagnostics say
+// cannot differ. Called once per operation, only when the meter is enabled.
+#include "docshard/http/http_transport.hpp"
+#include "docshard/metrics.hpp"
+#include "docshard/operation_diagnostics.hpp"
+
+#include <string_view>
+
+namespace docshard::detail {
+
+// OpenTelemetry's db.operation.name for a docshard operation name:
+// "ReadDocument" -> "read_item", "QueryDocuments" -> "query_items", ...;
+// names without an OpenTelemetry counterpart in snake case
+// ("ReadPartitionKeyRanges" -> "read_partition_key_ranges").
+std::string OperationMetricName(std::string_view operation);
+
+// Duration, request charge, retries and 429s of one finished operation on
+// `resourceLink` (only its database and collection names are recorded).
+void RecordOperationMetrics(Meter const& meter, OperationDiagnostics const& diagnostics, std::string_view resourceLink);
+
+// The transport's idle and used connections to `serverAddress`.
+void RecordConnectionMetrics(Meter const& meter, http::HttpTransportStatistics const& statistics,
+                             std::string_view serverAddress);
+
+}  // namespace docshard::detail

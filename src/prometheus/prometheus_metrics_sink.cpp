@@ -1,0 +1,100 @@
+#include "docshard/prometheus/prometheus_metrics_sink.hpp"
+
+#include "docshard/errors.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <map>
+#include <mutex>
+#include <variant>
+
+namespace docshard {
+
+namespace {
+
+std::string Underscored(std::string_view name) {
+  std::string out(name);
+  for (auto& c : out)
+    if (c == '.' || c == '-' || c == ' ') c = '_';
+  return out;
+}
+
+using AnyFamily = std::variant<::prometheus::Family<::prometheus::Counter>*, ::prometheus::Family<::prometheus::Gauge>*,
+                               ::prometheus::Family<::prometheus::Histogram>*>;
+
+}  // namespace
+
+struct PrometheusMetricsSink::Impl {
+  std::shared_ptr<::prometheus::Registry> Registry;
+  // By instrument address: docshard's instruments are static objects. The
+  // map grows only when an instrument is first seen.
+  std::mutex Mutex;
+  std::map<Instrument const*, AnyFamily> Families;
+
+  AnyFamily FamilyOf(Instrument const& instrument) {
+    std::lock_guard lock(Mutex);
+    if (auto it = Families.find(&instrument); it != Families.end()) return it->second;
+    auto const name = MetricName(instrument);
+    auto const help = std::string(instrument.Description);
+    AnyFamily family;
+    switch (instrument.Kind) {
+    case InstrumentKind::Counter:
+      family = &::prometheus::BuildCounter().Name(name).Help(help).Register(*Registry);
+      break;
+    case InstrumentKind::Gauge: family = &::prometheus::BuildGauge().Name(name).Help(help).Register(*Registry); break;
+    case InstrumentKind::Histogram:
+      family = &::prometheus::BuildHistogram().Name(name).Help(help).Register(*Registry);
+      break;
+    }
+    Families.emplace(&instrument, family);
+    return family;
+  }
+};
+
+PrometheusMetricsSink::PrometheusMetricsSink(std::shared_ptr<::prometheus::Registry> registry)
+    : m_impl(std::make_unique<Impl>()) {
+  if (!registry) throw InvalidArgumentError("PrometheusMetricsSink needs a registry, not null");
+  m_impl->Registry = std::move(registry);
+  // docshard's families are registered here, so that a name the registry
+  // refuses fails the construction instead of dropping measurements later.
+  for (auto const* i :
+       {&Instruments::OperationDuration, &Instruments::RequestCharge, &Instruments::Retries, &Instruments::Throttles,
+        &Instruments::ConnectionCount, &Instruments::FanOutStreams, &Instruments::MigrationDocuments})
+    m_impl->FamilyOf(*i);
+}
+
+PrometheusMetricsSink::~PrometheusMetricsSink() = default;
+
+std::string PrometheusMetricsSink::MetricName(Instrument const& instrument) {
+  auto name = Underscored(instrument.Name);
+  if (instrument.Unit == "s") name += "_seconds";
+  if (instrument.Kind == InstrumentKind::Counter) name += "_total";
+  return name;
+}
+
+void PrometheusMetricsSink::Record(Instrument const& instrument, double value,
+                                   std::span<MetricAttribute const> attributes) noexcept {
+  try {
+    ::prometheus::Labels labels;
+    for (auto const& a : attributes)
+      if (!a.Value.empty()) labels.emplace(Underscored(a.Key), std::string(a.Value));
+    auto const family = m_impl->FamilyOf(instrument);
+    if (auto counter = std::get_if<::prometheus::Family<::prometheus::Counter>*>(&family)) {
+      if (value > 0) (*counter)->Add(labels).Increment(value);
+    } else if (auto gauge = std::get_if<::prometheus::Family<::prometheus::Gauge>*>(&family)) {
+      (*gauge)->Add(labels).Set(value);
+    } else {
+      auto histogram = std::get<::prometheus::Family<::prometheus::Histogram>*>(family);
+      ::prometheus::Histogram::BucketBoundaries buckets(instrument.Buckets.begin(), instrument.Buckets.end());
+      histogram->Add(labels, std::move(buckets)).Observe(value);
+    }
+  } catch (...) {
+    // Out of memory or an invalid label name from a foreign instrument: the
+    // measurement is dropped; the operation that made it must not fail.
+  }
+}
+
+}  // namespace docshard
