@@ -12,7 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOCSHARD_BENCH_BUILD_DIR:-$root/build-bench}
-skip_build=0 ops=2000 rounds=20
+skip_build=0 ops=2000 rounds=40
 while (($#)); do
   case $1 in
     --skip-build) skip_build=1; shift ;;

@@ -55,7 +55,8 @@ struct DOCSHARD_API Instruments {
   // Counter: 429 (throttled) responses, retried or not. Operation attributes.
   static Instrument const Throttles;
   // Gauge: connections of a client's transport by db.client.connection.state
-  // ("idle" or "used"), with server.address; recorded after each operation.
+  // ("idle" or "used"), with server.address; sampled at the end of an
+  // operation, at most once a second per client.
   static Instrument const ConnectionCount;
   // Counter: the streams (collection x partition key range) fan-out queries
   // opened. Attributes db.system.name, db.operation.name ("query_items").

@@ -9,6 +9,8 @@
 
 #include <map>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 #include <variant>
 
 namespace docshard {
@@ -22,6 +24,8 @@ std::string Underscored(std::string_view name) {
   return out;
 }
 
+using AnySeries = std::variant<::prometheus::Counter*, ::prometheus::Gauge*, ::prometheus::Histogram*>;
+
 using AnyFamily = std::variant<::prometheus::Family<::prometheus::Counter>*, ::prometheus::Family<::prometheus::Gauge>*,
                                ::prometheus::Family<::prometheus::Histogram>*>;
 
@@ -33,6 +37,42 @@ struct PrometheusMetricsSink::Impl {
   // map grows only when an instrument is first seen.
   std::mutex Mutex;
   std::map<Instrument const*, AnyFamily> Families;
+  // Each series once found, by instrument and attributes: the request path
+  // then costs one key string and one hash lookup, not a label map, the
+  // family's lookup and (for histograms) a copy of the bucket bounds. The
+  // registry never removes a series, so the pointers stay valid.
+  std::mutex SeriesMutex;
+  std::unordered_map<std::string, AnySeries> Series;
+
+  AnySeries SeriesOf(Instrument const& instrument, std::span<MetricAttribute const> attributes) {
+    Instrument const* const address = &instrument;
+    std::string key(reinterpret_cast<char const*>(&address), sizeof address);
+    for (auto const& a : attributes) {
+      if (a.Value.empty()) continue;
+      key.append(a.Key).push_back('\x1e');
+      key.append(a.Value).push_back('\x1f');
+    }
+    {
+      std::lock_guard lock(SeriesMutex);
+      if (auto it = Series.find(key); it != Series.end()) return it->second;
+    }
+    ::prometheus::Labels labels;
+    for (auto const& a : attributes)
+      if (!a.Value.empty()) labels.emplace(Underscored(a.Key), std::string(a.Value));
+    auto const family = FamilyOf(instrument);
+    AnySeries series;
+    if (auto counter = std::get_if<::prometheus::Family<::prometheus::Counter>*>(&family)) {
+      series = &(*counter)->Add(labels);
+    } else if (auto gauge = std::get_if<::prometheus::Family<::prometheus::Gauge>*>(&family)) {
+      series = &(*gauge)->Add(labels);
+    } else {
+      ::prometheus::Histogram::BucketBoundaries buckets(instrument.Buckets.begin(), instrument.Buckets.end());
+      series = &std::get<::prometheus::Family<::prometheus::Histogram>*>(family)->Add(labels, std::move(buckets));
+    }
+    std::lock_guard lock(SeriesMutex);
+    Series.emplace(std::move(key), series);
+    return series;
+  }
 
   AnyFamily FamilyOf(Instrument const& instrument) {
     std::lock_guard lock(Mutex);
@@ -78,18 +118,13 @@ std::string PrometheusMetricsSink::MetricName(Instrument const& instrument) {
 void PrometheusMetricsSink::Record(Instrument const& instrument, double value,
                                    std::span<MetricAttribute const> attributes) noexcept {
   try {
-    ::prometheus::Labels labels;
-    for (auto const& a : attributes)
-      if (!a.Value.empty()) labels.emplace(Underscored(a.Key), std::string(a.Value));
-    auto const family = m_impl->FamilyOf(instrument);
-    if (auto counter = std::get_if<::prometheus::Family<::prometheus::Counter>*>(&family)) {
-      if (value > 0) (*counter)->Add(labels).Increment(value);
-    } else if (auto gauge = std::get_if<::prometheus::Family<::prometheus::Gauge>*>(&family)) {
-      (*gauge)->Add(labels).Set(value);
+    auto const series = m_impl->SeriesOf(instrument, attributes);
+    if (auto counter = std::get_if<::prometheus::Counter*>(&series)) {
+      if (value > 0) (*counter)->Increment(value);
+    } else if (auto gauge = std::get_if<::prometheus::Gauge*>(&series)) {
+      (*gauge)->Set(value);
     } else {
-      auto histogram = std::get<::prometheus::Family<::prometheus::Histogram>*>(family);
-      ::prometheus::Histogram::BucketBoundaries buckets(instrument.Buckets.begin(), instrument.Buckets.end());
-      histogram->Add(labels, std::move(buckets)).Observe(value);
+      std::get<::prometheus::Histogram*>(series)->Observe(value);
     }
   } catch (...) {
     // Out of memory or an invalid label name from a foreign instrument: the
