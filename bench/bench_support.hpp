@@ -92,6 +92,25 @@ inline std::string JsonArray(std::vector<double> const& v, int precision = 3) {
 }
 
 // The first three fields of /proc/loadavg.
+// Up to `rounds` rounds (until `deadline`) of the measurements `a` and `b`,
+// alternating their order each round (ABBA) so that drift and warm-up fall on
+// both; `onRound(resultOfA, resultOfB)` takes each round's pair. Returns the
+// rounds run.
+template <typename A, typename B, typename OnRound>
+int PairedRounds(int rounds, std::chrono::steady_clock::time_point deadline, A&& a, B&& b, OnRound&& onRound) {
+  int done = 0;
+  for (; done < rounds && std::chrono::steady_clock::now() < deadline; ++done) {
+    if (done % 2 == 0) {
+      auto const x = a();
+      onRound(x, b());
+    } else {
+      auto const y = b();
+      onRound(a(), y);
+    }
+  }
+  return done;
+}
+
 inline std::string Loadavg() {
   std::ifstream in("/proc/loadavg");
   std::string a, b, c;

@@ -259,19 +259,13 @@ int Observe(Args const& a) {
   block(plain);  // warm-up: connections, caches
   block(metered);
   std::vector<double> offCpu, onCpu, ratios;
-  for (int r = 0; r < rounds && Clock::now() < timeLimit; ++r) {
-    double x, y;
-    if (r % 2 == 0) {
-      x = block(plain);
-      y = block(metered);
-    } else {
-      y = block(metered);
-      x = block(plain);
-    }
-    offCpu.push_back(x);
-    onCpu.push_back(y);
-    ratios.push_back(y / x);
-  }
+  bench::PairedRounds(
+      rounds, timeLimit, [&] { return block(plain); }, [&] { return block(metered); },
+      [&](double off, double on) {
+        offCpu.push_back(off);
+        onCpu.push_back(on);
+        ratios.push_back(on / off);
+      });
   std::printf("{\"mode\":\"observe\",\"sink\":\"%s\",\"opsPerBlock\":%d,\"rounds\":%zu,\"offCpuUsPerOp\":%s,"
               "\"onCpuUsPerOp\":%s,\"pairedRatios\":%s,\"offCpuUsPerOpMedian\":%.2f,\"onCpuUsPerOpMedian\":%.2f,"
               "\"medianPairedRatio\":%.4f,\"load\":\"%s\"}\n",
@@ -317,22 +311,15 @@ int Routed(Args const& a) {
   };
   block(false);  // warm-up: connections, caches
   block(true);
-  int done = 0;
-  for (int r = 0; r < rounds && Clock::now() < timeLimit; ++r, ++done) {
-    std::pair<double, double> d, x;
-    if (r % 2 == 0) {
-      d = block(false);
-      x = block(true);
-    } else {
-      x = block(true);
-      d = block(false);
-    }
-    directCpu.push_back(d.first);
-    directWall.push_back(d.second);
-    routedCpu.push_back(x.first);
-    routedWall.push_back(x.second);
-    ratios.push_back(x.first / d.first);
-  }
+  int const done = bench::PairedRounds(
+      rounds, timeLimit, [&] { return block(false); }, [&] { return block(true); },
+      [&](std::pair<double, double> d, std::pair<double, double> x) {
+        directCpu.push_back(d.first);
+        directWall.push_back(d.second);
+        routedCpu.push_back(x.first);
+        routedWall.push_back(x.second);
+        ratios.push_back(x.first / d.first);
+      });
   // The routing work alone, in process (no I/O): what PartitionedClient adds
   // per read before it calls CosmosClient::ReadDocument, rebuilt from the
   // public API (resolver snapshot, key expansion, ResolveForRead, header value).
