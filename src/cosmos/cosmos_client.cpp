@@ -21,8 +21,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <mutex>
 #include <optional>
 
@@ -92,8 +94,10 @@ std::optional<milliseconds> RetryAfter(http::HttpHeaders const& h) {
   if (!v) return std::nullopt;
   double ms = 0;
   auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), ms);
-  if (ec != std::errc{} || ms < 0) return std::nullopt;
-  return milliseconds(static_cast<std::int64_t>(ms + 0.5));
+  // from_chars takes "inf" and 1e300: converting those to an integer is
+  // undefined, so a non-finite value is no hint and a huge one is a day.
+  if (ec != std::errc{} || !std::isfinite(ms) || ms < 0) return std::nullopt;
+  return milliseconds(std::llround(std::min(ms, 86'400'000.0)));
 }
 
 http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o) {

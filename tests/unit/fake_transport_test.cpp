@@ -106,6 +106,30 @@ TEST_CASE("a 429 past MaxThrottleRetries is a ThrottledError after 1 + MaxThrott
   CHECK(gateway->Requests().size() == 3);
 }
 
+TEST_CASE("a 429's x-ms-retry-after-ms of inf or nan is no hint, and 1e300 is past MaxThrottleWait", "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", std::string("/") + Coll + "/docs/inf",
+              Sequence({Status(429, {{"x-ms-retry-after-ms", "inf"}}), Status(200)}));
+  gateway->On("GET", std::string("/") + Coll + "/docs/nan",
+              Sequence({Status(429, {{"x-ms-retry-after-ms", "nan"}}), Status(200)}));
+  gateway->On("GET", std::string("/") + Coll + "/docs/huge", Status(429, {{"x-ms-retry-after-ms", "1e300"}}));
+  auto client = FakeClient(gateway);
+
+  // Ignored: the client's own back-off (1-2 ms here), then the retry succeeds.
+  auto const inf = client->ReadDocument(Coll, "inf", PartitionKeyValue("k"));
+  CHECK(inf.Status() == 200);
+  CHECK(inf.Retries() == 1);
+  auto const nan = client->ReadDocument(Coll, "nan", PartitionKeyValue("k"));
+  CHECK(nan.Status() == 200);
+  CHECK(nan.Retries() == 1);
+  CHECK(gateway->Requests().size() == 4);
+
+  // A wait longer than MaxThrottleWait: given up at once, not retried (an
+  // undefined double-to-integer conversion used to make it a negative wait).
+  CHECK_THROWS_AS(client->ReadDocument(Coll, "huge", PartitionKeyValue("k")), ThrottledError);
+  CHECK(gateway->Requests().size() == 5);
+}
+
 TEST_CASE("a 503 is retried up to MaxTransientRetries; a 404 is not retried", "[fake][retry]") {
   auto gateway = std::make_shared<FakeGateway>();
   gateway->On("GET", std::string("/") + Coll + "/docs/flaky", Sequence({Status(503), Status(200)}));
