@@ -220,7 +220,7 @@ TEST_CASE("partition key ranges request, plain and incremental", "[cosmos][reque
   CHECK(i.Headers.Get("x-ms-continuation") == "c1");
 }
 
-TEST_CASE("410/1002 is a typed PartitionKeyRangeGoneError; other 410s a retryable GoneError", "[cosmos][requests]") {
+TEST_CASE("410/1002 is a typed PartitionKeyRangeGoneError, other 410s a retryable GoneError", "[cosmos][requests]") {
   try {
     ThrowRequestFailed("QueryDocuments", "dbs/a/colls/b", 410, 1002, "act", R"({"message":"gone"})", {}, "3");
     FAIL("no throw");

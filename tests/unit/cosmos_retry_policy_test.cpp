@@ -144,7 +144,7 @@ TEST_CASE("410 with sub-status 1000, 1007, 1008 is retried for every operation, 
   }
 }
 
-TEST_CASE("410/1002 on a range-scoped request is not retried; without a range it is", "[cosmos][retry]") {
+TEST_CASE("410/1002 on a range-scoped request is not retried, without a range it is", "[cosmos][retry]") {
   auto options = Fixed(1.0);
   RetryPolicy scoped(options, true);
   CHECK_FALSE(scoped.NextDelay(Sub(410, 1002, true), Plenty));

@@ -130,7 +130,7 @@ TEST_CASE("a 429's x-ms-retry-after-ms of inf or nan is no hint, and 1e300 is pa
   CHECK(gateway->Requests().size() == 5);
 }
 
-TEST_CASE("a 503 is retried up to MaxTransientRetries; a 404 is not retried", "[fake][retry]") {
+TEST_CASE("a 503 is retried up to MaxTransientRetries, a 404 is not retried", "[fake][retry]") {
   auto gateway = std::make_shared<FakeGateway>();
   gateway->On("GET", std::string("/") + Coll + "/docs/flaky", Sequence({Status(503), Status(200)}));
   gateway->On("GET", std::string("/") + Coll + "/docs/down", Status(503));
@@ -253,7 +253,7 @@ std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway>
 
 }  // namespace
 
-TEST_CASE("ReadBoth: a miss in current reads next; ReadNextThenCurrent: next first", "[fake][transition]") {
+TEST_CASE("ReadBoth: a miss in current reads next, ReadNextThenCurrent: next first", "[fake][transition]") {
   auto gateway = std::make_shared<FakeGateway>();
   gateway->On("GET", "/dbs/d/colls/a1/", Status(404));
   gateway->On("GET", "/dbs/d/colls/b1/", Status(200));
@@ -268,7 +268,7 @@ TEST_CASE("ReadBoth: a miss in current reads next; ReadNextThenCurrent: next fir
                                   "GET gw-a.test:443 /dbs/d/colls/b1/docs/x"});
 }
 
-TEST_CASE("ReadCurrent and ReadNext read one collection; a miss there is NotFoundError", "[fake][transition]") {
+TEST_CASE("ReadCurrent and ReadNext read one collection, a miss there is NotFoundError", "[fake][transition]") {
   auto gateway = std::make_shared<FakeGateway>();
   gateway->On("GET", "/dbs/d/colls/", Status(404));
   CHECK_THROWS_AS(TransitionClient(gateway, "ReadCurrent")->ReadDocument("x", PartitionKey("u1")), NotFoundError);
@@ -285,7 +285,7 @@ TEST_CASE("ReadBoth: a miss in both is NotFoundError after both were read, in or
         Lines{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x", "GET gw-a.test:443 /dbs/d/colls/b1/docs/x"});
 }
 
-TEST_CASE("read mode None sends nothing; a delete in any mode tries current then next", "[fake][transition]") {
+TEST_CASE("read mode None sends nothing, a delete in any mode tries current then next", "[fake][transition]") {
   auto gateway = std::make_shared<FakeGateway>();
   gateway->On("DELETE", "/dbs/d/colls/a1/", Status(404));
   gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));

@@ -149,7 +149,7 @@ TEST_CASE("job status: remaining items, the workers holding items, and totals", 
   CHECK(status.Totals().RequestCharge == 4.0);
 }
 
-TEST_CASE("request-unit budget: charges are summed; unlimited never waits", "[unit][leases]") {
+TEST_CASE("request-unit budget: charges are summed, unlimited never waits", "[unit][leases]") {
   RequestUnitBudget unlimited;
   unlimited.Spend(5.5);
   unlimited.Spend(-3);  // ignored: no negative charges

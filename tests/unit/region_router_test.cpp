@@ -122,7 +122,7 @@ TEST_CASE("the account resource lists the write region and the readable regions"
 
 // ---- RegionRouter -------------------------------------------------------------
 
-TEST_CASE("reads follow the preferred regions, then the account's others; writes the write region", "[regions]") {
+TEST_CASE("reads follow the preferred regions, then the account's others, writes the write region", "[regions]") {
   RegionRouter router(Global, {"north europe", "Mars", "EASTUS"}, milliseconds(1000));
   CHECK_FALSE(router.HasAccount());
   CHECK(router.ReadOrder(T0) == std::vector<RegionTarget>{{"", Global}});  // no account yet: the global endpoint
@@ -141,7 +141,7 @@ TEST_CASE("reads follow the preferred regions, then the account's others; writes
   CHECK(Names(none.ReadOrder(T0)) == std::vector<std::string>{"West US", "East US", "North Europe"});
 }
 
-TEST_CASE("an unavailable region goes last until its mark expires; its next success is its recovery", "[regions]") {
+TEST_CASE("an unavailable region goes last until its mark expires, its next success is its recovery", "[regions]") {
   RegionRouter router(Global, {"East US", "West US"}, milliseconds(1000));
   router.Update(ThreeRegions());
   CHECK(router.MarkUnavailable("east us", RegionUse::Reads, T0));
@@ -280,7 +280,7 @@ std::size_t Count(Lines const& lines, std::string const& line) {
 
 }  // namespace
 
-TEST_CASE("the account is read once; reads go to the preferred region, writes to the write region", "[regions][fake]") {
+TEST_CASE("the account is read once, reads go to the preferred region, writes to the write region", "[regions][fake]") {
   auto gateway = std::make_shared<FakeGateway>();
   gateway->On("GET", DocPath, Status(200));
   gateway->On("POST", std::string("/") + Coll + "/docs", Status(201));
@@ -422,7 +422,7 @@ TEST_CASE("CosmosClientOptions' preferred regions are checked", "[regions]") {
         "RegionUnavailableFor must be at least 1 ms (got 0 ms)");
 }
 
-TEST_CASE("403/3 is retried for every operation; other 403s are not", "[regions][retry]") {
+TEST_CASE("403/3 is retried for every operation, other 403s are not", "[regions][retry]") {
   RetryOptions options;
   options.RandomSource = [] { return 0.5; };
   RetryPolicy create(options, /*idempotent=*/false);
