@@ -44,7 +44,6 @@
 #include "docshard/version.hpp"
 
 #include "docshard/http/endpoint.hpp"
-#include "docshard/http/http_date.hpp"
 #include "docshard/http/http_headers.hpp"
 #include "docshard/http/http_request.hpp"
 #include "docshard/http/http_response.hpp"
@@ -60,7 +59,6 @@
 #include "docshard/cosmos/cosmos_requests.hpp"
 #include "docshard/cosmos/cosmos_response.hpp"
 #include "docshard/cosmos/master_key.hpp"
-#include "docshard/cosmos/master_key_authorization.hpp"
 #include "docshard/cosmos/partition_key_range.hpp"
 #include "docshard/cosmos/partition_key_range_cache.hpp"
 #include "docshard/cosmos/partition_key_value.hpp"

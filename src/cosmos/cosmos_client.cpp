@@ -1,18 +1,18 @@
 #include <docshard/cosmos/cosmos_client.hpp>
 
 #include <docshard/cosmos/master_key.hpp>
-#include <docshard/cosmos/master_key_authorization.hpp>
 #include <docshard/cosmos/retry_policy.hpp>
-#include <docshard/http/http_date.hpp>
 #include <docshard/logging.hpp>
 #include <docshard/operation_diagnostics.hpp>
 
 #include "core/json_depth.hpp"
 #include "core/region_name.hpp"
 #include "cosmos/database_account.hpp"
+#include "cosmos/master_key_authorization.hpp"
 #include "cosmos/operation_metrics.hpp"
 #include "cosmos/region_router.hpp"
 #include "cosmos/resource_path.hpp"
+#include "http/http_date.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

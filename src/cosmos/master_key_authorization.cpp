@@ -1,4 +1,4 @@
-#include <docshard/cosmos/master_key_authorization.hpp>
+#include "cosmos/master_key_authorization.hpp"
 
 #include "cosmos/percent_encoding.hpp"
 

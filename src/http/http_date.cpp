@@ -1,4 +1,4 @@
-#include <docshard/http/http_date.hpp>
+#include "http/http_date.hpp"
 
 #include <ctime>
 

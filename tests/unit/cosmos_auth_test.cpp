@@ -1,7 +1,7 @@
+#include "cosmos/master_key_authorization.hpp"
+#include "http/http_date.hpp"
 #include <docshard/cosmos/master_key.hpp>
-#include <docshard/cosmos/master_key_authorization.hpp>
 #include <docshard/errors.hpp>
-#include <docshard/http/http_date.hpp>
 
 #include <catch2/catch.hpp>
 
