@@ -90,7 +90,9 @@ std::string LookupPartitionResolver::ExplainRoute(PartitionKey const& key) const
   auto const* target = TryFind(key);
   if (!target) return "lookup(no entry)";
   bool isDefault = m_default && target == &*m_default;
-  return std::string(isDefault ? "lookup(default)" : "lookup[" + key.ToJson() + "]") + target->ExplainRoute(key);
+  // No key in the route: it goes into operation diagnostics, which are
+  // logged and must not carry application data (RoutingTrace::Key has it).
+  return std::string(isDefault ? "lookup(default)" : "lookup(entry)") + target->ExplainRoute(key);
 }
 
 rapidjson::Value LookupPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {

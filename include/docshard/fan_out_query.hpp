@@ -3,11 +3,13 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/consistency_level.hpp"
 #include "docshard/export.hpp"
+#include "docshard/operation_diagnostics.hpp"
 #include "docshard/read_selector.hpp"
 
 #include <rapidjson/document.h>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +51,10 @@ struct DOCSHARD_API CollectionDiagnostics {
   double RequestCharge = 0;              // request units its requests cost
   std::chrono::microseconds Latency{0};  // summed over this collection's requests
   std::string Error;                     // set when the collection failed (ReturnPartial)
+  // Every request this collection's streams made, in the order their pages
+  // were read (a failed one too): attempts, statuses, charges, latencies and
+  // the partition key range of each attempt.
+  std::vector<std::shared_ptr<OperationDiagnostics const>> Requests;
 };
 
 // The merged result of a fan-out query.
@@ -60,6 +66,13 @@ struct DOCSHARD_API FanOutResult {
   bool Partial = false;                            // some collection failed (ReturnPartial)
   double RequestCharge = 0;                        // request units of every request
   std::chrono::microseconds Elapsed{0};            // wall time of the whole query
+
+  // The diagnostics as one JSON object: {"elapsedMs":..,"requestCharge":..,
+  // "partial":..,"collections":[{"collection":..,"ranges":..,"pages":..,
+  // "items":..,"itemsRead":..,"requestCharge":..,"latencyMs":..,"error":..,
+  // "requests":[<OperationDiagnostics::ToJson() of each request>]}]}.
+  // Never holds an account key, a signature or a row.
+  std::string DiagnosticsJson() const;
 };
 
 }  // namespace docshard

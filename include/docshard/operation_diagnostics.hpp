@@ -28,6 +28,20 @@ struct DOCSHARD_API AttemptDiagnostics {
   double RequestCharge = 0;  // x-ms-request-charge (request units)
   double LatencyMs = 0;      // from sending to the answer (or the failure)
   double BackoffMs = 0;      // the wait before the next attempt; 0 for the last one
+  // The physical partition key range that served it: the range a query
+  // stream asked for, else the one the response's session token names;
+  // "" when neither says.
+  std::string PartitionKeyRangeId;
+};
+
+// How PartitionedClient routed an operation: the resolver, the scheme epoch,
+// the resolver path and the collections tried, in order. Absent for
+// CosmosClient operations, which name their collection themselves.
+struct DOCSHARD_API RoutingDiagnostics {
+  std::string Resolver;                  // the client's resolver name ("" = default)
+  std::int64_t Epoch = 0;                // epoch of the scheme snapshot that routed it
+  std::string Route;                     // resolver path, e.g. "range[1] -> hash(md5, 128 vnodes)"
+  std::vector<std::string> Collections;  // collections tried, in order (misses first)
 };
 
 // Every attempt of one operation and the totals (see the top of this file).
@@ -37,11 +51,15 @@ struct DOCSHARD_API OperationDiagnostics {
   std::vector<AttemptDiagnostics> Attempts;  // in the order made
   double TotalLatencyMs = 0;                 // first attempt's start to the outcome, waits included
   double TotalRequestCharge = 0;             // summed over the attempts
+  // Set by PartitionedClient; the attempts then span every collection tried.
+  std::optional<RoutingDiagnostics> Routing;
 
   // Attempts beyond the first.
   int Retries() const noexcept { return Attempts.empty() ? 0 : static_cast<int>(Attempts.size()) - 1; }
   // One JSON object: {"operation":..,"resource":..,"retries":..,"totalLatencyMs":..,
-  // "totalRequestCharge":..,"attempts":[{"endpoint":..,"region":..,"outcome":..,...}]}.
+  // "totalRequestCharge":..,"attempts":[{"endpoint":..,"region":..,"outcome":..,...,
+  // "partitionKeyRangeId":..}]} and, when routed, "routing":{"resolver":..,"epoch":..,
+  // "route":..,"collections":[..]}.
   std::string ToJson() const;
 };
 

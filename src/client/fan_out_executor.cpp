@@ -134,6 +134,7 @@ private:
           }
           StreamPage page;
           page.RequestCharge = s.RequestCharge() + c.RequestCharge();
+          page.Requests = {s.Response().Diagnostics(), c.Response().Diagnostics()};
           page.Items = body.get();
           page.Body = std::move(body);
           return page;
@@ -144,6 +145,7 @@ private:
     StreamPage out;
     out.Continuation = page.Continuation();
     out.RequestCharge = page.RequestCharge();
+    out.Requests.push_back(page.Response().Diagnostics());
     if (orderByPath.empty()) {
       out.Body = page.Parsed();
       out.Items = &page.Documents();

@@ -228,6 +228,8 @@ private:
       diag.Latency += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - s.Started);
       diag.Pages += 1;
       diag.RequestCharge += page.RequestCharge;
+      for (auto& r : page.Requests)
+        if (r) diag.Requests.push_back(std::move(r));
       if (!page.Items || !page.Items->IsArray())
         throw Error(ErrorCode::Internal, "a page from " + Describe(s) + " has no Documents array");
       diag.ItemsRead += page.Items->Size();
@@ -270,6 +272,11 @@ private:
     } catch (...) {
       diag.Latency += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - s.Started);
       auto error = std::current_exception();
+      try {
+        std::rethrow_exception(error);
+      } catch (Error const& e) {
+        if (e.Diagnostics()) diag.Requests.push_back(e.Diagnostics());
+      } catch (...) {}
       if (IsPartitionRangeGone(error) && !s.Target.RangeId.empty()) {
         Split(s);
         return false;

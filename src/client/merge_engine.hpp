@@ -50,6 +50,7 @@ struct StreamPage {
   rapidjson::Value const* Items = nullptr;  // a JSON array inside Body
   std::string Continuation;                 // "" on the last page
   double RequestCharge = 0;
+  std::vector<std::shared_ptr<OperationDiagnostics const>> Requests;  // the request(s) that read it
   // Per item, when set: a stale copy (a transition's current copy of a
   // document that next also holds). It takes its place in the stream but
   // is not returned.

@@ -6,6 +6,7 @@
 #include "core/json_depth.hpp"
 #include "fan_out_executor.hpp"
 #include "query_plan_cache.hpp"
+#include "routed_diagnostics.hpp"
 #include "tombstone.hpp"
 #include "transition_replace.hpp"
 
@@ -93,6 +94,23 @@ rapidjson::Document ParseDocument(std::string const& json) {
     throw InvalidArgumentError("document id " + detail::QuotedId(idText) + " " + problem);
   return doc;
 }
+
+// Gives the response or error of a call to one collection the routing
+// decision (the collection was passed to diagnostics.Tried before).
+template <typename Call>
+RoutedResponse WithRouting(detail::RoutedDiagnostics& diagnostics, Call const& call) {
+  try {
+    RoutedResponse routed = call();
+    diagnostics.Add(routed.Response.Diagnostics());
+    routed.Response.SetDiagnostics(diagnostics.Build(routed.Response.Diagnostics()));
+    return routed;
+  } catch (Error& e) {
+    diagnostics.Add(e.Diagnostics());
+    e.SetDiagnostics(diagnostics.Build(e.Diagnostics()));
+    throw;
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme const& scheme,
@@ -192,20 +210,24 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
     documentJson = Serialize(doc);
   }
   CollectionRef const& target = resolver.ResolveForCreate(doc);
+  auto route = resolver.ExplainRoute(key);
   if (m_tracing.load(std::memory_order_relaxed))
     Trace({kind == WriteKind::Create ? "create" : "upsert",
            options.Resolver,
            snapshot.Epoch,
            key.ToJson(),
-           resolver.ExplainRoute(key),
+           route,
            {target.Text()}});
+  detail::RoutedDiagnostics diagnostics({options.Resolver, snapshot.Epoch, std::move(route), {}});
+  diagnostics.Tried(target);
   auto& client = Account(target.Account());
   auto header = HeaderValue(key);
-  CosmosResponse response =
-      kind == WriteKind::Create
-          ? client.CreateDocument(target.Link(), std::move(documentJson), header, options.Request)
-          : client.UpsertDocument(target.Link(), std::move(documentJson), header, options.Request);
-  return {std::move(response), target};
+  return WithRouting(diagnostics, [&]() -> RoutedResponse {
+    return {kind == WriteKind::Create
+                ? client.CreateDocument(target.Link(), std::move(documentJson), header, options.Request)
+                : client.UpsertDocument(target.Link(), std::move(documentJson), header, options.Request),
+            target};
+  });
 }
 
 RoutedResponse PartitionedClient::CreateDocument(std::string documentJson, OperationOptions const& options) {
@@ -234,24 +256,44 @@ RoutedResponse PartitionedClient::OnCandidates(char const* operation, std::strin
                                                Published const& snapshot, IPartitionResolver const& routing,
                                                PartitionKey const& key, bool everyCandidate, Attempt const& attempt) {
   auto candidates = Candidates(routing, key);
+  auto route = snapshot.Resolver->ExplainRoute(key);
   if (m_tracing.load(std::memory_order_relaxed)) {
-    RoutingTrace t{operation, resolverName, snapshot.Epoch, key.ToJson(), snapshot.Resolver->ExplainRoute(key), {}};
+    RoutingTrace t{operation, resolverName, snapshot.Epoch, key.ToJson(), route, {}};
     for (auto const& c : candidates) t.Collections.push_back(c.first.Text());
     Trace(t);
   }
+  // The attempts of every collection tried, misses included, and the routing
+  // go into the diagnostics of what the caller gets: response or error.
+  detail::RoutedDiagnostics diagnostics({resolverName, snapshot.Epoch, std::move(route), {}});
   std::optional<RoutedResponse> first;
   std::exception_ptr lastMiss;
-  for (auto const& [c, k] : candidates) {
-    try {
-      auto response = attempt(c, k);
-      if (!first) first = RoutedResponse{std::move(response), c};
-      if (!everyCandidate) break;
-    } catch (NotFoundError const&) {
-      lastMiss = std::current_exception();  // try the next candidate
+  bool missRethrown = false;
+  try {
+    for (auto const& [c, k] : candidates) {
+      diagnostics.Tried(c);
+      try {
+        auto response = attempt(c, k);
+        diagnostics.Add(response.Diagnostics());
+        if (!first) first = RoutedResponse{std::move(response), c};
+        if (!everyCandidate) break;
+      } catch (NotFoundError const& miss) {
+        diagnostics.Add(miss.Diagnostics());
+        lastMiss = std::current_exception();  // try the next candidate
+      }
     }
+    if (first) {
+      first->Response.SetDiagnostics(diagnostics.Build(first->Response.Diagnostics()));
+      return std::move(*first);
+    }
+    if (lastMiss) {
+      missRethrown = true;
+      std::rethrow_exception(lastMiss);
+    }
+  } catch (Error& e) {
+    if (!missRethrown) diagnostics.Add(e.Diagnostics());  // a miss's were added when it was caught
+    e.SetDiagnostics(diagnostics.Build(e.Diagnostics()));
+    throw;
   }
-  if (first) return std::move(*first);
-  if (lastMiss) std::rethrow_exception(lastMiss);
   throw NoTargetError("no collection can hold key " + key.ToJson());
 }
 
@@ -282,8 +324,13 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
     throw InvalidArgumentError("replace of \"" + std::string(id) + "\": the document's key " + docKey.ToJson() +
                                " differs from the key given " + key.ToJson() + "; delete and create instead");
   // During a transition a replace lands in next, like a create (docs/migration.md).
-  if (auto const* transition = snapshot.Resolver->Transition())
-    return detail::ReplaceInTransition(*this, *transition, doc, id, key, documentJson, options);
+  if (auto const* transition = snapshot.Resolver->Transition()) {
+    detail::RoutedDiagnostics diagnostics({options.Resolver, snapshot.Epoch, snapshot.Resolver->ExplainRoute(key), {}});
+    diagnostics.Tried(transition->Next->ResolveForCreate(doc));
+    return WithRouting(diagnostics, [&] {
+      return detail::ReplaceInTransition(*this, *transition, doc, id, key, documentJson, options);
+    });
+  }
   return OnCandidates(
       "replace", options.Resolver, snapshot, *snapshot.Resolver, key, false,
       [&](CollectionRef const& c, PartitionKey const& k) {

@@ -41,9 +41,24 @@ std::string OperationDiagnostics::ToJson() const {
     detail::AppendJsonNumber(out, a.LatencyMs);
     out += ",\"backoffMs\":";
     detail::AppendJsonNumber(out, a.BackoffMs);
+    out += ',';
+    AppendMember(out, "partitionKeyRangeId", a.PartitionKeyRangeId);
     out += '}';
   }
-  out += "]}";
+  out += ']';
+  if (Routing) {
+    out += ",\"routing\":{";
+    AppendMember(out, "resolver", Routing->Resolver);
+    out += ",\"epoch\":" + std::to_string(Routing->Epoch) + ',';
+    AppendMember(out, "route", Routing->Route);
+    out += ",\"collections\":[";
+    for (std::size_t i = 0; i < Routing->Collections.size(); ++i) {
+      if (i) out += ',';
+      detail::AppendJsonString(out, Routing->Collections[i]);
+    }
+    out += "]}";
+  }
+  out += '}';
   return out;
 }
 

@@ -218,6 +218,10 @@ public:
       }
       auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr, attemptStart,
                                     m_regionRouting ? &target : nullptr);
+      if (rangeId)
+        attempt.PartitionKeyRangeId = *rangeId;
+      else if (response)
+        attempt.PartitionKeyRangeId = ServingRange(response->Headers);
       if (response && m_log.Enabled(LogLevel::Verbose))
         LogAttempt(*diagnostics, attempt, policy.Retries() + regions.Failovers);
       if (response) {
@@ -502,6 +506,22 @@ public:
   static std::string LoggedResource(CosmosRequest const& req) {
     auto collection = CollectionPrefix(req.ResourceLink);
     return collection.empty() ? req.ResourceLink : std::string(collection);
+  }
+
+  // The partition key range that served a response to a request that named
+  // none: the response's x-ms-documentdb-partitionkeyrangeid, else the range
+  // of its session token when it holds exactly one ("<rangeId>:<token>", the
+  // form point operations get); "" otherwise.
+  static std::string ServingRange(http::HttpHeaders const& headers) {
+    if (auto range = headers.Get("x-ms-documentdb-partitionkeyrangeid")) return std::string(*range);
+    auto token = headers.Get("x-ms-session-token");
+    if (!token || token->find(',') != std::string_view::npos) return {};
+    auto colon = token->find(':');
+    if (colon == std::string_view::npos || colon == 0) return {};
+    auto id = token->substr(0, colon);
+    for (char c : id)
+      if (c < '0' || c > '9') return {};
+    return std::string(id);
   }
 
   static double MillisSince(Clock::time_point start) {

@@ -130,8 +130,10 @@ LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const&
       job.ToHash = m_toHash;
       for (auto const& s : m_sources) job.Sources.push_back(s.Text());
       job.Creator = m_options.Worker;
-      if (!Create(job.ToJson())) continue;  // another worker was first: read its job
-      continue;                             // read it back (with its etag)
+      if (Create(job.ToJson()))
+        m_log.Write(LogLevel::Informational, "migration.lease", "job created",
+                    {{"worker", m_options.Worker}, {"leaseCollection", m_collection.Text()}});
+      continue;  // read it back (with its etag), or the job of the worker that was first
     }
     job = status.Job;
     // Nothing is written before this check: a worker with other configs
@@ -143,6 +145,11 @@ LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const&
           "'s resolver differs from the job's); refusing to join it, nothing was changed. Use the same --from and "
           "--to files as the job's other workers, or another lease collection");
     if (job.Ready) {
+      m_log.Write(LogLevel::Informational, "migration.lease", "job joined",
+                  {{"worker", m_options.Worker},
+                   {"leaseCollection", m_collection.Text()},
+                   {"items", status.Items.size()},
+                   {"remaining", status.Remaining()}});
       std::lock_guard lock(m_mutex);
       if (!m_renewer.joinable()) m_renewer = std::thread([this] { RenewLoop(); });
       return Summary(status);
@@ -165,6 +172,8 @@ LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const&
       } catch (PreconditionFailedError const&) {
         continue;
       }
+      m_log.Write(LogLevel::Warning, "migration.lease", "job creation taken over",
+                  {{"worker", m_options.Worker}, {"from", job.Creator}});
       continue;  // read back: now ours
     }
     // Ours: one item per current range stream of every source. Deterministic
@@ -240,6 +249,16 @@ std::optional<WorkItem> LeaseWorkStore::Take() {
         auto const etag = Write(taken);
         if (etag.empty()) continue;  // someone else was faster
         taken.ETag = etag;
+        // Taking an expired lease of another worker means that worker
+        // stopped renewing (died, hung or lost the backend): worth a warning.
+        bool const takeover = item.State == LeaseItemState::Leased && item.Owner != m_options.Worker;
+        m_log.Write(takeover ? LogLevel::Warning : LogLevel::Informational, "migration.lease",
+                    takeover ? "item taken over" : "item taken",
+                    {{"worker", m_options.Worker},
+                     {"item", taken.Id},
+                     {"source", taken.Source},
+                     {"range", taken.Stream.RangeId},
+                     {"from", item.Owner}});
         auto held = std::make_shared<Held>();
         held->Item = taken;
         {
@@ -280,9 +299,17 @@ bool LeaseWorkStore::Commit(WorkItem const& item, PageCounts const& page, bool& 
   auto const etag = Write(next);
   if (etag.empty()) {
     held->Lost = true;
+    LogLost(held->Item);
     return false;
   }
   next.ETag = etag;
+  if (next.State == LeaseItemState::Done)
+    m_log.Write(LogLevel::Informational, "migration.lease", "item done",
+                {{"worker", m_options.Worker},
+                 {"item", next.Id},
+                 {"scanned", next.Scanned},
+                 {"moved", next.Moved},
+                 {"requestCharge", next.RequestCharge}});
   held->Item = std::move(next);
   return true;
 }
@@ -311,8 +338,12 @@ void LeaseWorkStore::Replace(WorkItem const& gone, std::vector<RangeStream> cons
   auto const etag = Write(next);
   if (etag.empty()) {
     held->Lost = true;
+    LogLost(held->Item);
     return;
   }
+  m_log.Write(
+      LogLevel::Informational, "migration.lease", "item split",
+      {{"worker", m_options.Worker}, {"item", next.Id}, {"range", next.Stream.RangeId}, {"children", children.size()}});
   next.ETag = etag;
   held->Item = std::move(next);
 }
@@ -340,13 +371,16 @@ void LeaseWorkStore::RenewLoop() {
         auto const etag = Write(next);
         if (etag.empty()) {
           h->Lost = true;  // taken over: the scan stops at its next page
+          LogLost(h->Item);
           continue;
         }
         next.ETag = etag;
         h->Item = std::move(next);
-      } catch (std::exception const&) {
+      } catch (std::exception const& e) {
         // The backend is unreachable for now: try at the next renewal (the
         // lease may expire meanwhile; then a commit answers 412).
+        m_log.Write(LogLevel::Warning, "migration.lease", "renewal failed",
+                    {{"worker", m_options.Worker}, {"item", h->Item.Id}, {"reason", e.what()}});
       }
     }
     // Who else is alive, for the share of a job-wide RU budget.
@@ -367,6 +401,9 @@ void LeaseWorkStore::Stop() {
   }
   m_wake.notify_all();
   // Give the held items back at once rather than after the lease expires.
+  if (!held.empty())
+    m_log.Write(LogLevel::Informational, "migration.lease", "releasing items",
+                {{"worker", m_options.Worker}, {"items", held.size()}});
   for (auto const& h : held) {
     std::lock_guard lock(h->Mutex);
     if (h->Lost || h->Item.State != LeaseItemState::Leased) continue;
@@ -381,5 +418,12 @@ void LeaseWorkStore::Stop() {
 }
 
 void LeaseWorkStore::Complete() {}
+
+void LeaseWorkStore::LogLost(MigrationLeaseItem const& item) const {
+  m_log.Write(LogLevel::Warning, "migration.lease", "item lost",
+              {{"worker", m_options.Worker},
+               {"item", item.Id},
+               {"reason", "its lease document changed: another worker took it over after it expired"}});
+}
 
 }  // namespace docshard::detail

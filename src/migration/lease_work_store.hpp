@@ -13,6 +13,7 @@
 
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
+#include "docshard/logging.hpp"
 #include "docshard/migration/migration_lease.hpp"
 
 #include <atomic>
@@ -42,6 +43,8 @@ public:
   std::size_t LiveWorkers() const override { return m_liveWorkers; }
 
 private:
+  // A write found the item's lease document changed under it.
+  void LogLost(MigrationLeaseItem const& item) const;
   struct Held {
     std::mutex Mutex;  // one write at a time per item (commits, renewals)
     MigrationLeaseItem Item;
@@ -71,6 +74,9 @@ private:
   std::vector<CollectionRef> m_sources;
   std::string m_fromHash;
   std::string m_toHash;
+  // Lease changes (category migration.lease): the process's default logger
+  // when the store was made (the CLI's --log-level sets it).
+  Logger m_log = DefaultLogger();
 
   std::mutex m_mutex;  // guards everything below
   std::condition_variable m_wake;

@@ -40,6 +40,16 @@ got_sorted=$("$cli" query --config "$tmp/scheme.json" "SELECT TOP 5 c.n FROM c O
 check "$got_sorted" "$expected_sorted" "ORDER BY + TOP across collections"
 check "$("$cli" query --config "$tmp/scheme.json" "SELECT VALUE COUNT(1) FROM c")" 59 "COUNT across collections"
 check "$("$cli" query --config "$tmp/scheme.json" --key u3 "SELECT VALUE c.id FROM c WHERE c.userId = 'u3'")" '"d3"' "query by key"
+# --diagnostics: one JSON line on stderr per operation, with the routing decision
+# and each attempt's partition key range; a query's names every collection read.
+d0_coll=$(grep '"id":"d0"' "$tmp/put.out" | sed 's/.*"collection":"\([^"]*\)".*/\1/')
+"$cli" get --config "$tmp/scheme.json" --id d0 --key u0 --diagnostics >/dev/null 2>"$tmp/get-diag.out"; check $? 0 "get --diagnostics exit"
+check "$(wc -l <"$tmp/get-diag.out")" 1 "get --diagnostics prints one line"
+check "$(grep -cF "\"routing\":{\"resolver\":\"\",\"epoch\":0,\"route\":\"hash(murmur3, 128 vnodes)\",\"collections\":[\"${d0_coll}\"]}" "$tmp/get-diag.out")" 1 "get --diagnostics shows the routing"
+check "$(grep -c '"partitionKeyRangeId":"[0-9][0-9]*"' "$tmp/get-diag.out")" 1 "get --diagnostics names the range"
+"$cli" query --config "$tmp/scheme.json" --diagnostics "SELECT VALUE COUNT(1) FROM c" >/dev/null 2>"$tmp/query-diag.out"; check $? 0 "query --diagnostics exit"
+check "$(grep -o '"collection":"[^"]*"' "$tmp/query-diag.out" | sort -u | wc -l)" 4 "query --diagnostics covers every collection"
+check "$(grep -c '"requests":\[{"operation":"QueryDocuments"' "$tmp/query-diag.out")" 1 "query --diagnostics lists the requests"
 "$cli" query --config "$tmp/scheme.json" "SELECT * FROM c WHERE" >/dev/null 2>"$tmp/err"; check $? 1 "rejected SQL exits 1"
 check "$(grep -c '400' "$tmp/err")" 1 "rejected SQL names the 400"
 # The key never appears in any output.

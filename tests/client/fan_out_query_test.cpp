@@ -64,6 +64,34 @@ TEST_CASE("fan-out union, ORDER BY, TOP and aggregates equal the independent ans
     CHECK(r.Diagnostics.size() == 8);
     for (auto const& d : r.Diagnostics) CHECK(d.Pages >= 1);
     CHECK(r.Continuation.empty());
+    // Every stream's requests are in the diagnostics: one per page read, each
+    // naming the partition key range it read, charges adding up.
+    std::size_t requests = 0;
+    for (auto const& d : r.Diagnostics) {
+      CHECK(d.Requests.size() == static_cast<std::size_t>(d.Pages));
+      std::set<std::string> ranges;
+      double charge = 0;
+      for (auto const& q : d.Requests) {
+        REQUIRE(q);
+        REQUIRE_FALSE(q->Attempts.empty());
+        CHECK(q->Attempts.back().Status == 200);
+        CHECK(q->Resource == d.Collection.substr(d.Collection.find("dbs/")));
+        CHECK_FALSE(q->Attempts.back().PartitionKeyRangeId.empty());
+        ranges.insert(q->Attempts.back().PartitionKeyRangeId);
+        charge += q->TotalRequestCharge;
+      }
+      CHECK(ranges.size() == d.Ranges);
+      CHECK(charge == Approx(d.RequestCharge));
+      requests += d.Requests.size();
+    }
+    rapidjson::Document json;
+    json.Parse(r.DiagnosticsJson().c_str());
+    REQUIRE_FALSE(json.HasParseError());
+    REQUIRE(json["collections"].Size() == 8);
+    std::size_t jsonRequests = 0;
+    for (auto const& c : json["collections"].GetArray()) jsonRequests += c["requests"].Size();
+    CHECK(jsonRequests == requests);
+    CHECK(json["partial"].IsFalse());
   }
   SECTION("ORDER BY ascending and descending merge across collections") {
     auto asc = f.Client->Query(SqlQuery("SELECT * FROM c ORDER BY c.n"));

@@ -27,6 +27,8 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <set>
 
@@ -300,7 +302,9 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
                   "--page-size",
                   "100",
                   "--no-finish",
-                  "--quiet"},
+                  "--quiet",
+                  "--log-level",
+                  "info"},
                  logs[static_cast<std::size_t>(w)]);
   };
   std::vector<pid_t> pids;
@@ -480,6 +484,28 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
   // The worker killed for good held items (taken over after the lease time).
   CHECK(orphans.size() >= 1);
   CHECK(orphansFinished == orphans.size());
+  // ... and the workers that took them over logged it (--log-level info):
+  // one "item taken over" warning from w2 per orphan, in w0's or w1's log.
+  std::string survivorsLog, allLogs;
+  for (std::size_t w = 0; w < logs.size(); ++w) {
+    std::ifstream in(logs[w]);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (w < 2) survivorsLog += text;
+    allLogs += text;
+  }
+  for (auto const& id : orphans) {
+    bool logged = false;
+    for (std::size_t at = 0; (at = survivorsLog.find("warn migration.lease item taken over ", at)) != std::string::npos;
+         ++at) {
+      auto const line = survivorsLog.substr(at, survivorsLog.find('\n', at) - at);
+      logged = logged || (line.find("\"item\":\"" + id + "\"") != std::string::npos &&
+                          line.find("\"from\":\"w2\"") != std::string::npos);
+    }
+    INFO("orphan item " << id);
+    CHECK(logged);
+  }
+  CHECK(allLogs.find("info migration.lease job joined ") != std::string::npos);
+  CHECK(allLogs.find("info migration.lease item split ") != std::string::npos);
   // Ranges split while their items were leased (or free): each such item
   // was replaced by its children (the splits during the run are at least
   // those of the sources not finished by then).

@@ -70,6 +70,12 @@ void PrintDiagnostics(std::shared_ptr<OperationDiagnostics const> const& diagnos
   std::fwrite(line.data(), 1, line.size(), stderr);  // one call: lines from parallel writers stay whole
 }
 
+void PrintDiagnostics(FanOutResult const& result) {
+  if (!g_diagnostics) return;
+  auto const line = result.DiagnosticsJson() + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
 std::string CompactJson(rapidjson::Value const& value) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);

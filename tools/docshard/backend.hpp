@@ -42,6 +42,8 @@ int RunPointOperation(std::span<char const* const> args, std::function<void(Poin
 void RequestDiagnostics() noexcept;
 // Prints `diagnostics` if they were requested and there are any.
 void PrintDiagnostics(std::shared_ptr<OperationDiagnostics const> const& diagnostics);
+// A query's diagnostics (FanOutResult::DiagnosticsJson) as one line, the same way.
+void PrintDiagnostics(FanOutResult const& result);
 
 // A value as compact JSON text.
 std::string CompactJson(rapidjson::Value const& value);

@@ -42,8 +42,9 @@ void PrintUsage(std::FILE* out) {
              "Commands that talk to a backend (init put get delete query migrate verify) also\n"
              "take --log-level error|warn|info|debug: log lines on stderr (throttling and\n"
              "retries at warn/info, every request at debug; never keys or documents), and\n"
-             "--diagnostics: each operation's attempts (endpoint, region, status, activity\n"
-             "id, request charge, latency, back-off) as one JSON object per line on stderr.\n",
+             "--diagnostics: each operation's attempts (endpoint, region, range, status,\n"
+             "activity id, request charge, latency, back-off) and routing decision as one\n"
+             "JSON object per line on stderr (a query: per collection and request).\n",
              out);
 }
 

@@ -30,6 +30,7 @@ int Run(std::span<char const* const> args) {
     for (auto const& item : r.Items.GetArray()) std::printf("%s\n", CompactJson(item).c_str());
     for (auto const& d : r.Diagnostics)
       if (!d.Error.empty()) std::fprintf(stderr, "partial: %s: %s\n", d.Collection.c_str(), d.Error.c_str());
+    PrintDiagnostics(r);
     partial = partial || r.Partial;
     options.Continuation = r.Continuation;
   } while (!options.Continuation.empty());

@@ -36,6 +36,11 @@ public:
   int Retries() const noexcept { return m_retries; }
   // Every attempt of the operation (null for a response built by hand).
   std::shared_ptr<OperationDiagnostics const> const& Diagnostics() const noexcept { return m_diagnostics; }
+  // Replaces them (PartitionedClient adds its routing decision and the
+  // attempts of every collection it tried).
+  void SetDiagnostics(std::shared_ptr<OperationDiagnostics const> diagnostics) noexcept {
+    m_diagnostics = std::move(diagnostics);
+  }
 
 private:
   unsigned m_status = 0;

@@ -1,0 +1,36 @@
+#pragma once
+// Internal: one OperationDiagnostics for a routed operation. CosmosClient
+// records the attempts of one collection; a routed read or delete may try
+// several (a miss in current, then next), so PartitionedClient gathers each
+// collection's diagnostics here, in the order tried, and publishes them as one
+// record with the routing decision (resolver, epoch, route, collections).
+#include "docshard/collection_ref.hpp"
+#include "docshard/operation_diagnostics.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace docshard::detail {
+
+class RoutedDiagnostics {
+public:
+  explicit RoutedDiagnostics(RoutingDiagnostics routing) : m_routing(std::move(routing)) {}
+
+  // `collection` is about to be tried.
+  void Tried(CollectionRef const& collection) { m_routing.Collections.push_back(collection.Text()); }
+  // The diagnostics of one collection's operation (null: none recorded).
+  void Add(std::shared_ptr<OperationDiagnostics const> const& part) {
+    if (part) m_parts.push_back(part);
+  }
+
+  // Every part's attempts in order, their summed latency and charge, and the
+  // routing. Operation and Resource are those of `answer` (the collection
+  // that answered), else of the last part. Never null.
+  std::shared_ptr<OperationDiagnostics const> Build(std::shared_ptr<OperationDiagnostics const> const& answer) const;
+
+private:
+  RoutingDiagnostics m_routing;
+  std::vector<std::shared_ptr<OperationDiagnostics const>> m_parts;
+};
+
+}  // namespace docshard::detail
