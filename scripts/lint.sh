@@ -2,7 +2,7 @@
 # Style checks: clang-format (every C++ file, .clang-format) and clang-tidy
 # (.clang-tidy) over the library, resolvers and tools, from a compile database
 # of their own (a clang-14 configure in build-lint; nothing is compiled).
-# CI runs the format check (scripts/test.sh); clang-tidy is not clean yet.
+# CI runs both (scripts/test.sh).
 #   scripts/lint.sh [format|tidy|all]     (default all)
 #   scripts/lint.sh fix                   reformat every C++ file in place
 #   Env: DOCSHARD_LINT_BUILD_DIR (build-lint), DOCSHARD_JOBS (2),

@@ -7,11 +7,13 @@ build=${DOCSHARD_BUILD_DIR:-$root/build}
 "$root/scripts/setup.sh" "$build"
 cd "$build"
 ctest --output-on-failure -j"${DOCSHARD_TEST_JOBS:-2}" "$@"
-# Style and API reference stage (CI): the clang-format check
-# (scripts/lint.sh format) and Doxygen with warnings as errors (scripts/docs.sh).
+# Style and API reference stage (CI): the clang-format check, clang-tidy over
+# src/, resolvers/ and tools/ (scripts/lint.sh format, tidy) and Doxygen with
+# warnings as errors (scripts/docs.sh).
 case "${DOCSHARD_CI_EXTRAS:-0}" in
 1|full)
   "$root/scripts/lint.sh" format
+  "$root/scripts/lint.sh" tidy
   "$root/scripts/docs.sh"
   ;;
 esac

@@ -61,7 +61,7 @@ struct DOCSHARD_API SchemeStoreOptions {
 class DOCSHARD_API SchemeStore final : public ISchemeStore {
 public:
   // `collectionLink`: dbs/<db>/colls/<coll>.
-  SchemeStore(std::shared_ptr<CosmosClient> client, std::string collectionLink, SchemeStoreOptions options = {});
+  SchemeStore(std::shared_ptr<CosmosClient> client, std::string const& collectionLink, SchemeStoreOptions options = {});
 
   // Creates the database and the collection if missing.
   void CreateCollectionIfMissing();

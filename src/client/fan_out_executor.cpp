@@ -74,7 +74,7 @@ private:
     auto promise = std::make_shared<std::promise<StreamPage>>();
     auto future = promise->get_future();
     t.Client->AsyncSendForPage(std::move(request),
-                               [promise, path = m_orderByPath](std::exception_ptr error, QueryPage page) {
+                               [promise, path = m_orderByPath](std::exception_ptr const& error, QueryPage const& page) {
                                  if (error) {
                                    promise->set_exception(error);
                                    return;

@@ -762,6 +762,7 @@ private:
       }
     });
     std::vector<Group*> ordered;
+    ordered.reserve(groups.size());
     for (auto& [k, g] : groups) ordered.push_back(&g);
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](Group* a, Group* b) { return CompareCosmosValues(&a->Keys, &b->Keys) < 0; });

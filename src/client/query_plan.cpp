@@ -46,7 +46,7 @@ std::size_t FindWord(std::string const& s, std::string const& word, std::size_t 
   return std::string::npos;
 }
 
-std::string Trim(std::string s) {
+std::string Trim(std::string const& s) {
   auto b = s.find_first_not_of(" \t\r\n");
   auto e = s.find_last_not_of(" \t\r\n");
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);

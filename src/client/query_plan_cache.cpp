@@ -131,6 +131,7 @@ std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, C
 namespace {
 std::vector<RangeSpan> Spans(std::vector<PartitionKeyRange> const& ranges) {
   std::vector<RangeSpan> out;
+  out.reserve(ranges.size());
   for (auto const& r : ranges) out.push_back({r.Id, r.MinInclusive, r.MaxExclusive});
   return out;
 }

@@ -67,6 +67,7 @@ std::optional<CollectionRoutingMap> CollectionRoutingMap::TryCombine(std::vector
     if (!changed.count(r.Id)) all.push_back(r);
   // Later entries of one id win (a feed lists a range again when it changes).
   std::unordered_set<std::string_view> seen;
+  // NOLINTNEXTLINE(modernize-loop-convert): std::views::reverse does not compile with clang 14 and libstdc++ 12
   for (auto it = changes.rbegin(); it != changes.rend(); ++it)
     if (seen.insert(it->Id).second) all.push_back(*it);
 

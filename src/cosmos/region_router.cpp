@@ -6,7 +6,7 @@
 
 namespace docshard::detail {
 
-RegionRouter::RegionRouter(std::string globalEndpoint, std::vector<std::string> preferredRegions,
+RegionRouter::RegionRouter(std::string globalEndpoint, std::vector<std::string> const& preferredRegions,
                            std::chrono::milliseconds unavailableFor)
     : m_global(std::move(globalEndpoint)), m_unavailableFor(unavailableFor) {
   for (auto const& name : preferredRegions) m_preferredKeys.push_back(RegionKey(name));

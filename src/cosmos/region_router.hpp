@@ -45,7 +45,7 @@ public:
 
   // `globalEndpoint`: the endpoint the client was configured with. Preferred
   // names are expected valid and distinct (CheckPreferredRegions).
-  RegionRouter(std::string globalEndpoint, std::vector<std::string> preferredRegions,
+  RegionRouter(std::string globalEndpoint, std::vector<std::string> const& preferredRegions,
                std::chrono::milliseconds unavailableFor);
 
   // Adopts a freshly read account. True when the write region or the

@@ -19,7 +19,7 @@ double RetryPolicy::Random() {
 milliseconds RetryPolicy::Backoff(milliseconds base, milliseconds cap, int attempt) {
   auto step = base.count() * (std::int64_t{1} << std::min(attempt, 20));
   auto bounded = std::min<std::int64_t>(step, cap.count());
-  auto half = bounded / 2.0;
+  auto half = static_cast<double>(bounded) / 2.0;
   return milliseconds(static_cast<std::int64_t>(half + half * Random()));
 }
 

@@ -24,7 +24,7 @@ namespace docshard::http::detail {
 // wait (its timer's wait completes with m_granted set).
 class PoolWaiter {
 public:
-  explicit PoolWaiter(Executor executor) : m_waitTimer(executor) {}
+  explicit PoolWaiter(Executor const& executor) : m_waitTimer(executor) {}
 
   void Grant() {
     m_granted = true;

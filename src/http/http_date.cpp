@@ -1,5 +1,6 @@
 #include "http/http_date.hpp"
 
+#include <cstddef>
 #include <ctime>
 
 namespace docshard::http {
@@ -20,9 +21,9 @@ std::string FormatHttpDate(std::chrono::system_clock::time_point time) {
   // "Thu, 27 Apr 2017 00:51:12 GMT"
   std::string out = "Ddd, 00 Mmm 0000 00:00:00 GMT";
   char* p = out.data();
-  out.replace(0, 3, days + 3 * tm.tm_wday, 3);
+  out.replace(0, 3, days + std::ptrdiff_t{3} * tm.tm_wday, 3);
   two(p + 5, tm.tm_mday);
-  out.replace(8, 3, months + 3 * tm.tm_mon, 3);
+  out.replace(8, 3, months + std::ptrdiff_t{3} * tm.tm_mon, 3);
   int const year = tm.tm_year + 1900;
   two(p + 12, year / 100);
   two(p + 14, year % 100);

@@ -70,7 +70,7 @@ std::size_t ParseAvailable(ResponseParser& parser, char const* data, std::size_t
 }
 
 std::size_t MaxUnparsedBytes(HttpTransportOptions const& options) noexcept {
-  return options.MaxResponseHeaderBytes + 32 * 1024;
+  return options.MaxResponseHeaderBytes + std::size_t{32} * 1024;
 }
 
 void ParseEndOfStream(ResponseParser& parser, error_code& ec) {

@@ -37,9 +37,9 @@ using error_code = boost::system::error_code;
 
 namespace {
 
-constexpr std::size_t ReadChunk = 16 * 1024;
+constexpr std::size_t ReadChunk = std::size_t{16} * 1024;
 // Bodies up to this size travel in the same TLS write as the header.
-constexpr std::size_t InlineBodyBytes = 64 * 1024;
+constexpr std::size_t InlineBodyBytes = std::size_t{64} * 1024;
 
 bool IsTooLarge(error_code const& ec) {
   return ec == bhttp::error::body_limit || ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow;
@@ -193,7 +193,7 @@ private:
 
   struct Connected {
     Ptr Op;
-    void operator()(std::exception_ptr e, ConnectionPtr c) { OnConnected(std::move(Op), e, std::move(c)); }
+    void operator()(std::exception_ptr e, ConnectionPtr c) { OnConnected(std::move(Op), std::move(e), std::move(c)); }
   };
 
   static void StartConnect(Ptr self) {
@@ -211,7 +211,7 @@ private:
     if (failure) {
       op.m_shard.Pool.CloseOne(*op.m_pool);
       ConnectionPool::WakeOne(*op.m_pool);
-      Complete(std::move(self), failure);
+      Complete(std::move(self), std::move(failure));
       return;
     }
     op.m_shard.Pool.Counters.Opened.fetch_add(1, std::memory_order_relaxed);

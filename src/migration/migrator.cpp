@@ -111,7 +111,7 @@ struct RunState {
   void Fail(std::exception_ptr e) {
     {
       std::lock_guard lock(Mutex);
-      if (!FirstError) FirstError = e;
+      if (!FirstError) FirstError = std::move(e);
       Failed = true;
     }
     Store->Stop();
@@ -443,6 +443,7 @@ MigrationProgress Migrator::Run() {
   // whose range splits is replaced by its children, which the store hands
   // out in turn.
   std::vector<std::thread> scanners;
+  scanners.reserve(static_cast<std::size_t>(std::max(m_options.MaxParallel, 0)));
   for (int t = 0; t < m_options.MaxParallel; ++t)
     scanners.emplace_back([&] {
       for (;;) {

@@ -111,6 +111,7 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
 
   auto collections = scheme.Collections();
   std::vector<std::pair<CollectionRef, bool>> toScan;  // collection, belongs to the scheme
+  toScan.reserve(collections.size() + options.AlsoScan.size());
   for (auto const& c : collections) toScan.emplace_back(c, true);
   for (auto const& c : options.AlsoScan) {
     bool known = false;

@@ -7,6 +7,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -45,7 +46,8 @@ struct PrometheusMetricsSink::Impl {
   std::unordered_map<std::string, AnySeries> Series;
 
   AnySeries SeriesOf(Instrument const& instrument, std::span<MetricAttribute const> attributes) {
-    Instrument const* const address = &instrument;
+    // The key starts with the bytes of the instrument's address.
+    auto const address = reinterpret_cast<std::uintptr_t>(&instrument);
     std::string key(reinterpret_cast<char const*>(&address), sizeof address);
     for (auto const& a : attributes) {
       if (a.Value.empty()) continue;

@@ -81,7 +81,8 @@ private:
 
 // --- SchemeStore (a document) -------------------------------------------------
 
-SchemeStore::SchemeStore(std::shared_ptr<CosmosClient> client, std::string collectionLink, SchemeStoreOptions options)
+SchemeStore::SchemeStore(std::shared_ptr<CosmosClient> client, std::string const& collectionLink,
+                         SchemeStoreOptions options)
     : m_client(std::move(client)), m_options(std::move(options)) {
   if (!m_client) throw InvalidArgumentError("SchemeStore: no client");
   auto ref = CollectionRef::Parse(collectionLink);  // validates the link

@@ -58,7 +58,7 @@ bool IsPlainString(std::string_view line) {
 // -?[1-9][0-9]{0,14} or 0: exact as a double (below 2^53) and printed by
 // JavaScript's String(n) exactly as written, so the line is its hash text.
 bool IsPlainInteger(std::string_view line) {
-  std::size_t i = line.size() > 0 && line[0] == '-' ? 1 : 0;
+  std::size_t i = !line.empty() && line[0] == '-' ? 1 : 0;
   std::size_t const digits = line.size() - i;
   if (digits == 0 || digits > 15) return false;
   if (line[i] == '0') return digits == 1 && i == 0;  // "0"; "-0" is 0 and "01" is not JSON

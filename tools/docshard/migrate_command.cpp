@@ -58,7 +58,7 @@ PartitionScheme LoadNamed(std::string const& path) {
 
 std::string Duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--";
-  auto s = static_cast<long>(seconds + 0.5);
+  auto s = std::lround(seconds);
   char buf[32];
   if (s >= 3600)
     std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, s / 60 % 60);

@@ -56,6 +56,7 @@ int Run(std::span<char const* const> args) {
   std::vector<std::string> batch;
   auto flush = [&] {
     std::vector<std::future<std::pair<std::string, bool>>> results;
+    results.reserve(batch.size());
     for (auto& line : batch)
       results.push_back(std::async(std::launch::async, [&client, &line, upsert] {
         bool ok = false;

@@ -41,8 +41,8 @@ struct DOCSHARD_API CosmosClientOptions {
   // I/O threads of the client's transport (1 to 64): each runs its own share
   // of the connections and the operations started on it (HttpTransport).
   std::size_t IoThreads = 1;
-  std::size_t MaxResponseBodyBytes = 16 * 1024 * 1024;
-  std::size_t MaxResponseHeaderBytes = 64 * 1024;
+  std::size_t MaxResponseBodyBytes = std::size_t{16} * 1024 * 1024;
+  std::size_t MaxResponseHeaderBytes = std::size_t{64} * 1024;
 
   std::string UserAgentSuffix;
 

@@ -15,7 +15,7 @@ namespace docshard {
 // use_awaitable)) and then destroys the garbage.
 
 struct DOCSHARD_API RequestOptions {
-  RequestOptions() {}
+  RequestOptions() {}  // NOLINT(modernize-use-equals-default): user-provided on purpose (above)
 
   // If-Match: the write fails with PreconditionFailedError when the stored
   // document's _etag differs.
@@ -28,7 +28,7 @@ struct DOCSHARD_API RequestOptions {
 };
 
 struct DOCSHARD_API QueryOptions {
-  QueryOptions() {}
+  QueryOptions() {}  // NOLINT(modernize-use-equals-default): user-provided on purpose (above)
 
   // x-ms-max-item-count; 0 leaves the page size to the service.
   int MaxItemCount = 0;

@@ -16,8 +16,8 @@ struct DOCSHARD_API HttpTransportOptions {
   // One request/response exchange on a connection (writing + reading).
   std::chrono::milliseconds AttemptTimeout{15000};
 
-  std::size_t MaxResponseBodyBytes = 16 * 1024 * 1024;
-  std::size_t MaxResponseHeaderBytes = 64 * 1024;
+  std::size_t MaxResponseBodyBytes = std::size_t{16} * 1024 * 1024;
+  std::size_t MaxResponseHeaderBytes = std::size_t{64} * 1024;
 
   // Per host, over all I/O threads; at least IoThreads.
   std::size_t MaxConnectionsPerHost = 32;
