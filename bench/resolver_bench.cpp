@@ -224,6 +224,27 @@ BENCHMARK_CAPTURE(BM_Md5Chain, portable, detail::Md5ChainIsa::Portable)
 BENCHMARK_CAPTURE(BM_Md5Chain, avx2, detail::Md5ChainIsa::Avx2)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Md5Chain, avx512, detail::Md5ChainIsa::Avx512)->Arg(8)->Arg(1024)->Unit(benchmark::kMillisecond);
 
+// Which md5 chain implementation the ring builds of this run use (the
+// environment variable DOCSHARD_RING_SIMD=portable|avx2|avx512 forces one;
+// core/md5_chain.hpp), and which this CPU and build could run, recorded in
+// the JSON output's context.
+void RecordMd5ChainContext() {
+  std::string available;
+  for (auto isa : detail::AvailableMd5ChainIsas()) {
+    if (!available.empty()) available += ',';
+    available += detail::Md5ChainIsaName(isa);
+  }
+  benchmark::AddCustomContext("md5_chain", detail::Md5ChainIsaName(detail::PreferredMd5ChainIsa()));
+  benchmark::AddCustomContext("md5_chains_available", available);
+}
+
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  RecordMd5ChainContext();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

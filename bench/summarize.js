@@ -68,6 +68,53 @@ for (const h of ["murmur3", "md5"]) {
                          limit: null, unit: "ms", pass: true, reportOnly: true });
   }
 }
+// Issue 16's ring build goals per md5 chain implementation (ring-build-<isa>.json,
+// one run each with that implementation forced, every repetition kept): each
+// ratio is computed per repetition (the repetitions of one index ran
+// interleaved in one run) and reported as median, min and max.
+const variants = {};
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+for (const f of fs.readdirSync(dir).filter((f) => /^ring-build-[a-z0-9]+\.json$/.test(f)).sort()) {
+  const run = load(f);
+  const isa = run.context.md5_chain;
+  const reps = {};   // run name -> [cpu ns], by repetition index
+  const faults = {}; // run name -> [minor page faults per build]
+  for (const b of run.benchmarks) {
+    if (b.run_type !== "iteration") continue;
+    (reps[b.run_name] ??= [])[b.repetition_index ?? 0] = b.cpu_time * toNs[b.time_unit];
+    if (b.faults !== undefined) (faults[b.run_name] ??= [])[b.repetition_index ?? 0] = b.faults;
+  }
+  const need = (name) => {
+    if (!reps[name]) throw new Error(`missing benchmark ${name} in ${f}`);
+    return reps[name];
+  };
+  const spread = (xs, scale = 1) => ({ median: Number((median(xs) * scale).toFixed(4)),
+                                       min: Number((Math.min(...xs) * scale).toFixed(4)),
+                                       max: Number((Math.max(...xs) * scale).toFixed(4)) });
+  const ratio = (a, b) => need(a).map((x, i) => x / need(b)[i]);
+  const v = {
+    md5Build1024OverNaive: spread(ratio("BM_BuildResolver/md5/1024", "BM_Md5NaiveChain_131072")),
+    md5Build8Over64: spread(ratio("BM_BuildResolver/md5/8", "BM_BuildResolver/md5/64")),
+    murmur3Build1024Ms: spread(need("BM_BuildResolver/murmur3/1024"), 1e-6),
+    md5Build1024Ms: spread(need("BM_BuildResolver/md5/1024"), 1e-6),
+    naive131072Ms: spread(need("BM_Md5NaiveChain_131072"), 1e-6),
+    faultsPerBuild: Object.fromEntries(Object.entries(faults).map(([k, xs]) => [k, Number(median(xs).toFixed(1))])),
+    repetitions: need("BM_Md5NaiveChain_131072").length,
+  };
+  variants[isa] = v;
+  const range = (s, d = 3) => `median of ${v.repetitions}, range ${s.min.toFixed(d)}-${s.max.toFixed(d)}`;
+  check(`[${isa}] md5 build 1024 x 128 / 131,072 single Md5Digest calls`, v.md5Build1024OverNaive.median, 0.3, "x",
+        v.md5Build1024OverNaive.median <= 0.3, { md5Chain: isa, spread: range(v.md5Build1024OverNaive) });
+  check(`[${isa}] md5 build 8 x 128 / md5 build 64 x 128`, v.md5Build8Over64.median, 1, "x",
+        v.md5Build8Over64.median <= 1, { md5Chain: isa, spread: range(v.md5Build8Over64) });
+  check(`[${isa}] build 1024 x 128 ring, murmur3`, v.murmur3Build1024Ms.median, 2, "ms",
+        v.murmur3Build1024Ms.median <= 2, { md5Chain: isa, spread: range(v.murmur3Build1024Ms, 2) });
+}
+
 if (route.docshardRouteMedianMs !== null) {
   const speedup = route.legacyNodeRouteMedianMs / route.docshardRouteMedianMs;
   const cpuSpeedup = route.legacyNodeRouteCpuMedianMs / route.docshardRouteCpuMedianMs;
@@ -90,12 +137,14 @@ const peers = {
 };
 peers.inProcessSpeedup = Number((peers.legacyNodeResolveForCreateNsPerKey / peers.docshardResolveForCreateNsPerKey).toFixed(1));
 
-const summary = { machine, checks, peers, medians };
+const summary = { machine, checks, peers, medians, ringBuildByMd5Chain: variants };
 fs.writeFileSync(path.join(dir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
 
 const fmt = (v) => (v === null ? "n/a" : v < 10 ? v.toFixed(2) : v.toFixed(1));
-console.log(`\nResolver core benchmarks (${machine.date}, ${machine.nproc} CPUs, ${machine.cpuModel}, ` +
-            `load ${machine.loadAverageBefore} -> ${machine.loadAverageAfter})`);
+console.log(`\nResolver core benchmarks (${machine.date}, commit ${machine.commit}, ${machine.nproc} CPUs, ` +
+            `${machine.cpuModel}, load ${machine.loadAverageBefore} -> ${machine.loadAverageAfter})`);
+console.log(`SIMD: ${machine.cpuSimd}; md5 chains of the main run: ${machine.md5ChainMainRun} ` +
+            `(available: ${machine.md5ChainsAvailable})`);
 console.log("\nmedian per key (cpu / wall):");
 for (const [name, m] of Object.entries(medians)) {
   const unit = /^BM_(BuildResolver|Md5)/.test(name) ? ["ms", 1e6] : ["ns", 1];
@@ -105,7 +154,8 @@ console.log("\ntargets:");
 for (const c of checks) {
   const verdict = c.reportOnly ? "INFO" : c.pass === null ? "SKIP" : c.pass ? "PASS" : "FAIL";
   const cmp = c.unit === "x faster" ? ">=" : "<=";
-  console.log(`  ${verdict}  ${c.target}: ${fmt(c.value)} ${c.unit}` + (c.reportOnly ? "" : ` (target ${cmp} ${c.limit})`));
+  console.log(`  ${verdict}  ${c.target}: ${fmt(c.value)} ${c.unit}` + (c.reportOnly ? "" : ` (target ${cmp} ${c.limit})`) +
+              (c.spread ? `, ${c.spread}` : ""));
 }
 if (route.docshardRouteMedianMs !== null)
   console.log(`\nroute ${route.keys} keys: docshard ${route.docshardRouteMedianMs} ms wall / ${route.docshardRouteCpuMedianMs} ms cpu, ` +

@@ -4,12 +4,19 @@
 # only), runs the `docshard route` vs legacy Node SDK comparison over 1e6 keys,
 # writes JSON under bench/results/ and prints the targets with PASS/FAIL.
 #
+# The ring build benchmarks run once more per md5 chain implementation the CPU
+# runs (AVX-512, AVX2, portable), each forced with DOCSHARD_RING_SIMD, and the
+# summary prints issue 16's ratios per implementation, measured in one run each.
+#
 # Usage: scripts/bench.sh [--skip-build] [--quick]
 #   --quick   fewer repetitions and 2e5 route keys (a smoke run; results are
 #             written under bench/results/quick/ so committed results stay put)
 # Environment: DOCSHARD_BENCH_CPU (CPU to pin the micro-benchmarks to; default
 #   the last one), DOCSHARD_BENCH_BUILD_DIR (default build-bench),
-#   DOCSHARD_JOBS (build parallelism, default 2).
+#   DOCSHARD_JOBS (build parallelism, default 2), DOCSHARD_RING_SIMD
+#   (portable|avx2|avx512: the md5 chains of the main run; default the widest
+#   the CPU has). A build with only the portable chains: configure build-bench
+#   with -DDOCSHARD_RING_SIMD=OFF and run with --skip-build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOCSHARD_BENCH_BUILD_DIR:-$root/build-bench}
@@ -71,17 +78,39 @@ cpu=${DOCSHARD_BENCH_CPU:-$((ncpu - 1))}
 pin=() pinned=null
 if command -v taskset >/dev/null; then pin=(taskset -c "$cpu"); pinned=$cpu; fi
 cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+# The widest x86 vector extension the CPU reports (the md5 chains' choice
+# follows it; "none" elsewhere), and the flags it was read from.
+cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2- || true)
+cpu_simd=none
+for f in sse2 avx2 avx512f; do if [[ " $cpu_flags " == *" $f "* ]]; then cpu_simd=$f; fi; done
+cpu_simd_flags=$( { tr ' ' '\n' <<<"$cpu_flags" | grep -E '^(sse2|ssse3|sse4_2|avx|avx2|avx512[a-z_0-9]*)$' || true; } \
+                  | sort | tr '\n' ' ' | sed 's/ $//')
 compiler=$(grep -m1 '^CMAKE_CXX_COMPILER:' "$build/CMakeCache.txt" | cut -d= -f2-)
 compiler_version=$("$compiler" --version | head -n1)
 flags=$(grep -m1 '^CMAKE_CXX_FLAGS_RELEASE:' "$build/CMakeCache.txt" | cut -d= -f2-)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-log "machine: $ncpu CPUs ($cpu_model), $compiler_version, flags '$flags', load $load_before"
+log "machine: $ncpu CPUs ($cpu_model, $cpu_simd), $compiler_version, flags '$flags', load $load_before"
 
 # ---- micro-benchmarks --------------------------------------------------------
 log "resolver micro-benchmarks (${reps} repetitions, pinned to CPU $cpu)"
 "${pin[@]}" "$bench_exe" --benchmark_format=json --benchmark_out="$results/resolver.json" \
   --benchmark_out_format=json --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
   >/dev/null
+
+# ---- md5 ring build per chain implementation ----------------------------------
+# The ring build benchmarks again with each md5 chain implementation this CPU
+# and build can run forced through DOCSHARD_RING_SIMD (src/core/md5_chain.hpp),
+# every run with its own naive 131,072-digest baseline so that each ratio comes
+# from one run; repetitions interleaved at random and all kept, so summarize.js
+# pairs them and reports the spread of each ratio.
+rm -f "$results"/ring-build-*.json
+chains=$(node -p "require('$results/resolver.json').context.md5_chains_available")
+for isa in ${chains//,/ }; do
+  log "ring build benchmarks, md5 chains forced to $isa (${reps} repetitions)"
+  DOCSHARD_RING_SIMD=$isa "${pin[@]}" "$bench_exe" --benchmark_filter='^BM_(BuildResolver|Md5NaiveChain)' \
+    --benchmark_format=json --benchmark_out="$results/ring-build-$isa.json" --benchmark_out_format=json \
+    --benchmark_repetitions="$reps" --benchmark_enable_random_interleaving=true >/dev/null
+done
 
 # ---- route comparison --------------------------------------------------------
 tmp=$(mktemp -d)
@@ -173,6 +202,11 @@ cat >"$results/machine.json" <<EOF
   "commit": "${DOCSHARD_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}",
   "nproc": $ncpu,
   "cpuModel": "$cpu_model",
+  "cpuSimd": "$cpu_simd",
+  "cpuSimdFlags": "$cpu_simd_flags",
+  "md5ChainMainRun": "$(node -p "require('$results/resolver.json').context.md5_chain")",
+  "md5ChainsAvailable": "$chains",
+  "ringSimdEnv": "${DOCSHARD_RING_SIMD:-}",
   "compiler": "$compiler_version",
   "buildType": "Release",
   "cxxFlagsRelease": "$flags",

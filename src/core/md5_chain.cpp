@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -170,7 +171,16 @@ std::vector<Md5ChainIsa> AvailableMd5ChainIsas() {
 }
 
 Md5ChainIsa PreferredMd5ChainIsa() noexcept {
-  static Md5ChainIsa const preferred = AvailableMd5ChainIsas().front();
+  static Md5ChainIsa const preferred = [] {
+    auto const isas = AvailableMd5ChainIsas();
+    // Read once, before any ring is built from it: the environment is not
+    // changed by a process that is building rings.
+    if (char const* forced = std::getenv("DOCSHARD_RING_SIMD")) {  // NOLINT(concurrency-mt-unsafe)
+      for (auto isa : isas)
+        if (std::strcmp(forced, Md5ChainIsaName(isa)) == 0) return isa;
+    }
+    return isas.front();
+  }();
   return preferred;
 }
 

@@ -28,9 +28,18 @@ enum class Md5ChainIsa {
   Avx512,    // x86-64 AVX-512F
 };
 
-// Implementations this build and this CPU can run, the preferred one first.
+// Implementations this build and this CPU can run, the preferred one first:
+// AVX-512, AVX2, portable. AVX-512 first on every CPU that has it: the code
+// is adds, logic (vpternlogd) and rotates (vprold), no gathers, compresses
+// or cross-lane permutes (the slow AVX-512 instructions on AMD Zen 4); on
+// Zen 4 each 512-bit operation runs as two 256-bit halves, which is no more
+// work than AVX2's two registers per state word with three-instruction
+// rotates.
 std::vector<Md5ChainIsa> AvailableMd5ChainIsas();
-// The preferred one (decided once, then cached).
+// The implementation ring builds use, decided once: the environment
+// variable DOCSHARD_RING_SIMD=portable|avx2|avx512 names one (to measure
+// each, or to avoid one on a CPU where it is slow); a name this build or CPU
+// cannot run, or an unknown one, is ignored. Otherwise the first available.
 Md5ChainIsa PreferredMd5ChainIsa() noexcept;
 char const* Md5ChainIsaName(Md5ChainIsa isa) noexcept;
 

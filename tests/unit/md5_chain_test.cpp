@@ -4,8 +4,13 @@
 #include "core/md5_chain.hpp"
 
 #include <catch2/catch.hpp>
+#include <docshard/collection_ref.hpp>
+#include <docshard/hash_partition_resolver.hpp>
 #include <docshard/md5_hash_generator.hpp>
+#include <docshard/partition_key.hpp>
 
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +32,38 @@ std::vector<RingPosition> OneByOne(std::vector<std::array<std::uint8_t, 16>> con
     }
   }
   return out;
+}
+
+// md5 whose ring chains come from one chosen implementation, or (Generic)
+// from IHashGenerator's default: point by point through Hash and ChainBytes,
+// i.e. OpenSSL's MD5, independent of the SIMD code.
+class ChosenMd5 final : public IHashGenerator {
+public:
+  explicit ChosenMd5(detail::Md5ChainIsa const* isa) : m_isa(isa) {}
+  std::string const& Name() const noexcept override { return m_md5.Name(); }
+  RingPosition Hash(std::string_view bytes) const noexcept override { return m_md5.Hash(bytes); }
+  std::string ChainBytes(RingPosition position) const override { return m_md5.ChainBytes(position); }
+  void ChainPositions(std::span<std::string const> first, std::uint32_t pointsPerNode,
+                      RingPosition* positions) const override {
+    if (m_isa == nullptr) return IHashGenerator::ChainPositions(first, pointsPerNode, positions);
+    std::vector<std::array<std::uint8_t, 16>> digests;
+    for (auto const& f : first) digests.push_back(Md5Digest(f));
+    detail::Md5ChainPositions(digests, pointsPerNode, positions, *m_isa);
+  }
+
+private:
+  Md5HashGenerator m_md5;
+  detail::Md5ChainIsa const* m_isa;
+};
+
+std::vector<CollectionRef> Refs(std::initializer_list<char const*> texts) {
+  std::vector<CollectionRef> out;
+  for (auto t : texts) out.push_back(CollectionRef::Parse(t));
+  return out;
+}
+
+std::string Route(HashPartitionResolver const& r, char const* key) {
+  return r.ResolveForCreate(PartitionKey(key)).Text();
 }
 }  // namespace
 
@@ -53,4 +90,35 @@ TEST_CASE("md5 chains: implementation names", "[ring][md5]") {
   CHECK(std::string(detail::Md5ChainIsaName(detail::Md5ChainIsa::Portable)) == "portable");
   CHECK(std::string(detail::Md5ChainIsaName(detail::Md5ChainIsa::Avx2)) == "avx2");
   CHECK(std::string(detail::Md5ChainIsaName(detail::Md5ChainIsa::Avx512)) == "avx512");
+}
+
+TEST_CASE("md5 rings: every available implementation gives the public vectors and the same points",
+          "[ring][md5][vectors]") {
+  auto const abcLinks = Refs({"dbs/foo/colls/A", "dbs/foo/colls/B", "dbs/foo/colls/C"});
+  auto const twoLinks = Refs({"dbs/db/colls/coll0", "dbs/db/colls/coll1"});
+  HashPartitionResolver const generic(abcLinks, std::make_shared<ChosenMd5 const>(nullptr), 128);
+  for (auto const isa : detail::AvailableMd5ChainIsas()) {
+    INFO(detail::Md5ChainIsaName(isa));
+    auto const md5 = std::make_shared<ChosenMd5 const>(&isa);
+    // docs/resolvers.md, "Public vectors".
+    HashPartitionResolver const two(twoLinks, md5, 5);
+    CHECK(Route(two, "beadledom") == "dbs/db/colls/coll1");
+    CHECK(Route(two, "999") == "dbs/db/colls/coll0");
+    CHECK(Route(two, "a") == "dbs/db/colls/coll1");
+    CHECK(Route(two, "") == "dbs/db/colls/coll0");
+    HashPartitionResolver const abc(abcLinks, md5, 128);
+    CHECK(Route(abc, "a") == "dbs/foo/colls/A");
+    CHECK(Route(abc, "x") == "dbs/foo/colls/C");
+    CHECK(Route(abc, "J1") == "dbs/foo/colls/A");
+    CHECK(Route(abc, "U4") == "dbs/foo/colls/C");
+    CHECK(Route(abc, "") == "dbs/foo/colls/A");
+    // Every sorted point and owner equals the point-by-point ring's.
+    auto const got = abc.Ring().Points();
+    auto const want = generic.Ring().Points();
+    REQUIRE(got.size() == want.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      differ += got[i].Position != want[i].Position || got[i].Owner != want[i].Owner;
+    CHECK(differ == 0);
+  }
 }
