@@ -11,7 +11,9 @@ const fs = require("fs");
 const path = require("path");
 
 const dir = process.argv[2];
-const load = (f) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
+// Google Benchmark writes NaN for the coefficient of variation of a counter
+// whose mean is 0 (page faults per build): read it as null.
+const load = (f) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8").replace(/: (-?)(NaN|inf)\b/g, ": null"));
 const resolver = load("resolver.json");
 const route = load("route.json");
 const machine = load("machine.json");

@@ -103,8 +103,14 @@ log "resolver micro-benchmarks (${reps} repetitions, pinned to CPU $cpu)"
 # every run with its own naive 131,072-digest baseline so that each ratio comes
 # from one run; repetitions interleaved at random and all kept, so summarize.js
 # pairs them and reports the spread of each ratio.
+# bench_context KEY: a value of resolver.json's context (Google Benchmark
+# writes NaN for some aggregates, which JSON.parse rejects).
+bench_context() {
+  node -e 'const t = require("fs").readFileSync(process.argv[1], "utf8").replace(/: (-?)(NaN|inf)\b/g, ": null");
+           console.log(JSON.parse(t).context[process.argv[2]]);' "$results/resolver.json" "$1"
+}
 rm -f "$results"/ring-build-*.json
-chains=$(node -p "require('$results/resolver.json').context.md5_chains_available")
+chains=$(bench_context md5_chains_available)
 for isa in ${chains//,/ }; do
   log "ring build benchmarks, md5 chains forced to $isa (${reps} repetitions)"
   DOCSHARD_RING_SIMD=$isa "${pin[@]}" "$bench_exe" --benchmark_filter='^BM_(BuildResolver|Md5NaiveChain)' \
@@ -204,7 +210,7 @@ cat >"$results/machine.json" <<EOF
   "cpuModel": "$cpu_model",
   "cpuSimd": "$cpu_simd",
   "cpuSimdFlags": "$cpu_simd_flags",
-  "md5ChainMainRun": "$(node -p "require('$results/resolver.json').context.md5_chain")",
+  "md5ChainMainRun": "$(bench_context md5_chain)",
   "md5ChainsAvailable": "$chains",
   "ringSimdEnv": "${DOCSHARD_RING_SIMD:-}",
   "compiler": "$compiler_version",
