@@ -6,6 +6,7 @@
 // text), never by asking the code under test.
 #include "fake_gateway.hpp"
 #include "ring_oracle.hpp"
+#include "transition_scheme.hpp"
 
 #include <catch2/catch.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
@@ -237,14 +238,7 @@ TEST_CASE("collections on another account are sent to that account's endpoint", 
 namespace {
 
 std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway> const& gateway, char const* mode) {
-  auto lookup = [](char const* target) {
-    return std::string(R"({"type": "lookup", "partitionKey": "/k", "keyType": "string", "entries": [
-        {"key": "u1", "collection": "dbs/d/colls/)") +
-           target + R"("}], "default": "dbs/d/colls/)" + target + R"(0"})";
-  };
-  auto const scheme = PartitionScheme::Load(std::string(R"({"docshard": 1, "resolver": {"type": "transition",
-      "readMode": ")") + mode + R"(", "current": )" +
-                                            lookup("a1") + R"(, "next": )" + lookup("b1") + "}}");
+  auto const scheme = test::TransitionLookupScheme(mode);
   auto client = std::make_shared<PartitionedClient>(
       std::map<std::string, std::shared_ptr<CosmosClient>>{{"default", FakeClient(gateway)}});
   client->SetResolver("", scheme.Resolver());

@@ -4,6 +4,7 @@
 // the error; the partition key range of each attempt. Expected values are
 // read off the scripted answers and the scheme text here.
 #include "fake_gateway.hpp"
+#include "transition_scheme.hpp"
 
 #include <catch2/catch.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
@@ -49,14 +50,7 @@ FakeGateway::Answer Answer(unsigned status, char const* charge, char const* sess
 // Current routes u1 to a1, next to b1 (lookup entries), published at epoch 7
 // under the name "orders".
 std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway> const& gateway, char const* mode) {
-  auto lookup = [](char const* target) {
-    return std::string(R"({"type": "lookup", "partitionKey": "/k", "keyType": "string", "entries": [
-        {"key": "u1", "collection": "dbs/d/colls/)") +
-           target + R"("}], "default": "dbs/d/colls/)" + target + R"(0"})";
-  };
-  auto const scheme = PartitionScheme::Load(std::string(R"({"docshard": 1, "resolver": {"type": "transition",
-      "readMode": ")") + mode + R"(", "current": )" +
-                                            lookup("a1") + R"(, "next": )" + lookup("b1") + "}}");
+  auto const scheme = test::TransitionLookupScheme(mode);
   auto guard = test::InstallOnThisThread(gateway);
   auto client = std::make_shared<PartitionedClient>(
       std::map<std::string, std::shared_ptr<CosmosClient>>{{"default", std::make_shared<CosmosClient>(Options())}});
