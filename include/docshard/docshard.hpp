@@ -80,6 +80,7 @@
 #include "docshard/migration/migration_lease.hpp"
 #include "docshard/migration/migration_plan.hpp"
 #include "docshard/migration/migrator.hpp"
+#include "docshard/migration/move_diagnostics.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/scheme_verifier.hpp"
 #include "docshard/migration/token_bucket.hpp"

@@ -10,6 +10,7 @@ target_sources(docshard_migration_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/migration_checkpoint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migration_lease.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migration_plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/move_diagnostics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migrator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/request_unit_budget.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scheme_verifier.cpp
