@@ -1,7 +1,5 @@
 #include "docshard/hash_partition_resolver.hpp"
 
-#include "core/ring_position_field.hpp"
-
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/md5_hash_generator.hpp"
@@ -50,9 +48,9 @@ std::vector<std::string> SeedBytes(std::vector<std::int32_t> const& seeds) {
 HashPartitionResolver::HashPartitionResolver(std::vector<CollectionRef> collections,
                                              std::shared_ptr<IHashGenerator const> hash,
                                              std::uint32_t virtualNodesPerCollection,
-                                             std::optional<PartitionKeyPath> keyPath, bool storeRingPosition)
+                                             std::optional<PartitionKeyPath> keyPath)
     : m_collections(std::move(collections)), m_virtualNodes(virtualNodesPerCollection), m_keyPath(std::move(keyPath)),
-      m_hashName(hash ? hash->Name() : std::string("md5")), m_storeRingPosition(storeRingPosition),
+      m_hashName(hash ? hash->Name() : std::string("md5")),
       m_ring(hash ? std::move(hash) : std::make_shared<Md5HashGenerator const>(), Texts(m_collections),
              virtualNodesPerCollection) {}
 
@@ -134,18 +132,13 @@ rapidjson::Value HashPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>&
   rapidjson::Value collections(rapidjson::kArrayType);
   for (auto const& c : m_collections) collections.PushBack(rapidjson::Value(c.Text().c_str(), a), a);
   obj.AddMember("collections", collections, a);
-  // Only when set: the JSON (and so the SHA-256 a migration checkpoint names
-  // a scheme by) of every existing config stays what it was.
-  if (m_storeRingPosition) obj.AddMember("storeRingPosition", true, a);
   return obj;
 }
 
 ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
-  node.AllowOnly(
-      {"type", "partitionKey", "collections", "hash", "virtualNodesPerCollection", "seeds", "storeRingPosition"});
+  node.AllowOnly({"type", "partitionKey", "collections", "hash", "virtualNodesPerCollection", "seeds"});
   std::optional<PartitionKeyPath> path;
   if (auto p = node.OptionalChild("partitionKey")) path = p->GetKeyPath();
-  bool const store = detail::LoadStoreRingPosition(node);
 
   std::vector<CollectionRef> collections;
   std::unordered_map<std::string, std::size_t> seen;
@@ -186,13 +179,11 @@ ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
     if (seeds.size() != collections.size())
       seedsNode->Fail("has " + std::to_string(seeds.size()) + " seeds for " + std::to_string(collections.size()) +
                       " collections");
-    auto legacy = DotNetLegacy(std::move(collections), std::move(seeds), vnodes, std::move(path));
-    legacy->m_storeRingPosition = store;
-    return legacy;
+    return DotNetLegacy(std::move(collections), std::move(seeds), vnodes, std::move(path));
   }
   if (seedsNode) seedsNode->Fail("\"seeds\" only applies to hash \"dotnet-legacy\"");
   return std::make_shared<HashPartitionResolver>(std::move(collections), MakeHashGenerator(hashName), vnodes,
-                                                 std::move(path), store);
+                                                 std::move(path));
 }
 
 }  // namespace docshard

@@ -1,7 +1,5 @@
 #include "docshard/managed_hash_partition_resolver.hpp"
 
-#include "core/ring_position_field.hpp"
-
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/resolver_visitor.hpp"
@@ -46,7 +44,7 @@ std::shared_ptr<HashPartitionResolver const> BuildRing(ManagedHashSettings const
   for (std::uint32_t i = 0; i < s.Count; ++i)
     refs.push_back(CollectionRef::Parse(RefText(s, s.CollectionPrefix + std::to_string(i))));
   return std::make_shared<HashPartitionResolver const>(std::move(refs), MakeHashGenerator(s.Hash),
-                                                       s.VirtualNodesPerCollection, keyPath, s.StoreRingPosition);
+                                                       s.VirtualNodesPerCollection, keyPath);
 }
 
 rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
@@ -98,15 +96,13 @@ rapidjson::Value ManagedHashPartitionResolver::ToJson(rapidjson::MemoryPoolAlloc
   obj.AddMember("hash", Str(m_settings.Hash, a), a);
   obj.AddMember("virtualNodesPerCollection", m_settings.VirtualNodesPerCollection, a);
   if (!m_settings.Template.IsEmpty()) obj.AddMember("template", m_settings.Template.ToJson(a), a);
-  if (m_settings.StoreRingPosition) obj.AddMember("storeRingPosition", true, a);  // only when set: digests stay
   return obj;
 }
 
 ResolverPtr ManagedHashPartitionResolver::FromConfig(ConfigNode const& node) {
   node.AllowOnly({"type", "partitionKey", "account", "database", "collectionPrefix", "count", "hash",
-                  "virtualNodesPerCollection", "template", "storeRingPosition"});
+                  "virtualNodesPerCollection", "template"});
   ManagedHashSettings s;
-  s.StoreRingPosition = detail::LoadStoreRingPosition(node);
   std::optional<PartitionKeyPath> path;
   if (auto p = node.OptionalChild("partitionKey")) path = p->GetKeyPath();
   if (auto acc = node.OptionalChild("account")) {

@@ -24,7 +24,8 @@
 #                commit (reported as client "docshard-base"), in the same rotation:
 #                before/after figures from one run, each against the same wrk runs
 #   --io-threads N  docshard's CosmosClientOptions::IoThreads in part 1 (default 1)
-#   --name NAME  results as client-NAME-*.json (default client-* / client-pinned-*), so that a
+#   --name NAME  results as client-NAME-*.json / client-pinned-NAME-*.json (default client-* /
+#                client-pinned-*), so that a
 #                partial or comparison run does not overwrite the full run's files
 # Environment: DOCSHARD_BENCH_BUILD_DIR (default build-bench), DOCSHARD_JOBS (2),
 #   DOCSHARD_BENCH_COMMIT (label recorded as the commit, default git HEAD).
@@ -69,7 +70,9 @@ if ((pin)); then
   command -v taskset >/dev/null || { echo "bench-client: --pin needs taskset" >&2; exit 1; }
   server_pin=(taskset -c 0) client_pin=(taskset -c 1) prefix_name=client-pinned
 fi
-if [ -n "$name" ]; then prefix_name=client-$name; fi
+# A pinned run keeps "pinned" in its name, so that the pinned and unpinned runs
+# of one --name do not overwrite each other's files.
+if [ -n "$name" ]; then prefix_name=${prefix_name}-$name; fi
 log() { printf 'bench-client: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
 
 command -v wrk >/dev/null || { echo "bench-client: wrk not found (apt-get install wrk)" >&2; exit 1; }

@@ -27,7 +27,8 @@ bench_name=observebench
 source "$root/scripts/bench-support.sh"
 ((skip_build)) || bench_build docshard_client_bench
 bench=$build/bench/docshard_client_bench
-grep -q 'DOCSHARD_BENCH_PROMETHEUS' "$build/bench/CMakeFiles/docshard_client_bench.dir/flags.make" 2>/dev/null \
+# (flags.make with Makefiles, build.ninja with Ninja: bench_build uses Ninja.)
+grep -qs 'DOCSHARD_BENCH_PROMETHEUS' "$build/bench/CMakeFiles/docshard_client_bench.dir/flags.make" "$build/build.ninja" \
   || log "note: docshard::prometheus is not built in $build (prometheus-cpp-dev missing?): measuring a summing sink"
 bench_servers_begin
 start_server observe --gateway strict --partitions 4

@@ -26,8 +26,6 @@ struct DOCSHARD_API ManagedHashSettings {
   std::string Hash = "md5";      // a registered generator ("md5", "murmur3", ...)
   std::uint32_t VirtualNodesPerCollection = HashPartitionResolver::DefaultVirtualNodes;
   CollectionTemplate Template;
-  // Clients write each document's ring position into it (StoresRingPosition).
-  bool StoreRingPosition = false;
 };
 
 class DOCSHARD_API ManagedHashPartitionResolver final : public IPartitionResolver {
@@ -48,7 +46,6 @@ public:
   }
   std::vector<CollectionRef> Collections() const override { return m_ring->Collections(); }
   ConsistentHashRing const* HashRing() const noexcept override { return &m_ring->Ring(); }
-  bool StoresRingPosition() const noexcept override { return m_settings.StoreRingPosition; }
   void Accept(IResolverVisitor& visitor) const override;
   std::string ExplainRoute(PartitionKey const& key) const override;
   rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;

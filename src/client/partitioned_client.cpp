@@ -4,7 +4,6 @@
 #include "core/duplicate_member.hpp"
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
-#include "core/ring_position_field.hpp"
 #include "fan_out_executor.hpp"
 #include "query_plan_cache.hpp"
 #include "routed_diagnostics.hpp"
@@ -96,13 +95,6 @@ rapidjson::Document ParseDocument(std::string const& json) {
   return doc;
 }
 
-// The resolver whose ring a written document's position is stored for: a
-// transition's next (creates and replaces land there), else the resolver.
-IPartitionResolver const& Placing(IPartitionResolver const& resolver) {
-  auto const* transition = resolver.Transition();
-  return transition ? *transition->Next : resolver;
-}
-
 // Gives the response or error of a call to one collection the routing
 // decision (the collection was passed to diagnostics.Tried before).
 template <typename Call>
@@ -190,6 +182,10 @@ void PartitionedClient::Trace(RoutingTrace const& trace) const {
 
 PartitionKeyValue PartitionedClient::HeaderValue(PartitionKey const& key) {
   auto const& k = key.GetKind() == PartitionKey::Kind::Composite ? key.AsComposite().front() : key;
+  // A string key goes straight to the header form: the JSON round trip below
+  // cost ~2,600 instructions, a third of what routing added to a point read
+  // (callgrind, docs/benchmarks.md "Routed vs direct point reads").
+  if (k.GetKind() == PartitionKey::Kind::String) return PartitionKeyValue(k.AsString());
   return PartitionKeyValue::FromJson(k.ToJson());
 }
 
@@ -211,16 +207,12 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   auto doc = ParseDocument(documentJson);
   auto const& path = *resolver.KeyPath();
   auto key = path.Extract(doc);  // PartitionKeyError names the path
-  bool rewritten = false;
   if (path.IsSynthetic()) {
     // The key travels with the document, so the server partitions on it and
     // an update of the document keeps its place.
     path.Store(doc, key);
-    rewritten = true;
+    documentJson = Serialize(doc);
   }
-  // The ring position, when the scheme stores it (docs/migration.md).
-  rewritten = detail::ApplyRingPositionField(Placing(resolver), doc) || rewritten;
-  if (rewritten) documentJson = Serialize(doc);
   CollectionRef const& target = resolver.ResolveForCreate(doc);
   auto route = resolver.ExplainRoute(key);
   if (m_tracing.load(std::memory_order_relaxed))
@@ -328,16 +320,13 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
   bool const sameKey = path.GetKind() == PartitionKeyPath::Kind::RandomSuffix
                            ? docKey.HashBytes().substr(0, key.HashBytes().size()) == key.HashBytes()
                            : docKey == key;
+  if (path.IsSynthetic()) {
+    path.Store(doc, docKey);
+    documentJson = Serialize(doc);
+  }
   if (!sameKey)
     throw InvalidArgumentError("replace of \"" + std::string(id) + "\": the document's key " + docKey.ToJson() +
                                " differs from the key given " + key.ToJson() + "; delete and create instead");
-  bool rewritten = false;
-  if (path.IsSynthetic()) {
-    path.Store(doc, docKey);
-    rewritten = true;
-  }
-  rewritten = detail::ApplyRingPositionField(Placing(*snapshot.Resolver), doc) || rewritten;
-  if (rewritten) documentJson = Serialize(doc);
   // During a transition a replace lands in next, like a create (docs/migration.md).
   if (auto const* transition = snapshot.Resolver->Transition()) {
     detail::RoutedDiagnostics diagnostics({options.Resolver, snapshot.Epoch, snapshot.Resolver->ExplainRoute(key), {}});

@@ -48,6 +48,17 @@ std::string_view Segment(std::string_view link, std::string_view marker) {
   return {};
 }
 
+// Whether the comma-separated `list` holds `name`.
+bool ListHas(std::string_view list, std::string_view name) {
+  while (!list.empty()) {
+    auto const comma = list.find(',');
+    if (list.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string OperationMetricName(std::string_view operation) {
@@ -81,23 +92,40 @@ void RecordOperationMetrics(Meter const& meter, OperationDiagnostics const& d, s
   else if (last.Status == 0)
     errorType = last.Outcome;
   auto const operation = OperationMetricName(d.Operation);
-  std::array<MetricAttribute, 7> attributes{{
+  // azure.cosmosdb.operation.contacted_regions: the regions the attempts went
+  // to, each once, in order ("region-2,region-1": the attribute is a list in
+  // OpenTelemetry, one label here). Usually one region: then no allocation.
+  std::string_view regions;
+  std::string joined;
+  for (auto const& a : d.Attempts) {
+    if (a.Region.empty() || ListHas(regions, a.Region)) continue;
+    if (regions.empty()) {
+      regions = a.Region;
+      continue;
+    }
+    if (joined.empty()) joined = regions;
+    joined += ',';
+    joined += a.Region;
+    regions = joined;
+  }
+  std::array<MetricAttribute, 8> attributes{{
       {"db.system.name", "azure.cosmosdb"},
       {"db.operation.name", operation},
       {"db.namespace", Segment(resourceLink, "dbs/")},
       {"db.collection.name", Segment(resourceLink, "colls/")},
       {"db.response.status_code", statusText},
       {"error.type", errorType},
+      {"azure.cosmosdb.operation.contacted_regions", regions},
       {"docshard.retry.reason", {}},  // only on Retries, below
   }};
-  std::span<MetricAttribute const> const common(attributes.data(), 6);
+  std::span<MetricAttribute const> const common(attributes.data(), 7);
   meter.Record(Instruments::OperationDuration, d.TotalLatencyMs / 1000.0, common);
   meter.Record(Instruments::RequestCharge, d.TotalRequestCharge, common);
   for (std::size_t i = 0; i < d.Attempts.size(); ++i) {
     auto const& a = d.Attempts[i];
     if (a.Status == 429) meter.Record(Instruments::Throttles, 1, common);
     if (i + 1 < d.Attempts.size()) {
-      attributes[6].Value = a.Outcome;
+      attributes[7].Value = a.Outcome;
       meter.Record(Instruments::Retries, 1, attributes);
     }
   }

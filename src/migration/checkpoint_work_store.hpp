@@ -18,10 +18,9 @@ namespace docshard::detail {
 
 class CheckpointWorkStore final : public WorkItemStore {
 public:
-  // `path` empty: nothing is saved (the run cannot be resumed). `read`: how
-  // a new job reads its sources (a resumed one keeps its checkpoint's way).
+  // `path` empty: nothing is saved (the run cannot be resumed).
   CheckpointWorkStore(std::filesystem::path path, bool resume, std::vector<CollectionRef> sources, std::string fromHash,
-                      std::string toHash, std::string read);
+                      std::string toHash);
 
   std::map<std::string, CollectionCheckpoint>
   Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
@@ -32,7 +31,6 @@ public:
   void Stop() override;
   void Complete() override;
   std::size_t LiveWorkers() const override { return 1; }
-  std::string const& Read() const override { return m_checkpoint.Read; }
 
 private:
   void Save();  // caller holds m_mutex

@@ -4,8 +4,8 @@
 #include "docshard/migration/document_content.hpp"
 
 #include "client/tombstone.hpp"
-#include "core/ring_position_field.hpp"
 
+#include <chrono>
 #include <thread>
 
 namespace docshard {
@@ -26,7 +26,24 @@ std::string ETagOfResponse(CosmosResponse const& response) {
   auto etag = response.ETag();
   return etag.empty() ? ETagOf(response.Json()) : etag;
 }
+
+void Record(MoveDiagnostics& diagnostics, std::shared_ptr<OperationDiagnostics const> const& request) {
+  if (!request) return;  // failed before reaching the service: nothing on the wire
+  diagnostics.TotalRequestCharge += request->TotalRequestCharge;
+  diagnostics.Requests.push_back(request);
+}
 }  // namespace
+
+char const* ToString(MoveOutcome outcome) noexcept {
+  switch (outcome) {
+  case MoveOutcome::Moved: return "moved";
+  case MoveOutcome::KeptNewer: return "kept newer";
+  case MoveOutcome::Unresurrected: return "unresurrected";
+  case MoveOutcome::SourceGone: return "source gone";
+  case MoveOutcome::DeletePending: return "delete pending";
+  }
+  return "unknown";
+}
 
 DocumentMover::DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target,
                              CollectionRef targetRef, TokenBucket& pacer, RequestUnitBudget* budget)
@@ -37,10 +54,11 @@ DocumentMover::DocumentMover(CosmosClient& source, CollectionRef sourceRef, Cosm
 // spent we pause every worker (the pacer) and try the same request again.
 // Safe: a 429 means the request was not executed.
 template <typename Operation>
-CosmosResponse DocumentMover::Call(Operation&& operation) {
+CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operation&& operation) {
   for (int attempt = 1;; ++attempt) {
     try {
       auto response = operation();
+      Record(diagnostics, response.Diagnostics());
       if (m_budget) m_budget->Spend(response.RequestCharge());
       if (response.Retries() > 0)
         m_pacer.OnThrottled(std::chrono::milliseconds(0));  // it needed retries: slow down a little
@@ -48,14 +66,60 @@ CosmosResponse DocumentMover::Call(Operation&& operation) {
         m_pacer.OnSuccess();
       return response;
     } catch (ThrottledError const& e) {
+      Record(diagnostics, e.Diagnostics());
       if (attempt >= MaxThrottledTries) throw;
       m_pacer.OnThrottled(e.RetryAfter());
       std::this_thread::sleep_for(m_pacer.CurrentBackoff());
+    } catch (Error const& e) {
+      // 404, 409, 412 are steps of the protocol, not failures: their
+      // requests belong to the move's record as much as the successes.
+      Record(diagnostics, e.Diagnostics());
+      throw;
     }
   }
 }
 
 MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyValue const& partitionKey) {
+  MoveDiagnostics diagnostics;
+  diagnostics.Source = m_sourceRef.Text();
+  diagnostics.Target = m_targetRef.Text();
+  auto const start = std::chrono::steady_clock::now();
+  auto const finish = [&] {
+    diagnostics.TotalLatencyMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  try {
+    auto result = MoveSteps(document, partitionKey, diagnostics);
+    finish();
+    diagnostics.Outcome = ToString(result.Outcome);
+    diagnostics.Recopies = result.Recopies;
+    // Formatted only when someone reads it: one record per document moved.
+    if (m_log.Enabled(LogLevel::Verbose)) {
+      auto const json = diagnostics.ToJson();
+      m_log.Write(LogLevel::Verbose, "migration.move", "document moved",
+                  {{"source", diagnostics.Source},
+                   {"target", diagnostics.Target},
+                   {"outcome", diagnostics.Outcome},
+                   {"requestCharge", diagnostics.TotalRequestCharge},
+                   {"diagnostics", json}});
+    }
+    result.Diagnostics = std::move(diagnostics);
+    return result;
+  } catch (std::exception const& e) {
+    finish();
+    diagnostics.Outcome = "failed";
+    if (m_log.Enabled(LogLevel::Warning)) {
+      auto const json = diagnostics.ToJson();
+      m_log.Write(
+          LogLevel::Warning, "migration.move", "move failed",
+          {{"source", diagnostics.Source}, {"target", diagnostics.Target}, {"error", e.what()}, {"diagnostics", json}});
+    }
+    throw;
+  }
+}
+
+MoveResult DocumentMover::MoveSteps(rapidjson::Value const& document, PartitionKeyValue const& partitionKey,
+                                    MoveDiagnostics& diagnostics) {
   auto const idMember = document.FindMember("id");
   if (idMember == document.MemberEnd() || !idMember->value.IsString())
     throw InvalidArgumentError("document without a string id in " + m_sourceRef.Text());
@@ -63,17 +127,6 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
 
   rapidjson::Document current;
   current.CopyFrom(document, current.GetAllocator());
-  // The copy's ring position as B's writers write it (docs/migration.md).
-  auto asTarget = [this](rapidjson::Document& d) {
-    if (!m_targetScheme || !d.IsObject()) return;
-    try {
-      detail::ApplyRingPositionField(*m_targetScheme, d);
-    } catch (Error const&) {
-      // No key under B (a version changed behind us): copied as it is; the
-      // migrator leaves such documents in place before they get here.
-    }
-  };
-  asTarget(current);
   std::string sourceETag = ETagOf(current);
   // The target version this call wrote last, and whether the target has held
   // nothing but this call's writes since a Create of ours answered 201. Only
@@ -87,7 +140,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
   // False when the target changed or vanished meanwhile (look again).
   auto takeOver = [&](std::string const& etag, std::string content) {
     try {
-      auto r = Call([&] {
+      auto r = Call(diagnostics, [&] {
         RequestOptions o;
         o.IfMatchETag = etag;
         return m_target.ReplaceDocument(m_targetRef.Link(), id, std::move(content), partitionKey, o);
@@ -105,7 +158,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
   // writes the tombstone before it deletes anything (docs/migration.md).
   auto tombstone = [&] {
     try {
-      Call([&] { return detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
+      Call(diagnostics, [&] { return detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
       return true;
     } catch (NotFoundError const&) {
       return false;
@@ -120,7 +173,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
     if (tombstone()) {
       if (createdChain) {
         try {
-          Call([&] {
+          Call(diagnostics, [&] {
             RequestOptions o;
             o.IfMatchETag = ownETag;
             return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
@@ -128,7 +181,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
         } catch (PreconditionFailedError const&) {
         } catch (NotFoundError const&) {}
       }
-      return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected);
+      return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
     }
     if (m_hook) m_hook(MoveStep::BeforeTargetWrite, id);
 
@@ -136,8 +189,9 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
     //    application write), in a version this call wrote.
     bool targetHasSource = false;
     try {
-      auto r =
-          Call([&] { return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current), partitionKey); });
+      auto r = Call(diagnostics, [&] {
+        return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current), partitionKey);
+      });
       ownETag = ETagOfResponse(r);
       createdChain = !ownETag.empty();
       targetHasSource = true;
@@ -146,7 +200,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
       rapidjson::Document existing;
       std::string targetETag;
       try {
-        auto r = Call([&] { return m_target.ReadDocument(m_targetRef.Link(), id, partitionKey); });
+        auto r = Call(diagnostics, [&] { return m_target.ReadDocument(m_targetRef.Link(), id, partitionKey); });
         existing = r.Json();
         targetETag = r.ETag().empty() ? ETagOf(existing) : r.ETag();
       } catch (NotFoundError const&) {
@@ -162,7 +216,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
         // Someone else's version while the application deletes the document
         // (or did since our read): adopting it could keep a copy that
         // another migrator must still be able to remove as its own.
-        if (tombstone()) return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::SourceGone);
+        if (tombstone()) return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::SourceGone, diagnostics);
         // Another writer's version: another migrator's copy, a crashed run's,
         // or an application write (different content: newer, it wins). We
         // rewrite it unchanged before deleting the source, so that the
@@ -177,7 +231,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
     // 2. Remove the source, only if it is still the version we copied.
     bool sourceGone = false;
     try {
-      Call([&] {
+      Call(diagnostics, [&] {
         RequestOptions o;
         if (!sourceETag.empty()) o.IfMatchETag = sourceETag;
         return m_source.DeleteDocument(m_sourceRef.Link(), id, partitionKey, o);
@@ -187,9 +241,8 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
     } catch (PreconditionFailedError const&) {
       // Changed after our copy: copy the new version.
       try {
-        auto r = Call([&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
+        auto r = Call(diagnostics, [&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
         current = r.Json();
-        asTarget(current);
         sourceETag = r.ETag().empty() ? ETagOf(current) : r.ETag();
         ++result.Recopies;
         continue;
@@ -212,7 +265,7 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
         return result;
       }
       try {
-        Call([&] {
+        Call(diagnostics, [&] {
           RequestOptions o;
           o.IfMatchETag = ownETag;
           return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
@@ -231,14 +284,14 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
 }
 
 MoveResult DocumentMover::AwaitSourceDelete(std::string const& id, PartitionKeyValue const& partitionKey,
-                                            MoveResult result, MoveOutcome gone) {
+                                            MoveResult result, MoveOutcome gone, MoveDiagnostics& diagnostics) {
   // The delete writes its tombstone, then deletes the source: milliseconds
   // apart, unless it failed half-way (then the application must delete the
   // document again; taking its delete over here could answer its own
   // delete with 404 for a document that existed).
   for (int attempt = 0; attempt < 8; ++attempt) {
     try {
-      Call([&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
+      Call(diagnostics, [&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
     } catch (NotFoundError const&) {
       result.Outcome = gone;
       return result;

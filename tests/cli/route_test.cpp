@@ -1,6 +1,7 @@
 // `docshard route`: expectations come from docs/resolvers.md's public vectors and
 // from the library's own resolvers, never from earlier output of the tool.
 #include "cli_process.hpp"
+#include "sanitizer_build.hpp"
 
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
@@ -14,21 +15,9 @@ using namespace clitest;
 namespace {
 std::string Config(char const* name) { return DataFile(name).string(); }
 
-// The tool is built like this test. Under ASan its shadow memory and
-// quarantine put RSS far past any bound (262 MB for the million keys), so
-// memory bounds are checked in normal builds only. g++ defines
-// __SANITIZE_ADDRESS__; clang 14 only answers __has_feature(address_sanitizer).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool RssIsMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool RssIsMeaningful = false;
-#else
-constexpr bool RssIsMeaningful = true;
-#endif
-#else
-constexpr bool RssIsMeaningful = true;
-#endif
+// The tool is built like this test: under ASan its RSS for the million keys
+// was 262 MB, so the bound holds in normal builds only (sanitizer_build.hpp).
+using docshard::test::RssIsMeaningful;
 
 std::string Line(std::string const& keyJson, std::string const& collection) {
   return "{\"key\":" + keyJson + ",\"collection\":\"" + collection + "\"}";

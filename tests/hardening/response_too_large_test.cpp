@@ -2,6 +2,7 @@
 // give ResponseTooLargeError without buffering them; repeated, the process
 // grows by less than 16 MiB (RSS from /proc/self/statm).
 #include "resident_bytes.hpp"
+#include "sanitizer_build.hpp"
 #include "test_server.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
@@ -18,20 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr std::size_t MiB = 1024 * 1024;
-
-// ASan keeps freed memory in quarantine (256 MiB by default), so RSS says
-// nothing about retention there; the bound is checked in normal builds.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool RssIsMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool RssIsMeaningful = false;
-#else
-constexpr bool RssIsMeaningful = true;
-#endif
-#else
-constexpr bool RssIsMeaningful = true;
-#endif
 }  // namespace
 
 TEST_CASE("a 1e12 Content-Length or a body past the limit is ResponseTooLarge, memory stays flat", "[huge]") {

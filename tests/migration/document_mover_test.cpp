@@ -6,11 +6,15 @@
 
 #include <docshard/migration/document_mover.hpp>
 #include <docshard/migration/migration_checkpoint.hpp>
-#include <docshard/migration/tombstones.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 using namespace docshard;
 using namespace docshard::test;
@@ -206,25 +210,6 @@ TEST_CASE("mover: a tombstone never removes a document created again after its d
   CHECK_FALSE(m.TargetValue("half"));
 }
 
-TEST_CASE("tombstones: counted, and removed once the job is over", "[protocol][tombstone]") {
-  MoverFixture m;
-  m.Setup();
-  auto const& next = *m.F.B.Resolver();
-  auto const collections = TombstoneCollections(next);
-  REQUIRE(collections.size() == 1);  // where next places the documents: account b, the test's database
-  CHECK(collections.front().Text() == "b:dbs/" + m.F.Database + "/colls/docshard-tombstones");
-  CHECK(CountTombstones(*m.Client, next) == 0);  // no delete yet: no collection
-  for (int i = 0; i < 3; ++i) {
-    m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("t" + std::to_string(i), i), "k");
-    m.Client->DeleteDocument("t" + std::to_string(i), PartitionKey("k"));
-  }
-  CHECK(CountTombstones(*m.Client, next) == 3);
-  CHECK(RemoveTombstones(*m.Client, next) == 1);
-  CHECK(CountTombstones(*m.Client, next) == 0);
-  CHECK(RemoveTombstones(*m.Client, next) == 0);  // nothing left to remove
-  for (int i = 0; i < 3; ++i) CHECK_FALSE(m.InSource("t" + std::to_string(i)));
-}
-
 TEST_CASE("migrator: killed after copying a document the app deleted after the page read; resumed: stays deleted",
           "[protocol][tombstone]") {
   MoverFixture m;
@@ -333,4 +318,131 @@ TEST_CASE("checkpoint: atomic save/load, refuses other schemes", "[protocol]") {
   options.Resume = true;
   CHECK_THROWS_WITH(Migrator(m.Client, m.F.B.Resolver(), m.F.A.Resolver(), options).Run(),
                     Catch::Contains("other schemes"));
+}
+
+namespace {
+
+// Keeps every record of the process default logger (the mover takes it when
+// built) and puts the previous default back at the end.
+class CapturedLog {
+public:
+  struct Entry {
+    LogLevel Level;
+    std::string Category, Message;
+    std::map<std::string, std::string> Fields;  // text fields only
+  };
+  CapturedLog() : m_previous(DefaultLogger()) {
+    SetDefaultLogger(Logger(std::make_shared<Sink>(m_entries), LogLevel::Verbose));
+  }
+  ~CapturedLog() { SetDefaultLogger(m_previous); }
+  CapturedLog(CapturedLog const&) = delete;
+  CapturedLog& operator=(CapturedLog const&) = delete;
+  std::vector<Entry> In(std::string const& category) const {
+    std::vector<Entry> out;
+    for (auto const& e : *m_entries)
+      if (e.Category == category) out.push_back(e);
+    return out;
+  }
+
+private:
+  struct Sink final : ILogSink {
+    explicit Sink(std::shared_ptr<std::vector<Entry>> entries) : Entries(std::move(entries)) {}
+    void Write(LogRecord const& record) noexcept override {
+      Entry e{record.Level, std::string(record.Category), std::string(record.Message), {}};
+      for (auto const& f : record.Fields)
+        if (!f.IsNumber && !f.IsReal) e.Fields[std::string(f.Name)] = std::string(f.Text);
+      Entries->push_back(std::move(e));  // the mover runs on this thread only
+    }
+    std::shared_ptr<std::vector<Entry>> Entries;
+  };
+  std::shared_ptr<std::vector<Entry>> m_entries = std::make_shared<std::vector<Entry>>();
+  Logger m_previous;
+};
+
+std::string LastStatus(OperationDiagnostics const& request) {
+  return request.Attempts.empty() ? "none" : std::to_string(request.Attempts.back().Status);
+}
+
+// "Operation Resource status" per request, the shape the protocol predicts.
+std::vector<std::string> Steps(MoveDiagnostics const& d) {
+  std::vector<std::string> out;
+  for (auto const& r : d.Requests) out.push_back(r->Operation + " " + r->Resource + " " + LastStatus(*r));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("mover: diagnostics of a move name every request in order, with the totals, and are logged",
+          "[protocol][diagnostics]") {
+  MoverFixture m;
+  m.Setup();
+  std::string const id = "diag-7f3c";
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+  auto const snapshot = m.ReadSource(id);
+  CapturedLog log;
+  auto const r = m.Move(snapshot);
+  REQUIRE(r.Outcome == MoveOutcome::Moved);
+
+  // The protocol's steps for a plain move: the tombstone check (404: no
+  // application delete), the copy (201), the source delete (204).
+  std::string const tombstones = "dbs/" + m.Target.Database() + "/colls/docshard-tombstones";
+  auto const& d = r.Diagnostics;
+  CHECK(Steps(d) == std::vector<std::string>{"ReplaceDocument " + tombstones + " 404",
+                                             "CreateDocument " + m.Target.Link() + " 201",
+                                             "DeleteDocument " + m.Source.Link() + " 204"});
+  CHECK(d.Source == m.Source.Text());
+  CHECK(d.Target == m.Target.Text());
+  CHECK(d.Target.rfind("b:", 0) == 0);  // the target is on the second account
+  CHECK(d.Outcome == "moved");
+  CHECK(d.Recopies == 0);
+  double charge = 0;
+  for (auto const& request : d.Requests)
+    for (auto const& a : request->Attempts) charge += a.RequestCharge;
+  CHECK(charge >= 2);  // the test server charges 1 per created or deleted document
+  CHECK(d.TotalRequestCharge == Approx(charge));
+  double slowest = 0;
+  for (auto const& request : d.Requests) slowest = std::max(slowest, request->TotalLatencyMs);
+  CHECK(d.TotalLatencyMs >= slowest);
+
+  // One JSON object with the same content, never the document's id.
+  auto const json = d.ToJson();
+  rapidjson::Document parsed;
+  REQUIRE_FALSE(parsed.Parse(json.c_str()).HasParseError());
+  CHECK(std::string(parsed["outcome"].GetString()) == "moved");
+  CHECK(parsed["requests"].Size() == 3);
+  CHECK(std::string(parsed["requests"][1]["operation"].GetString()) == "CreateDocument");
+  CHECK(parsed["totalRequestCharge"].GetDouble() == Approx(charge));
+  CHECK(json.find(id) == std::string::npos);
+
+  // Logged once, at verbose level, with the same diagnostics.
+  auto const moves = log.In("migration.move");
+  REQUIRE(moves.size() == 1);
+  CHECK(moves[0].Level == LogLevel::Verbose);
+  CHECK(moves[0].Message == "document moved");
+  CHECK(moves[0].Fields.at("outcome") == "moved");
+  CHECK(moves[0].Fields.at("diagnostics") == json);
+}
+
+TEST_CASE("mover: diagnostics of a recopy show the 412 and the reread", "[protocol][diagnostics]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const stale = m.ReadSource("x");
+  m.S.ReplaceDocument(m.Source.Link(), "x", MoverFixture::Doc("x", 7), "k");
+  auto const r = m.Move(stale);
+  REQUIRE(r.Outcome == MoveOutcome::Moved);
+  // Round 1: check, copy, delete refused (412: the source changed), reread;
+  // round 2: check, the copy conflicts with our own version (409), read it,
+  // refresh it (replace), delete.
+  auto const steps = Steps(r.Diagnostics);
+  std::string const t = m.Target.Link(), s = m.Source.Link();
+  REQUIRE(steps.size() == 9);
+  CHECK(steps[1] == "CreateDocument " + t + " 201");
+  CHECK(steps[2] == "DeleteDocument " + s + " 412");
+  CHECK(steps[3] == "ReadDocument " + s + " 200");
+  CHECK(steps[5] == "CreateDocument " + t + " 409");
+  CHECK(steps[6] == "ReadDocument " + t + " 200");
+  CHECK(steps[7] == "ReplaceDocument " + t + " 200");
+  CHECK(steps[8] == "DeleteDocument " + s + " 204");
+  CHECK(r.Diagnostics.Recopies == 1);
 }

@@ -2,6 +2,7 @@
 // (portable, AVX2, AVX-512), against chains computed one digest at a time
 // with Md5Digest: lane counts and block sizes leave remainders on purpose.
 #include "core/md5_chain.hpp"
+#include "md5_ring_vectors.hpp"
 
 #include <catch2/catch.hpp>
 #include <docshard/collection_ref.hpp>
@@ -62,7 +63,7 @@ std::vector<CollectionRef> Refs(std::initializer_list<char const*> texts) {
   return out;
 }
 
-std::string Route(HashPartitionResolver const& r, char const* key) {
+std::string Route(HashPartitionResolver const& r, std::string const& key) {
   return r.ResolveForCreate(PartitionKey(key)).Text();
 }
 }  // namespace
@@ -100,18 +101,16 @@ TEST_CASE("md5 rings: every available implementation gives the public vectors an
   for (auto const isa : detail::AvailableMd5ChainIsas()) {
     INFO(detail::Md5ChainIsaName(isa));
     auto const md5 = std::make_shared<ChosenMd5 const>(&isa);
-    // docs/resolvers.md, "Public vectors".
     HashPartitionResolver const two(twoLinks, md5, 5);
-    CHECK(Route(two, "beadledom") == "dbs/db/colls/coll1");
-    CHECK(Route(two, "999") == "dbs/db/colls/coll0");
-    CHECK(Route(two, "a") == "dbs/db/colls/coll1");
-    CHECK(Route(two, "") == "dbs/db/colls/coll0");
+    for (auto const& v : test::Md5TwoCollectionsV5) {
+      INFO("key \"" << v.Key << "\"");
+      CHECK(Route(two, std::string(v.Key)) == v.Collection);
+    }
     HashPartitionResolver const abc(abcLinks, md5, 128);
-    CHECK(Route(abc, "a") == "dbs/foo/colls/A");
-    CHECK(Route(abc, "x") == "dbs/foo/colls/C");
-    CHECK(Route(abc, "J1") == "dbs/foo/colls/A");
-    CHECK(Route(abc, "U4") == "dbs/foo/colls/C");
-    CHECK(Route(abc, "") == "dbs/foo/colls/A");
+    for (auto const& v : test::Md5AbcV128) {
+      INFO("key \"" << v.Key << "\"");
+      CHECK(Route(abc, std::string(v.Key)) == v.Collection);
+    }
     // Every sorted point and owner equals the point-by-point ring's.
     auto const got = abc.Ring().Points();
     auto const want = generic.Ring().Points();

@@ -87,6 +87,7 @@ TEST_CASE("metrics: one operation's duration, charge, retries and 429s", "[metri
   CHECK(a.at("db.collection.name") == "orders");
   CHECK(a.at("db.response.status_code") == "201");
   CHECK(a.at("error.type").empty());
+  CHECK(a.at("azure.cosmosdb.operation.contacted_regions").empty());  // no region routing
   CHECK(a.count("docshard.retry.reason") == 0);
   auto const charges = sink->Of("azure.cosmosdb.client.operation.request_charge");
   REQUIRE(charges.size() == 1);
@@ -98,6 +99,39 @@ TEST_CASE("metrics: one operation's duration, charge, retries and 429s", "[metri
   CHECK(retries[1].Attributes.at("docshard.retry.reason") == "timeout");
   CHECK(retries[2].Attributes.at("docshard.retry.reason") == "throttled");
   for (auto const& r : retries) CHECK(r.Value == 1);
+}
+
+TEST_CASE("metrics: the regions an operation contacted, each once, in order", "[metrics]") {
+  auto sink = std::make_shared<ListSink>();
+  Meter meter(sink);
+  auto inRegion = [](std::string region, unsigned status, std::string outcome) {
+    auto a = Attempt(status, std::move(outcome), 1);
+    a.Region = std::move(region);
+    return a;
+  };
+  OperationDiagnostics d;
+  d.Operation = "ReadDocument";
+  // A failover: region-2 refused twice, region-1 answered.
+  d.Attempts = {inRegion("region-2", 503, "status"), inRegion("region-2", 0, "transport failure"),
+                inRegion("region-1", 200, "ok")};
+  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  // One region only: no list.
+  d.Attempts = {inRegion("West Europe", 200, "ok")};
+  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  // Back and forth: each region once, first contact first; a name that is a
+  // prefix of another is still its own region.
+  d.Attempts = {inRegion("region-1", 503, "status"), inRegion("region-10", 503, "status"),
+                inRegion("region-1", 200, "ok")};
+  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  auto const durations = sink->Of("db.client.operation.duration");
+  REQUIRE(durations.size() == 3);
+  CHECK(durations[0].Attributes.at("azure.cosmosdb.operation.contacted_regions") == "region-2,region-1");
+  CHECK(durations[1].Attributes.at("azure.cosmosdb.operation.contacted_regions") == "West Europe");
+  CHECK(durations[2].Attributes.at("azure.cosmosdb.operation.contacted_regions") == "region-1,region-10");
+  // The retries carry it too.
+  auto const retries = sink->Of("docshard.client.operation.retries");
+  REQUIRE(retries.size() == 4);
+  CHECK(retries[0].Attributes.at("azure.cosmosdb.operation.contacted_regions") == "region-2,region-1");
 }
 
 TEST_CASE("metrics: failures name their error type", "[metrics]") {

@@ -3,6 +3,7 @@
 // @azure/cosmos 4.9.3's jsonStringifyAndEscapeNonASCII in node, not by this code.
 #include <docshard/cosmos/partition_key_value.hpp>
 #include <docshard/errors.hpp>
+#include <docshard/partitioned_client.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +21,22 @@ TEST_CASE("partition key header escapes non-ASCII like the official SDK", "[cosm
   CHECK(PartitionKeyValue("plain").HeaderValue() == R"(["plain"])");
   // U+10FFFF, the last code point.
   CHECK(PartitionKeyValue("\xF4\x8F\xBF\xBF").HeaderValue() == R"(["\udbff\udfff"])");
+}
+
+TEST_CASE("partition key header of a routed operation: strings as the official SDK sends them", "[cosmos][pkheader]") {
+  // PartitionedClient builds the header of a string key directly; the same
+  // bytes as JSON.stringify (lower-case \u001f) with non-ASCII escaped.
+  CHECK(PartitionedClient::HeaderValue(PartitionKey("plain")).HeaderValue() == R"(["plain"])");
+  CHECK(PartitionedClient::HeaderValue(PartitionKey("\xC3\xA9")).HeaderValue() == R"(["\u00e9"])");
+  CHECK(PartitionedClient::HeaderValue(PartitionKey("\xF0\x9F\x98\x80")).HeaderValue() == R"(["\ud83d\ude00"])");
+  CHECK(PartitionedClient::HeaderValue(PartitionKey("q\"b\\s/\x1f\x7f")).HeaderValue() ==
+        R"(["q\"b\\s/\u001f\u007f"])");
+  CHECK(PartitionedClient::HeaderValue(PartitionKey("")).HeaderValue() == R"([""])");
+  // Other kinds keep their JSON form; a composite key's header is its first part.
+  CHECK(PartitionedClient::HeaderValue(PartitionKey::Number(42)).HeaderValue() == "[42]");
+  CHECK(PartitionedClient::HeaderValue(PartitionKey::Boolean(true)).HeaderValue() == "[true]");
+  CHECK(PartitionedClient::HeaderValue(PartitionKey::Composite({PartitionKey("t\xC3\xA9"), PartitionKey::Number(7)}))
+            .HeaderValue() == R"(["t\u00e9"])");
 }
 
 TEST_CASE("partition key header: the header is ASCII and JSON text carries the same escapes", "[cosmos][pkheader]") {

@@ -26,9 +26,10 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/export.hpp"
+#include "docshard/logging.hpp"
+#include "docshard/migration/move_diagnostics.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
-#include "docshard/partition_resolver.hpp"
 
 #include <rapidjson/document.h>
 
@@ -54,11 +55,18 @@ enum class MoveStep {
   TargetWritten,      // the target holds the copy (201); the source delete is next
 };
 
+// What Move does with a document and how it got there.
 struct DOCSHARD_API MoveResult {
-  MoveOutcome Outcome = MoveOutcome::Moved;
-  int Recopies = 0;  // 412s: the source changed after a copy
+  MoveOutcome Outcome = MoveOutcome::Moved;  // where the document ended up
+  int Recopies = 0;                          // 412s: the source changed after a copy
+  MoveDiagnostics Diagnostics;               // every request of the move, with totals
 };
 
+// The name of `outcome` in diagnostics and logs, e.g. "kept newer".
+DOCSHARD_API char const* ToString(MoveOutcome outcome) noexcept;
+
+// Moves documents from one source collection to one target collection by the
+// protocol at the top of this file, one Move per document.
 class DOCSHARD_API DocumentMover {
 public:
   // `pacer` receives throttling signals and is never waited on here (the
@@ -71,6 +79,8 @@ public:
   // server-side partition-key header value of the document.
   // Throws RequestFailedError / transport errors when the service keeps
   // failing; the document is then in a state the next attempt repairs.
+  // Logs the move's diagnostics (MoveDiagnostics) to the process default
+  // logger: verbose on success, warning with the failure when it throws.
   MoveResult Move(rapidjson::Value const& document, PartitionKeyValue const& partitionKey);
 
   // For tests of interleavings: `hook` runs at each MoveStep of every Move
@@ -78,21 +88,19 @@ public:
   // Move, as a crash there would stop it.
   void SetStepHook(std::function<void(MoveStep, std::string const&)> hook) { m_hook = std::move(hook); }
 
-  // The scheme the target belongs to (B): every copy, and every content
-  // compared with the target's, carries the stored ring position
-  // (RingPositionField) as a docshard writer under `scheme` writes it, so a
-  // copy from a ring of another hash never keeps a position B's ring would
-  // misread. Not set: copies keep the source's content as it is.
-  void SetTargetScheme(ResolverPtr scheme) { m_targetScheme = std::move(scheme); }
-
 private:
   // After an application delete began: waits (about 2 s at most) for the
   // source to be gone. SourceGone or `gone` when it is, DeletePending if not.
   MoveResult AwaitSourceDelete(std::string const& id, PartitionKeyValue const& partitionKey, MoveResult result,
-                               MoveOutcome gone);
+                               MoveOutcome gone, MoveDiagnostics& diagnostics);
+  // The protocol of Move (above); records every request in `diagnostics`.
+  MoveResult MoveSteps(rapidjson::Value const& document, PartitionKeyValue const& partitionKey,
+                       MoveDiagnostics& diagnostics);
 
+  // Runs `operation` (one request) with the throttling loop below, recording
+  // its diagnostics, success or failure, in `diagnostics`.
   template <typename Operation>
-  CosmosResponse Call(Operation&& operation);
+  CosmosResponse Call(MoveDiagnostics& diagnostics, Operation&& operation);
 
   CosmosClient& m_source;
   CollectionRef m_sourceRef;
@@ -101,7 +109,7 @@ private:
   TokenBucket& m_pacer;
   RequestUnitBudget* m_budget;
   std::function<void(MoveStep, std::string const&)> m_hook;
-  ResolverPtr m_targetScheme;
+  Logger m_log = DefaultLogger();
 };
 
 }  // namespace docshard
