@@ -171,7 +171,8 @@ public:
     options.Key.clear();
   }
 
-  asio::awaitable<CosmosResponse> Execute(CosmosRequest req) {
+  // `req`: the caller's (Run's) frame keeps it alive; only its headers change.
+  asio::awaitable<CosmosResponse> Execute(CosmosRequest& req) {
     auto const deadline = Clock::now() + req.Timeout.value_or(m_operationTimeout);
     ApplySessionToken(req);
     std::optional<std::string> rangeId;
@@ -650,14 +651,15 @@ public:
 
   // Asio reports a cancelled wait or a cancelled coroutine as a
   // system_error; callers get the documented CancelledError instead.
+  // The request lives in this frame while Execute runs, so that the
+  // message is only built when it is needed.
   asio::awaitable<CosmosResponse> Run(CosmosRequest req) {
-    auto what = req.Operation + " " + req.ResourceLink;
     try {
-      co_return co_await Execute(std::move(req));
+      co_return co_await Execute(req);
     } catch (boost::system::system_error const& e) {
       if (e.code() != asio::error::operation_aborted) throw;
     }
-    throw CancelledError(what + ": cancelled");
+    throw CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
   }
 
   asio::awaitable<QueryPage> RunForPage(CosmosRequest req) { co_return QueryPage(co_await Run(std::move(req))); }

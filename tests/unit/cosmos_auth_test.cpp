@@ -5,7 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include <atomic>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -58,6 +62,87 @@ TEST_CASE("an invalid master key is rejected without echoing it", "[cosmos][auth
   // Lenient decoders (Node's Buffer) drop the stray character; a real key is
   // never malformed, so a malformed one is more likely a paste error.
   CHECK_THROWS_AS(MasterKey(BackendMdKey), InvalidArgumentError);
+}
+
+namespace {
+
+std::string Base64(std::string const& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<unsigned char const*>(bytes.data()),
+                  static_cast<int>(bytes.size()));
+  return out;
+}
+
+std::string Hex(unsigned char const* bytes, std::size_t n) {
+  std::string out;
+  char two[3];
+  for (std::size_t i = 0; i < n; ++i) {
+    std::snprintf(two, sizeof two, "%02x", bytes[i]);
+    out += two;
+  }
+  return out;
+}
+
+// A signature (base64 of 32 bytes) as hex.
+std::string SignatureHex(std::string const& signature) {
+  REQUIRE(signature.size() == 44);
+  unsigned char raw[33];
+  REQUIRE(EVP_DecodeBlock(raw, reinterpret_cast<unsigned char const*>(signature.data()), 44) == 33);
+  return Hex(raw, 32);
+}
+
+// OpenSSL's one-shot HMAC, hex.
+std::string ReferenceHmacHex(std::string const& key, std::string const& message) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  REQUIRE(HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+               reinterpret_cast<unsigned char const*>(message.data()), message.size(), out, &n) != nullptr);
+  return Hex(out, n);
+}
+
+}  // namespace
+
+TEST_CASE("master key signatures are RFC 4231's HMAC-SHA256 test vectors", "[cosmos][auth]") {
+  struct Vector {
+    std::string Key, Data, Hmac;
+  };
+  std::string key4;
+  for (char c = 0x01; c <= 0x19; ++c) key4 += c;
+  std::vector<Vector> const vectors = {
+      {std::string(20, '\x0b'), "Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+      {"Jefe", "what do ya want for nothing?", "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+      {std::string(20, '\xaa'), std::string(50, '\xdd'),
+       "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"},
+      {key4, std::string(50, '\xcd'), "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"},
+      // Keys longer than SHA-256's 64-byte block are hashed first.
+      {std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First",
+       "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
+      {std::string(131, '\xaa'),
+       "This is a test using a larger than block-size key and a larger than block-size data. The key needs to be "
+       "hashed before being used by the HMAC algorithm.",
+       "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"},
+  };
+  for (auto const& v : vectors) {
+    INFO("key of " << v.Key.size() << " bytes, data of " << v.Data.size());
+    CHECK(SignatureHex(MasterKey(Base64(v.Key)).Sign(v.Data)) == v.Hmac);
+  }
+}
+
+TEST_CASE("master key signatures equal OpenSSL's HMAC for keys and messages around the block size", "[cosmos][auth]") {
+  // Key lengths around SHA-256's 64-byte block (padded, exact, hashed) and a
+  // Cosmos key's; message lengths around the padding boundaries (55/56 bytes
+  // fit one final block or not) and a signed request's.
+  for (std::size_t keyLength : {1, 20, 63, 64, 65, 100, 200}) {
+    std::string key;
+    for (std::size_t i = 0; i < keyLength; ++i) key += static_cast<char>((i * 37 + keyLength) & 0xff);
+    MasterKey const signer(Base64(key));
+    for (std::size_t messageLength : {0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 300}) {
+      std::string message;
+      for (std::size_t i = 0; i < messageLength; ++i) message += static_cast<char>('a' + (i * 7 + keyLength) % 26);
+      INFO("key of " << keyLength << " bytes, message of " << messageLength);
+      CHECK(SignatureHex(signer.Sign(message)) == ReferenceHmacHex(key, message));
+    }
+  }
 }
 
 TEST_CASE("padding is stripped from the decoded key", "[cosmos][auth]") {

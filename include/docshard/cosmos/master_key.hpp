@@ -27,11 +27,10 @@ public:
   friend std::ostream& operator<<(std::ostream& os, MasterKey const&);
 
 private:
-  // An HMAC-SHA256 context already keyed, never used directly: each Sign
-  // duplicates it. Keying (and OpenSSL 3's algorithm fetch) once instead of
-  // per request is most of the signing cost. The decoded key lives only in
-  // here (OpenSSL wipes it when the context is freed); copies of a MasterKey
-  // share it.
+  // The key's HMAC-SHA256 inner and outer hash states, computed once: each
+  // Sign hashes only its message. The decoded key is not kept; these states
+  // (as good as it for signing) are wiped when the last copy of the
+  // MasterKey, which shares them, goes.
   struct KeyedMac;
   std::shared_ptr<KeyedMac const> m_mac;
 };
