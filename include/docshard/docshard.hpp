@@ -56,7 +56,6 @@
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/cosmos/cosmos_client_options.hpp"
 #include "docshard/cosmos/cosmos_request.hpp"
-#include "docshard/cosmos/cosmos_requests.hpp"
 #include "docshard/cosmos/cosmos_response.hpp"
 #include "docshard/cosmos/master_key.hpp"
 #include "docshard/cosmos/partition_key_range.hpp"
@@ -73,7 +72,6 @@
 #include "docshard/cosmos/sql_query.hpp"
 
 #include "docshard/migration/checkpoint_lock.hpp"
-#include "docshard/migration/document_content.hpp"
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/finish_migration.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"

@@ -59,7 +59,15 @@ int main(int argc, char** argv) try {
   std::size_t ranges = 0;
   auto resolver = client->GetResolver();
   for (auto const& c : resolver->Collections()) {
-    auto response = client->Account(c.Account()).Send(CosmosRequests::ReadPartitionKeyRanges(c.Link()));
+    // A request the client has no named operation for: built by hand.
+    CosmosRequest read;
+    read.Operation = "ReadPartitionKeyRanges";
+    read.Method = "GET";
+    read.ResourceType = "pkranges";
+    read.ResourceLink = c.Link();
+    read.Path = c.Link() + "/pkranges";
+    read.Idempotent = true;
+    auto response = client->Account(c.Account()).Send(std::move(read));
     ranges += response.Json()["PartitionKeyRanges"].Size();
   }
 

@@ -7,7 +7,7 @@
 #include "keyword_plan.hpp"
 #include "query_plan_cache.hpp"
 
-#include "docshard/cosmos/cosmos_requests.hpp"
+#include "cosmos/cosmos_requests.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/query_plan.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "cosmos_value.hpp"
 
-#include "docshard/cosmos/cosmos_requests.hpp"
+#include "cosmos/cosmos_requests.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/query_plan.hpp"
 

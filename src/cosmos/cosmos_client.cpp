@@ -7,6 +7,7 @@
 
 #include "core/json_depth.hpp"
 #include "core/region_name.hpp"
+#include "cosmos/cosmos_requests.hpp"
 #include "cosmos/database_account.hpp"
 #include "cosmos/master_key_authorization.hpp"
 #include "cosmos/operation_metrics.hpp"
@@ -931,6 +932,50 @@ QueryResult CosmosClient::QueryDocuments(std::string_view collectionLink, SqlQue
 
 QueryResult CosmosClient::ReadAllDocuments(std::string_view collectionLink, QueryOptions const& options) {
   return CollectAll([&](std::string const& c) { return ReadFeedPage(collectionLink, c, options); });
+}
+
+CosmosRequest CosmosClient::QueryPlanRequest(std::string_view collectionLink, SqlQuery const& query,
+                                             std::string_view supportedFeatures, QueryOptions const& options) {
+  return CosmosRequests::QueryPlan(collectionLink, query, supportedFeatures, options);
+}
+
+CosmosRequest CosmosClient::CreateDocumentRequest(std::string_view collectionLink, std::string documentJson,
+                                                  PartitionKeyValue const& partitionKey,
+                                                  RequestOptions const& options) {
+  return CosmosRequests::CreateDocument(collectionLink, std::move(documentJson), partitionKey, options);
+}
+
+CosmosRequest CosmosClient::UpsertDocumentRequest(std::string_view collectionLink, std::string documentJson,
+                                                  PartitionKeyValue const& partitionKey,
+                                                  RequestOptions const& options) {
+  return CosmosRequests::UpsertDocument(collectionLink, std::move(documentJson), partitionKey, options);
+}
+
+CosmosRequest CosmosClient::ReadDocumentRequest(std::string_view collectionLink, std::string_view id,
+                                                PartitionKeyValue const& partitionKey, RequestOptions const& options) {
+  return CosmosRequests::ReadDocument(collectionLink, id, partitionKey, options);
+}
+
+CosmosRequest CosmosClient::ReplaceDocumentRequest(std::string_view collectionLink, std::string_view id,
+                                                   std::string documentJson, PartitionKeyValue const& partitionKey,
+                                                   RequestOptions const& options) {
+  return CosmosRequests::ReplaceDocument(collectionLink, id, std::move(documentJson), partitionKey, options);
+}
+
+CosmosRequest CosmosClient::DeleteDocumentRequest(std::string_view collectionLink, std::string_view id,
+                                                  PartitionKeyValue const& partitionKey,
+                                                  RequestOptions const& options) {
+  return CosmosRequests::DeleteDocument(collectionLink, id, partitionKey, options);
+}
+
+CosmosRequest CosmosClient::QueryDocumentsRequest(std::string_view collectionLink, SqlQuery const& query,
+                                                  std::string_view continuation, QueryOptions const& options) {
+  return CosmosRequests::QueryDocuments(collectionLink, query, continuation, options);
+}
+
+CosmosRequest CosmosClient::ReadFeedRequest(std::string_view collectionLink, std::string_view continuation,
+                                            QueryOptions const& options) {
+  return CosmosRequests::ReadFeed(collectionLink, continuation, options);
 }
 
 }  // namespace docshard

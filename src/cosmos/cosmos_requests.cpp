@@ -1,4 +1,4 @@
-#include <docshard/cosmos/cosmos_requests.hpp>
+#include "cosmos/cosmos_requests.hpp"
 
 #include <docshard/errors.hpp>
 

@@ -1,9 +1,9 @@
 #include <docshard/cosmos/partition_key_range_cache.hpp>
 
-#include <docshard/cosmos/cosmos_requests.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
 #include <docshard/errors.hpp>
 
+#include "cosmos/cosmos_requests.hpp"
 #include "cosmos/resource_path.hpp"
 
 #include <boost/asio/co_spawn.hpp>

@@ -1,4 +1,4 @@
-#include "docshard/migration/document_content.hpp"
+#include "migration/document_content.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -1,9 +1,9 @@
 #include "docshard/migration/document_mover.hpp"
 
 #include "docshard/errors.hpp"
-#include "docshard/migration/document_content.hpp"
 
 #include "client/tombstone.hpp"
+#include "migration/document_content.hpp"
 
 #include <chrono>
 #include <thread>

@@ -1,9 +1,10 @@
 #include "docshard/spillover_manager.hpp"
 
 #include "docshard/atomic_file.hpp"
-#include "docshard/cosmos/cosmos_requests.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/errors.hpp"
+
+#include "cosmos/cosmos_requests.hpp"
 
 #include <algorithm>
 #include <charconv>

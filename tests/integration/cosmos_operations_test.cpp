@@ -317,7 +317,13 @@ TEST_CASE("idle connections expire and are replaced", "[operations]") {
 TEST_CASE("a blocking call from a completion handler on the I/O thread is refused, not a deadlock", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   std::promise<std::string> outcome;
-  client.AsyncSend(CosmosRequests::ListDatabases(), [&](std::exception_ptr, CosmosResponse) {
+  CosmosRequest list;  // any request will do: this one lists the databases
+  list.Operation = "ListDatabases";
+  list.Method = "GET";
+  list.ResourceType = "dbs";
+  list.Path = "dbs";
+  list.Idempotent = true;
+  client.AsyncSend(std::move(list), [&](std::exception_ptr, CosmosResponse) {
     try {
       client.ListDatabases();
       outcome.set_value("blocking call returned");

@@ -1,4 +1,5 @@
-#include <docshard/cosmos/cosmos_requests.hpp>
+#include "cosmos/cosmos_requests.hpp"
+
 #include <docshard/cosmos/query_page.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
 #include <docshard/errors.hpp>

@@ -2,8 +2,9 @@
 // expected headers are written out here from the protocol's rules (a range id
 // for a range stream, EPK bounds only when the span is narrower than the
 // range, nothing for a whole-collection stream), not derived from the code.
-#include <docshard/cosmos/cosmos_requests.hpp>
 #include <docshard/cosmos/range_stream.hpp>
+
+#include "cosmos/cosmos_requests.hpp"
 
 #include <catch2/catch.hpp>
 

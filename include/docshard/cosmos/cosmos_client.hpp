@@ -21,12 +21,14 @@
 #include "docshard/export.hpp"
 #include <docshard/cosmos/cosmos_client_options.hpp>
 #include <docshard/cosmos/cosmos_request.hpp>
-#include <docshard/cosmos/cosmos_requests.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
 #include <docshard/cosmos/partition_key_range_cache.hpp>
+#include <docshard/cosmos/partition_key_value.hpp>
 #include <docshard/cosmos/query_page.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/cosmos/request_options.hpp>
 #include <docshard/cosmos/session_container.hpp>
+#include <docshard/cosmos/sql_query.hpp>
 #include <docshard/http/http_transport.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
@@ -104,7 +106,7 @@ public:
   template <typename CompletionToken>
   auto AsyncGetQueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
                          QueryOptions const& options, CompletionToken&& token) {
-    return AsyncSend(CosmosRequests::QueryPlan(collectionLink, query, supportedFeatures, options),
+    return AsyncSend(QueryPlanRequest(collectionLink, query, supportedFeatures, options),
                      std::forward<CompletionToken>(token));
   }
 
@@ -138,7 +140,7 @@ public:
   auto AsyncCreateDocument(std::string_view collectionLink, std::string documentJson,
                            PartitionKeyValue const& partitionKey, RequestOptions const& options,
                            CompletionToken&& token) {
-    return AsyncSend(CosmosRequests::CreateDocument(collectionLink, std::move(documentJson), partitionKey, options),
+    return AsyncSend(CreateDocumentRequest(collectionLink, std::move(documentJson), partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
 
@@ -146,14 +148,14 @@ public:
   auto AsyncUpsertDocument(std::string_view collectionLink, std::string documentJson,
                            PartitionKeyValue const& partitionKey, RequestOptions const& options,
                            CompletionToken&& token) {
-    return AsyncSend(CosmosRequests::UpsertDocument(collectionLink, std::move(documentJson), partitionKey, options),
+    return AsyncSend(UpsertDocumentRequest(collectionLink, std::move(documentJson), partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
 
   template <typename CompletionToken>
   auto AsyncReadDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
                          RequestOptions const& options, CompletionToken&& token) {
-    return AsyncSend(CosmosRequests::ReadDocument(collectionLink, id, partitionKey, options),
+    return AsyncSend(ReadDocumentRequest(collectionLink, id, partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
 
@@ -161,29 +163,28 @@ public:
   auto AsyncReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
                             PartitionKeyValue const& partitionKey, RequestOptions const& options,
                             CompletionToken&& token) {
-    return AsyncSend(
-        CosmosRequests::ReplaceDocument(collectionLink, id, std::move(documentJson), partitionKey, options),
-        std::forward<CompletionToken>(token));
+    return AsyncSend(ReplaceDocumentRequest(collectionLink, id, std::move(documentJson), partitionKey, options),
+                     std::forward<CompletionToken>(token));
   }
 
   template <typename CompletionToken>
   auto AsyncDeleteDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
                            RequestOptions const& options, CompletionToken&& token) {
-    return AsyncSend(CosmosRequests::DeleteDocument(collectionLink, id, partitionKey, options),
+    return AsyncSend(DeleteDocumentRequest(collectionLink, id, partitionKey, options),
                      std::forward<CompletionToken>(token));
   }
 
   template <typename CompletionToken>
   auto AsyncQueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
                                QueryOptions const& options, CompletionToken&& token) {
-    return AsyncSendForPage(CosmosRequests::QueryDocuments(collectionLink, query, continuation, options),
+    return AsyncSendForPage(QueryDocumentsRequest(collectionLink, query, continuation, options),
                             std::forward<CompletionToken>(token));
   }
 
   template <typename CompletionToken>
   auto AsyncReadFeedPage(std::string_view collectionLink, std::string_view continuation, QueryOptions const& options,
                          CompletionToken&& token) {
-    return AsyncSendForPage(CosmosRequests::ReadFeed(collectionLink, continuation, options),
+    return AsyncSendForPage(ReadFeedRequest(collectionLink, continuation, options),
                             std::forward<CompletionToken>(token));
   }
 
@@ -204,6 +205,26 @@ public:
   Meter const& Metrics() const noexcept;
 
 private:
+  // The requests of the Async* templates above (built in the library, so
+  // that the request builders stay internal).
+  static CosmosRequest QueryPlanRequest(std::string_view collectionLink, SqlQuery const& query,
+                                        std::string_view supportedFeatures, QueryOptions const& options);
+  static CosmosRequest CreateDocumentRequest(std::string_view collectionLink, std::string documentJson,
+                                             PartitionKeyValue const& partitionKey, RequestOptions const& options);
+  static CosmosRequest UpsertDocumentRequest(std::string_view collectionLink, std::string documentJson,
+                                             PartitionKeyValue const& partitionKey, RequestOptions const& options);
+  static CosmosRequest ReadDocumentRequest(std::string_view collectionLink, std::string_view id,
+                                           PartitionKeyValue const& partitionKey, RequestOptions const& options);
+  static CosmosRequest ReplaceDocumentRequest(std::string_view collectionLink, std::string_view id,
+                                              std::string documentJson, PartitionKeyValue const& partitionKey,
+                                              RequestOptions const& options);
+  static CosmosRequest DeleteDocumentRequest(std::string_view collectionLink, std::string_view id,
+                                             PartitionKeyValue const& partitionKey, RequestOptions const& options);
+  static CosmosRequest QueryDocumentsRequest(std::string_view collectionLink, SqlQuery const& query,
+                                             std::string_view continuation, QueryOptions const& options);
+  static CosmosRequest ReadFeedRequest(std::string_view collectionLink, std::string_view continuation,
+                                       QueryOptions const& options);
+
   void CheckNotIoThread() const;
   void StartSend(CosmosRequest request, boost::asio::any_completion_handler<ResponseSignature> handler);
   void StartSendForPage(CosmosRequest request, boost::asio::any_completion_handler<PageSignature> handler);

@@ -1,8 +1,7 @@
 #pragma once
-// A document's user content: the JSON without the properties the service
+// Internal: a document's user content: the JSON without the properties the service
 // owns (_rid, _self, _etag, _ts, _attachments). Copies are written from it,
 // and "is the target our own copy of the source?" compares it.
-#include "docshard/export.hpp"
 #include <rapidjson/document.h>
 
 #include <string>
@@ -10,13 +9,13 @@
 namespace docshard {
 
 // True for _rid, _self, _etag, _ts and _attachments.
-DOCSHARD_API bool IsSystemProperty(std::string_view name) noexcept;
+bool IsSystemProperty(std::string_view name) noexcept;
 
 // Compact JSON of `document` without system properties (member order kept).
-DOCSHARD_API std::string UserContentJson(rapidjson::Value const& document);
+std::string UserContentJson(rapidjson::Value const& document);
 
 // Equal user content: same members (any order) with equal values, system
 // properties ignored on both sides.
-DOCSHARD_API bool SameUserContent(rapidjson::Value const& a, rapidjson::Value const& b);
+bool SameUserContent(rapidjson::Value const& a, rapidjson::Value const& b);
 
 }  // namespace docshard
