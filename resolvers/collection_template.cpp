@@ -2,10 +2,12 @@
 
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/json_writer.hpp"
 #include "docshard/partition_key_path.hpp"
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
+#include "core/rapidjson_to_writer.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -125,9 +127,12 @@ std::string CollectionTemplate::Definition(std::string_view collectionId, std::s
   return Compact(out);
 }
 
-rapidjson::Value CollectionTemplate::ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const {
-  if (!m_value) return rapidjson::Value(rapidjson::kObjectType);
-  return rapidjson::Value(*m_value, allocator);
+void CollectionTemplate::WriteJson(JsonWriter& writer) const {
+  if (!m_value) {
+    writer.BeginObject().EndObject();
+    return;
+  }
+  detail::WriteRapidJson(writer, *m_value);
 }
 
 }  // namespace docshard

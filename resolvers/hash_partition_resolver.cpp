@@ -118,21 +118,21 @@ std::string HashPartitionResolver::ExplainRoute(PartitionKey const&) const {
   return "hash(" + m_hashName + ", " + std::to_string(m_virtualNodes) + " vnodes)";
 }
 
-rapidjson::Value HashPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
-  rapidjson::Value obj(rapidjson::kObjectType);
-  obj.AddMember("type", "hash", a);
-  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
-  obj.AddMember("hash", rapidjson::Value(m_hashName.c_str(), a), a);
-  obj.AddMember("virtualNodesPerCollection", m_virtualNodes, a);
+void HashPartitionResolver::WriteJson(JsonWriter& writer) const {
+  writer.BeginObject();
+  writer.Key("type").String("hash");
+  if (m_keyPath) m_keyPath->WriteJson(writer.Key("partitionKey"));
+  writer.Key("hash").String(m_hashName);
+  writer.Key("virtualNodesPerCollection").Uint(m_virtualNodes);
   if (!m_seeds.empty()) {
-    rapidjson::Value seeds(rapidjson::kArrayType);
-    for (auto s : m_seeds) seeds.PushBack(s, a);
-    obj.AddMember("seeds", seeds, a);
+    writer.Key("seeds").BeginArray();
+    for (auto s : m_seeds) writer.Int(s);
+    writer.EndArray();
   }
-  rapidjson::Value collections(rapidjson::kArrayType);
-  for (auto const& c : m_collections) collections.PushBack(rapidjson::Value(c.Text().c_str(), a), a);
-  obj.AddMember("collections", collections, a);
-  return obj;
+  writer.Key("collections").BeginArray();
+  for (auto const& c : m_collections) writer.String(c.Text());
+  writer.EndArray();
+  writer.EndObject();
 }
 
 ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {

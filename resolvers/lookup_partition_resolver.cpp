@@ -95,26 +95,27 @@ std::string LookupPartitionResolver::ExplainRoute(PartitionKey const& key) const
   return std::string(isDefault ? "lookup(default)" : "lookup(entry)") + target->ExplainRoute(key);
 }
 
-rapidjson::Value LookupPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
-  rapidjson::Value obj(rapidjson::kObjectType);
-  obj.AddMember("type", "lookup", a);
-  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
-  obj.AddMember("keyType", rapidjson::StringRef(KeyTypeName(m_keyType)), a);
-  rapidjson::Value entries(rapidjson::kArrayType);
+void LookupPartitionResolver::WriteJson(JsonWriter& writer) const {
+  writer.BeginObject();
+  writer.Key("type").String("lookup");
+  if (m_keyPath) m_keyPath->WriteJson(writer.Key("partitionKey"));
+  writer.Key("keyType").String(KeyTypeName(m_keyType));
+  writer.Key("entries").BeginArray();
   for (auto const& e : m_entries) {
-    rapidjson::Value item(rapidjson::kObjectType);
-    item.AddMember("key", e.Key.ToJsonValue(a), a);
-    e.Target.AddToJson(item, a);
-    entries.PushBack(item, a);
+    writer.BeginObject();
+    e.Key.WriteJson(writer.Key("key"));
+    e.Target.WriteJsonMember(writer);
+    writer.EndObject();
   }
-  obj.AddMember("entries", entries, a);
+  writer.EndArray();
   if (m_default) {
+    writer.Key("default");
     if (m_default->IsCollection())
-      obj.AddMember("default", rapidjson::Value(m_default->Collection().Text().c_str(), a), a);
+      writer.String(m_default->Collection().Text());
     else
-      obj.AddMember("default", m_default->Resolver()->ToJson(a), a);
+      m_default->Resolver()->WriteJson(writer);
   }
-  return obj;
+  writer.EndObject();
 }
 
 ResolverPtr LookupPartitionResolver::FromConfig(ConfigNode const& node) {

@@ -47,9 +47,6 @@ std::shared_ptr<HashPartitionResolver const> BuildRing(ManagedHashSettings const
                                                        s.VirtualNodesPerCollection, keyPath);
 }
 
-rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
-  return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
-}
 }  // namespace
 
 ManagedHashPartitionResolver::ManagedHashPartitionResolver(ManagedHashSettings settings,
@@ -85,18 +82,18 @@ std::shared_ptr<ManagedHashPartitionResolver const> ManagedHashPartitionResolver
   return std::make_shared<ManagedHashPartitionResolver const>(std::move(s), m_keyPath);
 }
 
-rapidjson::Value ManagedHashPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
-  rapidjson::Value obj(rapidjson::kObjectType);
-  obj.AddMember("type", "managedHash", a);
-  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
-  if (m_settings.Account != CollectionRef::DefaultAccount) obj.AddMember("account", Str(m_settings.Account, a), a);
-  obj.AddMember("database", Str(m_settings.Database, a), a);
-  obj.AddMember("collectionPrefix", Str(m_settings.CollectionPrefix, a), a);
-  obj.AddMember("count", m_settings.Count, a);
-  obj.AddMember("hash", Str(m_settings.Hash, a), a);
-  obj.AddMember("virtualNodesPerCollection", m_settings.VirtualNodesPerCollection, a);
-  if (!m_settings.Template.IsEmpty()) obj.AddMember("template", m_settings.Template.ToJson(a), a);
-  return obj;
+void ManagedHashPartitionResolver::WriteJson(JsonWriter& writer) const {
+  writer.BeginObject();
+  writer.Key("type").String("managedHash");
+  if (m_keyPath) m_keyPath->WriteJson(writer.Key("partitionKey"));
+  if (m_settings.Account != CollectionRef::DefaultAccount) writer.Key("account").String(m_settings.Account);
+  writer.Key("database").String(m_settings.Database);
+  writer.Key("collectionPrefix").String(m_settings.CollectionPrefix);
+  writer.Key("count").Uint(m_settings.Count);
+  writer.Key("hash").String(m_settings.Hash);
+  writer.Key("virtualNodesPerCollection").Uint(m_settings.VirtualNodesPerCollection);
+  if (!m_settings.Template.IsEmpty()) m_settings.Template.WriteJson(writer.Key("template"));
+  writer.EndObject();
 }
 
 ResolverPtr ManagedHashPartitionResolver::FromConfig(ConfigNode const& node) {

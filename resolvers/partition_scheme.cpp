@@ -2,14 +2,13 @@
 
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/json_writer.hpp"
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
 #include "core/region_name.hpp"
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
 
 #include <fstream>
 #include <sstream>
@@ -69,16 +68,13 @@ AccountConfig LoadAccount(ConfigNode const& node) {
   return account;
 }
 
-rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
-  return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
-}
-
-std::string Pretty(rapidjson::Value const& value) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
-  writer.SetIndent(' ', 2);
-  value.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+// A saved scheme or resolver: the pretty text and a final newline. Throws
+// InvalidArgumentError naming the resolver type when its WriteJson left the
+// value incomplete (a user-defined resolver that does not close its object).
+std::string SavedText(JsonWriter const& writer, IPartitionResolver const& resolver) {
+  if (!writer.IsComplete())
+    throw InvalidArgumentError("resolver type \"" + resolver.Type() + "\": WriteJson left its JSON value incomplete");
+  return writer.Text() + "\n";
 }
 
 // "line L column C" of a byte offset: what an operator can find in an editor.
@@ -180,35 +176,36 @@ std::string PartitionScheme::Save() const {
                                  (m_accounts.empty() ? std::string("needs an \"accounts\" entry (the scheme has none)")
                                                      : std::string("is not among the scheme's accounts")));
   }
-  rapidjson::Document doc(rapidjson::kObjectType);
-  auto& a = doc.GetAllocator();
-  doc.AddMember("docshard", FormatVersion, a);
-  if (m_epoch) doc.AddMember("epoch", static_cast<std::int64_t>(*m_epoch), a);
+  JsonWriter writer(JsonWriter::Style::Pretty);
+  writer.BeginObject();
+  writer.Key("docshard").Int(FormatVersion);
+  if (m_epoch) writer.Key("epoch").Int(static_cast<std::int64_t>(*m_epoch));
   if (!m_accounts.empty()) {
-    rapidjson::Value accounts(rapidjson::kObjectType);
+    writer.Key("accounts").BeginObject();
     for (auto const& [name, acc] : m_accounts) {
-      rapidjson::Value obj(rapidjson::kObjectType);
-      obj.AddMember("endpoint", Str(acc.Endpoint, a), a);
-      if (!acc.KeyEnv.empty()) obj.AddMember("keyEnv", Str(acc.KeyEnv, a), a);
-      if (!acc.KeyFile.empty()) obj.AddMember("keyFile", Str(acc.KeyFile, a), a);
-      if (!acc.CaFile.empty()) obj.AddMember("caFile", Str(acc.CaFile, a), a);
+      writer.Key(name).BeginObject();
+      writer.Key("endpoint").String(acc.Endpoint);
+      if (!acc.KeyEnv.empty()) writer.Key("keyEnv").String(acc.KeyEnv);
+      if (!acc.KeyFile.empty()) writer.Key("keyFile").String(acc.KeyFile);
+      if (!acc.CaFile.empty()) writer.Key("caFile").String(acc.CaFile);
       if (!acc.PreferredRegions.empty()) {
-        rapidjson::Value regions(rapidjson::kArrayType);
-        for (auto const& region : acc.PreferredRegions) regions.PushBack(Str(region, a), a);
-        obj.AddMember("preferredRegions", regions, a);
+        writer.Key("preferredRegions").BeginArray();
+        for (auto const& region : acc.PreferredRegions) writer.String(region);
+        writer.EndArray();
       }
-      accounts.AddMember(Str(name, a), obj, a);
+      writer.EndObject();
     }
-    doc.AddMember("accounts", accounts, a);
+    writer.EndObject();
   }
-  doc.AddMember("resolver", m_resolver->ToJson(a), a);
-  return Pretty(doc);
+  m_resolver->WriteJson(writer.Key("resolver"));
+  writer.EndObject();
+  return SavedText(writer, *m_resolver);
 }
 
 std::string SaveResolverJson(IPartitionResolver const& resolver) {
-  rapidjson::Document doc;
-  auto value = resolver.ToJson(doc.GetAllocator());
-  return Pretty(value);
+  JsonWriter writer(JsonWriter::Style::Pretty);
+  resolver.WriteJson(writer);
+  return SavedText(writer, resolver);
 }
 
 }  // namespace docshard

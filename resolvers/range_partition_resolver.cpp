@@ -101,21 +101,21 @@ std::string RangePartitionResolver::ExplainRoute(PartitionKey const& key) const 
   return "range(no match)";
 }
 
-rapidjson::Value RangePartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
-  rapidjson::Value obj(rapidjson::kObjectType);
-  obj.AddMember("type", "range", a);
-  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
-  obj.AddMember("keyType", rapidjson::StringRef(KeyTypeName(m_keyType)), a);
-  rapidjson::Value ranges(rapidjson::kArrayType);
+void RangePartitionResolver::WriteJson(JsonWriter& writer) const {
+  writer.BeginObject();
+  writer.Key("type").String("range");
+  if (m_keyPath) m_keyPath->WriteJson(writer.Key("partitionKey"));
+  writer.Key("keyType").String(KeyTypeName(m_keyType));
+  writer.Key("ranges").BeginArray();
   for (auto const& r : m_ranges) {
-    rapidjson::Value e(rapidjson::kObjectType);
-    e.AddMember("low", r.Low.ToJsonValue(a), a);
-    e.AddMember("high", r.High.ToJsonValue(a), a);
-    r.Target.AddToJson(e, a);
-    ranges.PushBack(e, a);
+    writer.BeginObject();
+    r.Low.WriteJson(writer.Key("low"));
+    r.High.WriteJson(writer.Key("high"));
+    r.Target.WriteJsonMember(writer);
+    writer.EndObject();
   }
-  obj.AddMember("ranges", ranges, a);
-  return obj;
+  writer.EndArray();
+  writer.EndObject();
 }
 
 KeyType LoadKeyType(ConfigNode const& node) {

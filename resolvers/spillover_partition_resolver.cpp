@@ -26,9 +26,6 @@ std::string PrefixProblem(std::string const& prefix) {
   return {};
 }
 
-rapidjson::Value Str(std::string const& s, rapidjson::MemoryPoolAllocator<>& a) {
-  return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
-}
 }  // namespace
 
 std::optional<std::uint64_t> SpilloverPartitionResolver::ParseNumber(std::string_view prefix,
@@ -114,27 +111,27 @@ std::string SpilloverPartitionResolver::ExplainRoute(PartitionKey const&) const 
   return "spillover(newest " + m_ids.back() + " of " + std::to_string(m_ids.size()) + ")";
 }
 
-rapidjson::Value SpilloverPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
-  rapidjson::Value obj(rapidjson::kObjectType);
-  obj.AddMember("type", "spillover", a);
-  if (m_keyPath) obj.AddMember("partitionKey", m_keyPath->ToJsonValue(a), a);
-  if (m_settings.Account != CollectionRef::DefaultAccount) obj.AddMember("account", Str(m_settings.Account, a), a);
-  obj.AddMember("database", Str(m_settings.Database, a), a);
-  obj.AddMember("collectionPrefix", Str(m_settings.CollectionPrefix, a), a);
-  rapidjson::Value list(rapidjson::kArrayType);
-  for (auto const& id : m_ids) list.PushBack(Str(id, a), a);
-  obj.AddMember("collections", list, a);
-  obj.AddMember("fillFactor", m_settings.FillFactor, a);
+void SpilloverPartitionResolver::WriteJson(JsonWriter& writer) const {
+  writer.BeginObject();
+  writer.Key("type").String("spillover");
+  if (m_keyPath) m_keyPath->WriteJson(writer.Key("partitionKey"));
+  if (m_settings.Account != CollectionRef::DefaultAccount) writer.Key("account").String(m_settings.Account);
+  writer.Key("database").String(m_settings.Database);
+  writer.Key("collectionPrefix").String(m_settings.CollectionPrefix);
+  writer.Key("collections").BeginArray();
+  for (auto const& id : m_ids) writer.String(id);
+  writer.EndArray();
+  writer.Key("fillFactor").Double(m_settings.FillFactor);
   if (m_settings.MaxDocumentsPerCollection)
-    obj.AddMember("maxDocumentsPerCollection", static_cast<std::int64_t>(*m_settings.MaxDocumentsPerCollection), a);
+    writer.Key("maxDocumentsPerCollection").Int(static_cast<std::int64_t>(*m_settings.MaxDocumentsPerCollection));
   auto ms = m_settings.CheckInterval.count();
   // Whole seconds as an integer, so that the common case reads "10", not "10.0".
   if (ms % 1000 == 0)
-    obj.AddMember("checkIntervalSeconds", static_cast<std::int64_t>(ms / 1000), a);
+    writer.Key("checkIntervalSeconds").Int(static_cast<std::int64_t>(ms / 1000));
   else
-    obj.AddMember("checkIntervalSeconds", static_cast<double>(ms) / 1000.0, a);
-  if (!m_settings.Template.IsEmpty()) obj.AddMember("template", m_settings.Template.ToJson(a), a);
-  return obj;
+    writer.Key("checkIntervalSeconds").Double(static_cast<double>(ms) / 1000.0);
+  if (!m_settings.Template.IsEmpty()) m_settings.Template.WriteJson(writer.Key("template"));
+  writer.EndObject();
 }
 
 ResolverPtr SpilloverPartitionResolver::FromConfig(ConfigNode const& node) {

@@ -54,13 +54,13 @@ std::string TransitionPartitionResolver::ExplainRoute(PartitionKey const& key) c
          ") -> next: " + m_state.Next->ExplainRoute(key);
 }
 
-rapidjson::Value TransitionPartitionResolver::ToJson(rapidjson::MemoryPoolAllocator<>& a) const {
-  rapidjson::Value obj(rapidjson::kObjectType);
-  obj.AddMember("type", "transition", a);
-  obj.AddMember("readMode", rapidjson::StringRef(TransitionReadModeName(m_state.ReadMode)), a);
-  obj.AddMember("current", m_state.Current->ToJson(a), a);
-  obj.AddMember("next", m_state.Next->ToJson(a), a);
-  return obj;
+void TransitionPartitionResolver::WriteJson(JsonWriter& writer) const {
+  writer.BeginObject();
+  writer.Key("type").String("transition");
+  writer.Key("readMode").String(TransitionReadModeName(m_state.ReadMode));
+  m_state.Current->WriteJson(writer.Key("current"));
+  m_state.Next->WriteJson(writer.Key("next"));
+  writer.EndObject();
 }
 
 ResolverPtr TransitionPartitionResolver::FromConfig(ConfigNode const& node) {

@@ -14,6 +14,8 @@
 
 namespace docshard {
 
+class JsonWriter;
+
 class ConfigNode;
 
 class DOCSHARD_API CollectionTemplate {
@@ -33,8 +35,8 @@ public:
   // {"paths": [...], "kind": "Hash"}}; `defaultKeyPath` fills a missing key.
   std::string Definition(std::string_view collectionId, std::string_view defaultKeyPath) const;
 
-  // The template as written (a deep copy), for saving configs.
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const;
+  // Writes the template as written (`{}` when empty), for saving configs.
+  void WriteJson(JsonWriter& writer) const;
 
 private:
   static CollectionTemplate FromValue(rapidjson::Value const& value);

@@ -61,7 +61,7 @@ public:
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override { return m_collections; }
   std::string ExplainRoute(PartitionKey const& key) const override;
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+  void WriteJson(JsonWriter& writer) const override;
 
   // The ring itself, for ownership diffs and statistics.
   ConsistentHashRing const& Ring() const noexcept { return m_ring; }

@@ -34,7 +34,7 @@ public:
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override;
   std::string ExplainRoute(PartitionKey const& key) const override;
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+  void WriteJson(JsonWriter& writer) const override;
 
   // The type of every key; keys of another type are a KeyTypeError.
   KeyType GetKeyType() const noexcept { return m_keyType; }

@@ -48,7 +48,7 @@ public:
   ConsistentHashRing const* HashRing() const noexcept override { return &m_ring->Ring(); }
   void Accept(IResolverVisitor& visitor) const override;
   std::string ExplainRoute(PartitionKey const& key) const override;
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+  void WriteJson(JsonWriter& writer) const override;
 
   ManagedHashSettings const& Settings() const noexcept { return m_settings; }
   std::uint32_t Count() const noexcept { return m_settings.Count; }

@@ -13,6 +13,8 @@
 
 namespace docshard {
 
+class JsonWriter;
+
 // A partition key value: a string, a number, a boolean, or a composite of
 // those (one value per path of a composite key path). Immutable value type;
 // the hashed form (HashBytes) is computed once, at construction.
@@ -50,8 +52,9 @@ public:
   std::string_view HashBytes() const noexcept { return m_text; }
   // Compact JSON text, for messages and output.
   std::string ToJson() const;
-  // Adds this key to a RapidJSON value tree.
-  rapidjson::Value ToJsonValue(rapidjson::MemoryPoolAllocator<>& allocator) const;
+  // Writes this key as a config value: a string, a number (integral values
+  // as integers), a boolean, or an array for a composite key.
+  void WriteJson(JsonWriter& writer) const;
 
   // Typed order used by range and lookup resolvers: numbers numerically,
   // strings by code point (UTF-8 byte order), booleans false < true.

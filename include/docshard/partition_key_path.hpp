@@ -63,8 +63,9 @@ public:
   std::vector<std::string> const& Paths() const noexcept { return m_paths; }
   // The path text for messages: `/userId` or `["/a","/b"]`.
   std::string ToString() const;
-  // The config form: a string, or an array of strings for a composite key.
-  rapidjson::Value ToJsonValue(rapidjson::MemoryPoolAllocator<>& allocator) const;
+  // Writes the config form: a string, an array of strings for a composite
+  // key, or the object of a synthetic key.
+  void WriteJson(JsonWriter& writer) const;
 
   // The key of `document`, or nullopt when it is missing or null.
   // Throws PartitionKeyError for a value that cannot be a key (an object, ...).

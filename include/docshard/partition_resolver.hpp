@@ -5,6 +5,7 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/consistent_hash_ring.hpp"
 #include "docshard/export.hpp"
+#include "docshard/json_writer.hpp"
 #include "docshard/partition_key.hpp"
 #include "docshard/partition_key_path.hpp"
 #include "docshard/read_selector.hpp"
@@ -75,8 +76,11 @@ public:
   // HashRing() as a ring and any other as an opaque list of collections.
   virtual void Accept(IResolverVisitor& visitor) const;
 
-  // The resolver's config object (docs/config.md), `type` first, stable member order.
-  virtual rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const = 0;
+  // Writes the resolver's config object (docs/config.md) to `writer`: one
+  // object, `type` first, members in a stable order; a resolver that holds
+  // others writes them through the same writer. SaveResolverJson and
+  // PartitionScheme::Save are built on it. Throws only what the writer throws.
+  virtual void WriteJson(JsonWriter& writer) const = 0;
 };
 
 using ResolverPtr = std::shared_ptr<IPartitionResolver const>;

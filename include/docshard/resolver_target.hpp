@@ -27,8 +27,9 @@ public:
   // "" for a collection, " -> <nested route>" for a resolver.
   std::string ExplainRoute(PartitionKey const& key) const;
 
-  // Adds `"collection": "..."` or `"resolver": {...}` to `object`.
-  void AddToJson(rapidjson::Value& object, rapidjson::MemoryPoolAllocator<>& allocator) const;
+  // Writes the member `"collection": "..."` or `"resolver": {...}` into
+  // the object `writer` has open.
+  void WriteJsonMember(JsonWriter& writer) const;
 
 private:
   CollectionRef m_collection;

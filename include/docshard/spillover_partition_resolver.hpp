@@ -57,7 +57,7 @@ public:
   std::vector<CollectionRef> ResolveForRead(ReadSelector const&) const override { return m_collections; }
   std::vector<CollectionRef> Collections() const override { return m_collections; }
   std::string ExplainRoute(PartitionKey const& key) const override;
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+  void WriteJson(JsonWriter& writer) const override;
 
   SpilloverSettings const& Settings() const noexcept { return m_settings; }
   std::vector<std::string> const& CollectionIds() const noexcept { return m_ids; }

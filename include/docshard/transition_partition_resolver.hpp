@@ -35,7 +35,7 @@ public:
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override;  // current's, then next's
   std::string ExplainRoute(PartitionKey const& key) const override;
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override;
+  void WriteJson(JsonWriter& writer) const override;
 
   TransitionState const* Transition() const noexcept override { return &m_state; }
 

@@ -1,6 +1,7 @@
 #include "docshard/partition_key.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/json_writer.hpp"
 
 #include "core/full_precision_json.hpp"
 #include "core/json_string.hpp"
@@ -195,23 +196,23 @@ std::vector<PartitionKey> const& PartitionKey::AsComposite() const {
   return *m_parts;
 }
 
-rapidjson::Value PartitionKey::ToJsonValue(rapidjson::MemoryPoolAllocator<>& allocator) const {
+void PartitionKey::WriteJson(JsonWriter& writer) const {
   switch (m_kind) {
-  case Kind::String: return rapidjson::Value(m_text.data(), static_cast<rapidjson::SizeType>(m_text.size()), allocator);
-  case Kind::Number: {
+  case Kind::String: writer.String(m_text); return;
+  case Kind::Number:
     // Integral values print as integers ("10", not "10.0") so configs stay readable.
     if (std::trunc(m_number) == m_number && std::fabs(m_number) < 9007199254740992.0)
-      return rapidjson::Value(static_cast<std::int64_t>(m_number));
-    return rapidjson::Value(m_number);
+      writer.Int(static_cast<std::int64_t>(m_number));
+    else
+      writer.Double(m_number);
+    return;
+  case Kind::Boolean: writer.Bool(m_number != 0); return;
+  case Kind::Composite:
+    writer.BeginArray();
+    for (auto const& p : *m_parts) p.WriteJson(writer);
+    writer.EndArray();
+    return;
   }
-  case Kind::Boolean: return rapidjson::Value(m_number != 0);
-  case Kind::Composite: {
-    rapidjson::Value array(rapidjson::kArrayType);
-    for (auto const& p : *m_parts) array.PushBack(p.ToJsonValue(allocator), allocator);
-    return array;
-  }
-  }
-  return {};
 }
 
 std::string PartitionKey::ToJson() const {

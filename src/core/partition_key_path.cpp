@@ -1,6 +1,7 @@
 #include "docshard/partition_key_path.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/json_writer.hpp"
 
 #include "docshard/murmur3.hpp"
 
@@ -154,31 +155,34 @@ std::string PartitionKeyPath::ToString() const {
   return out + "]";
 }
 
-rapidjson::Value PartitionKeyPath::ToJsonValue(rapidjson::MemoryPoolAllocator<>& allocator) const {
+void PartitionKeyPath::WriteJson(JsonWriter& writer) const {
   if (IsSynthetic()) {
-    rapidjson::Value obj(rapidjson::kObjectType);
-    auto str = [&](std::string const& s) { return rapidjson::Value(s.c_str(), allocator); };
+    writer.BeginObject();
     if (m_kind == Kind::Concat) {
-      rapidjson::Value paths(rapidjson::kArrayType);
-      for (auto const& p : m_paths) paths.PushBack(str(p), allocator);
-      obj.AddMember("concat", paths, allocator);
+      writer.Key("concat").BeginArray();
+      for (auto const& p : m_paths) writer.String(p);
+      writer.EndArray();
     } else {
-      obj.AddMember("path", str(m_paths[0]), allocator);
+      writer.Key("path").String(m_paths[0]);
       if (m_kind == Kind::HashSuffix) {
-        obj.AddMember("hashSuffixOf", str(m_paths[1]), allocator);
-        obj.AddMember("buckets", m_buckets, allocator);
+        writer.Key("hashSuffixOf").String(m_paths[1]);
+        writer.Key("buckets").Uint(m_buckets);
       } else {
-        obj.AddMember("randomSuffix", m_buckets, allocator);
+        writer.Key("randomSuffix").Uint(m_buckets);
       }
     }
-    obj.AddMember("separator", str(m_separator), allocator);
-    obj.AddMember("store", str(m_store), allocator);
-    return obj;
+    writer.Key("separator").String(m_separator);
+    writer.Key("store").String(m_store);
+    writer.EndObject();
+    return;
   }
-  if (!m_composite) return rapidjson::Value(m_paths.front().c_str(), allocator);
-  rapidjson::Value paths(rapidjson::kArrayType);
-  for (auto const& p : m_paths) paths.PushBack(rapidjson::Value(p.c_str(), allocator), allocator);
-  return paths;
+  if (!m_composite) {
+    writer.String(m_paths.front());
+    return;
+  }
+  writer.BeginArray();
+  for (auto const& p : m_paths) writer.String(p);
+  writer.EndArray();
 }
 
 // The text a property contributes to a synthetic key: a string as itself, a

@@ -55,13 +55,12 @@ std::string ResolverTarget::ExplainRoute(PartitionKey const& key) const {
   return " -> " + (m_ownKey ? m_resolver->Type() + " (own key)" : m_resolver->ExplainRoute(key));
 }
 
-void ResolverTarget::AddToJson(rapidjson::Value& object, rapidjson::MemoryPoolAllocator<>& allocator) const {
+void ResolverTarget::WriteJsonMember(JsonWriter& writer) const {
   if (m_resolver) {
-    object.AddMember("resolver", m_resolver->ToJson(allocator), allocator);
+    writer.Key("resolver");
+    m_resolver->WriteJson(writer);
   } else {
-    rapidjson::Value text(m_collection.Text().c_str(), static_cast<rapidjson::SizeType>(m_collection.Text().size()),
-                          allocator);
-    object.AddMember("collection", text, allocator);
+    writer.Key("collection").String(m_collection.Text());
   }
 }
 

@@ -159,12 +159,12 @@ public:
   using IPartitionResolver::ResolveForCreate;
   std::vector<CollectionRef> ResolveForRead(ReadSelector const&) const override { return {m_c}; }
   std::vector<CollectionRef> Collections() const override { return {m_c}; }
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& a) const override {
-    rapidjson::Value o(rapidjson::kObjectType);
-    o.AddMember("type", "fixed", a);
-    if (m_path) o.AddMember("partitionKey", m_path->ToJsonValue(a), a);
-    o.AddMember("collection", rapidjson::Value(m_c.Text().c_str(), a), a);
-    return o;
+  void WriteJson(JsonWriter& writer) const override {
+    writer.BeginObject();
+    writer.Key("type").String("fixed");
+    if (m_path) m_path->WriteJson(writer.Key("partitionKey"));
+    writer.Key("collection").String(m_c.Text());
+    writer.EndObject();
   }
 
 private:
@@ -723,4 +723,229 @@ TEST_CASE("config: LoadFile", "[config][file]") {
   CHECK(LoadFile(missing).Place == missing.string());
   CHECK_THROWS_AS(PartitionScheme::LoadFile(dir), ConfigError);  // a directory is not a config file
   std::filesystem::remove_all(dir);
+}
+
+// The saved text of every built-in resolver type, with every optional member,
+// as the RapidJSON value trees wrote it before resolvers wrote through
+// JsonWriter (captured with `docshard validate` of that build): the state
+// format does not change.
+TEST_CASE("config: saved text of every resolver type is unchanged", "[config][stable]") {
+  struct Case {
+    char const* Input;
+    char const* Saved;
+  };
+  Case const cases[] = {
+      {R"({"docshard":1,"epoch":7,
+ "accounts":{"default":{"endpoint":"https://127.0.0.1:8081","keyEnv":"K","preferredRegions":["West Europe","North Europe"]},
+             "west":{"endpoint":"https://w.example:443","keyFile":"/k","caFile":"ca.pem"}},
+ "resolver":{"type":"transition","readMode":"ReadNextThenCurrent",
+   "current":{"type":"range","partitionKey":"/n","keyType":"number",
+      "ranges":[{"low":-1.5,"high":10,"collection":"dbs/d/colls/a"},
+                {"low":11,"high":1e300,"resolver":{"type":"managedHash","partitionKey":{"path":"/date","randomSuffix":10},"account":"west","database":"d","collectionPrefix":"m","count":3,"template":{"partitionKey":"/date","defaultTtl":-1}}},
+                {"low":1e301,"high":2e301,"resolver":{"type":"hash","partitionKey":{"path":"/date","hashSuffixOf":"/vin","buckets":400},"hash":"murmur3","virtualNodesPerCollection":7,"collections":["dbs/d/colls/h"]}}]},
+   "next":{"type":"hash","partitionKey":"/n","hash":"dotnet-legacy","seeds":[-5,7],"collections":["dbs/d/colls/b","west:dbs/d/colls/c"]}}})",
+       R"({
+  "docshard": 1,
+  "epoch": 7,
+  "accounts": {
+    "default": {
+      "endpoint": "https://127.0.0.1:8081",
+      "keyEnv": "K",
+      "preferredRegions": [
+        "West Europe",
+        "North Europe"
+      ]
+    },
+    "west": {
+      "endpoint": "https://w.example:443",
+      "keyFile": "/k",
+      "caFile": "ca.pem"
+    }
+  },
+  "resolver": {
+    "type": "transition",
+    "readMode": "ReadNextThenCurrent",
+    "current": {
+      "type": "range",
+      "partitionKey": "/n",
+      "keyType": "number",
+      "ranges": [
+        {
+          "low": -1.5,
+          "high": 10,
+          "collection": "dbs/d/colls/a"
+        },
+        {
+          "low": 11,
+          "high": 1e300,
+          "resolver": {
+            "type": "managedHash",
+            "partitionKey": {
+              "path": "/date",
+              "randomSuffix": 10,
+              "separator": ".",
+              "store": "/partitionKey"
+            },
+            "account": "west",
+            "database": "d",
+            "collectionPrefix": "m",
+            "count": 3,
+            "hash": "md5",
+            "virtualNodesPerCollection": 128,
+            "template": {
+              "partitionKey": "/date",
+              "defaultTtl": -1
+            }
+          }
+        },
+        {
+          "low": 1e301,
+          "high": 2e301,
+          "resolver": {
+            "type": "hash",
+            "partitionKey": {
+              "path": "/date",
+              "hashSuffixOf": "/vin",
+              "buckets": 400,
+              "separator": ".",
+              "store": "/partitionKey"
+            },
+            "hash": "murmur3",
+            "virtualNodesPerCollection": 7,
+            "collections": [
+              "dbs/d/colls/h"
+            ]
+          }
+        }
+      ]
+    },
+    "next": {
+      "type": "hash",
+      "partitionKey": "/n",
+      "hash": "dotnet-legacy",
+      "virtualNodesPerCollection": 128,
+      "seeds": [
+        -5,
+        7
+      ],
+      "collections": [
+        "dbs/d/colls/b",
+        "west:dbs/d/colls/c"
+      ]
+    }
+  }
+}
+)"},
+      {R"({"docshard":1,
+ "resolver":{"type":"lookup","partitionKey":{"concat":["/tenant","/user"],"separator":"-"},"keyType":"string",
+      "entries":[{"key":"t1-u9","collection":"dbs/d/colls/a"},
+                 {"key":"t2-\"q\"\u00e9\u0001","resolver":{"type":"hash","partitionKey":["/a","/b"],"hash":"md5","collections":["dbs/d/colls/b","dbs/d/colls/c"]}}],
+      "default":{"type":"spillover","database":"d","collectionPrefix":"s","collections":["s0","s1"],"fillFactor":0.75,
+                 "maxDocumentsPerCollection":50,"checkIntervalSeconds":0.25,
+                 "template":{"partitionKey":{"paths":["/tenant"],"kind":"Hash"},"indexingPolicy":{"automatic":true,"x":[1.5,1e21,3,-7,12345678901234567890,"s\u0002"]}}}}})",
+       R"({
+  "docshard": 1,
+  "resolver": {
+    "type": "lookup",
+    "partitionKey": {
+      "concat": [
+        "/tenant",
+        "/user"
+      ],
+      "separator": "-",
+      "store": "/partitionKey"
+    },
+    "keyType": "string",
+    "entries": [
+      {
+        "key": "t1-u9",
+        "collection": "dbs/d/colls/a"
+      },
+      {
+        "key": "t2-\"q\"é\u0001",
+        "resolver": {
+          "type": "hash",
+          "partitionKey": [
+            "/a",
+            "/b"
+          ],
+          "hash": "md5",
+          "virtualNodesPerCollection": 128,
+          "collections": [
+            "dbs/d/colls/b",
+            "dbs/d/colls/c"
+          ]
+        }
+      }
+    ],
+    "default": {
+      "type": "spillover",
+      "database": "d",
+      "collectionPrefix": "s",
+      "collections": [
+        "s0",
+        "s1"
+      ],
+      "fillFactor": 0.75,
+      "maxDocumentsPerCollection": 50,
+      "checkIntervalSeconds": 0.25,
+      "template": {
+        "partitionKey": {
+          "paths": [
+            "/tenant"
+          ],
+          "kind": "Hash"
+        },
+        "indexingPolicy": {
+          "automatic": true,
+          "x": [
+            1.5,
+            1e21,
+            3,
+            -7,
+            12345678901234567890,
+            "s\u0002"
+          ]
+        }
+      }
+    }
+  }
+}
+)"},
+      {R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/t","keyType":"number","entries":[{"key":2.5,"collection":"dbs/d/colls/a"},{"key":-3,"resolver":{"type":"spillover","database":"d","collectionPrefix":"s","collections":["s0"],"checkIntervalSeconds":10}}],"default":"dbs/d/colls/z"}})",
+       R"({
+  "docshard": 1,
+  "resolver": {
+    "type": "lookup",
+    "partitionKey": "/t",
+    "keyType": "number",
+    "entries": [
+      {
+        "key": 2.5,
+        "collection": "dbs/d/colls/a"
+      },
+      {
+        "key": -3,
+        "resolver": {
+          "type": "spillover",
+          "database": "d",
+          "collectionPrefix": "s",
+          "collections": [
+            "s0"
+          ],
+          "fillFactor": 0.9,
+          "checkIntervalSeconds": 10
+        }
+      }
+    ],
+    "default": "dbs/d/colls/z"
+  }
+}
+)"},
+  };
+  for (auto const& c : cases) {
+    auto const scheme = PartitionScheme::Load(c.Input);
+    CHECK(scheme.Save() == c.Saved);
+    CHECK(PartitionScheme::Load(scheme.Save()).Save() == c.Saved);
+  }
 }

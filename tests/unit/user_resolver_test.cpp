@@ -39,9 +39,7 @@ public:
     return m_inner.ResolveForRead(selector);
   }
   std::vector<CollectionRef> Collections() const override { return m_inner.Collections(); }
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override {
-    return m_inner.ToJson(allocator);
-  }
+  void WriteJson(JsonWriter& writer) const override { m_inner.WriteJson(writer); }
   ConsistentHashRing const* HashRing() const noexcept override { return &m_inner.Ring(); }
 
 private:
@@ -60,10 +58,11 @@ public:
   using IPartitionResolver::ResolveForCreate;
   std::vector<CollectionRef> ResolveForRead(ReadSelector const&) const override { return {m_only}; }
   std::vector<CollectionRef> Collections() const override { return {m_only}; }
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override {
-    rapidjson::Value obj(rapidjson::kObjectType);
-    obj.AddMember("type", "userOpaque", allocator);
-    return obj;
+  void WriteJson(JsonWriter& writer) const override {
+    writer.BeginObject();
+    writer.Key("type").String("userOpaque");
+    writer.Key("collection").String(m_only.Text());
+    writer.EndObject();
   }
 
 private:
@@ -89,13 +88,30 @@ public:
     return m_state.Next->ResolveForRead(selector);
   }
   std::vector<CollectionRef> Collections() const override { return m_state.Next->Collections(); }
-  rapidjson::Value ToJson(rapidjson::MemoryPoolAllocator<>& allocator) const override {
-    return m_state.Next->ToJson(allocator);
-  }
+  void WriteJson(JsonWriter& writer) const override { m_state.Next->WriteJson(writer); }
   TransitionState const* Transition() const noexcept override { return &m_state; }
 
 private:
   TransitionState m_state;
+};
+
+// A user's resolver whose WriteJson forgets to close its object.
+class UserUnclosed final : public IPartitionResolver {
+public:
+  std::string const& Type() const noexcept override {
+    static std::string const type = "userUnclosed";
+    return type;
+  }
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_path; }
+  CollectionRef const& ResolveForCreate(PartitionKey const&) const override { return m_only; }
+  using IPartitionResolver::ResolveForCreate;
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const&) const override { return {m_only}; }
+  std::vector<CollectionRef> Collections() const override { return {m_only}; }
+  void WriteJson(JsonWriter& writer) const override { writer.BeginObject().Key("type").String("userUnclosed"); }
+
+private:
+  std::optional<PartitionKeyPath> m_path = PartitionKeyPath::Parse("/k");
+  CollectionRef m_only = CollectionRef::Parse("dbs/d/colls/only");
 };
 
 // Records which Visit method Accept called, and with what.
@@ -201,4 +217,38 @@ TEST_CASE("the transition state is asked through the interface", "[user-resolver
   CHECK(ParseTransitionReadMode("ReadBoth") == TransitionReadMode::ReadBoth);
   CHECK_FALSE(ParseTransitionReadMode("readboth").has_value());
   CHECK(std::string(TransitionReadModeName(TransitionReadMode::None)) == "None");
+}
+
+TEST_CASE("a user-defined resolver writes its config through JsonWriter, nested or not", "[user-resolver][json]") {
+  auto const opaque = std::make_shared<UserOpaque const>();
+  CHECK(SaveResolverJson(*opaque) == "{\n  \"type\": \"userOpaque\",\n  \"collection\": \"dbs/d/colls/only\"\n}\n");
+
+  // Inside a built-in transition, through the same writer.
+  auto const next = std::make_shared<HashPartitionResolver const>(Refs({"dbs/d/colls/a"}), nullptr, 16,
+                                                                  PartitionKeyPath::Parse("/k"));
+  TransitionPartitionResolver const transition(opaque, next, TransitionReadMode::ReadBoth);
+  CHECK(SaveResolverJson(transition) == R"({
+  "type": "transition",
+  "readMode": "ReadBoth",
+  "current": {
+    "type": "userOpaque",
+    "collection": "dbs/d/colls/only"
+  },
+  "next": {
+    "type": "hash",
+    "partitionKey": "/k",
+    "hash": "md5",
+    "virtualNodesPerCollection": 16,
+    "collections": [
+      "dbs/d/colls/a"
+    ]
+  }
+}
+)");
+
+  // A WriteJson that leaves its object open is an error naming the type, alone or nested.
+  auto const unclosed = std::make_shared<UserUnclosed const>();
+  CHECK_THROWS_WITH(SaveResolverJson(*unclosed), Catch::Contains("userUnclosed"));
+  CHECK_THROWS_AS(SaveResolverJson(TransitionPartitionResolver(unclosed, next, TransitionReadMode::ReadBoth)),
+                  InvalidArgumentError);
 }
