@@ -4,6 +4,7 @@
 #include "docshard/errors.hpp"
 #include "docshard/json_writer.hpp"
 #include "docshard/partition_key_path.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
@@ -60,11 +61,11 @@ std::string Compact(rapidjson::Value const& v) {
 }
 }  // namespace
 
-CollectionTemplate CollectionTemplate::FromValue(rapidjson::Value const& value) {
+CollectionTemplate CollectionTemplate::FromValue(JsonView value) {
   CollectionTemplate t;
   auto doc = std::make_shared<rapidjson::Document>();
-  doc->CopyFrom(value, doc->GetAllocator());
-  t.m_value = std::move(doc);
+  doc->CopyFrom(JsonInterop::Value(value), doc->GetAllocator());
+  t.m_value = JsonInterop::Adopt(std::move(doc));
   return t;
 }
 
@@ -86,7 +87,8 @@ CollectionTemplate CollectionTemplate::Parse(std::string_view json) {
 
 CollectionTemplate CollectionTemplate::FromConfig(ConfigNode const& node) {
   std::optional<std::string> keyPath;
-  if (auto problem = Check(node.Value(), keyPath)) throw ConfigError(node.Place() + problem->Where, problem->What);
+  if (auto problem = Check(JsonInterop::Value(node.Value()), keyPath))
+    throw ConfigError(node.Place() + problem->Where, problem->What);
   auto t = FromValue(node.Value());
   t.m_partitionKeyPath = std::move(keyPath);
   return t;
@@ -98,8 +100,8 @@ std::string CollectionTemplate::Definition(std::string_view collectionId, std::s
   out.AddMember("id", rapidjson::Value(collectionId.data(), static_cast<rapidjson::SizeType>(collectionId.size()), a),
                 a);
   bool hasKey = false;
-  if (m_value) {
-    for (auto const& m : m_value->GetObject()) {
+  if (!IsEmpty()) {
+    for (auto const& m : JsonInterop::Value(m_value).GetObject()) {
       if (m.name == "partitionKey" && m.value.IsString()) {
         // The short form expands to the definition Cosmos expects.
         rapidjson::Value pk(rapidjson::kObjectType), paths(rapidjson::kArrayType);
@@ -128,11 +130,11 @@ std::string CollectionTemplate::Definition(std::string_view collectionId, std::s
 }
 
 void CollectionTemplate::WriteJson(JsonWriter& writer) const {
-  if (!m_value) {
+  if (IsEmpty()) {
     writer.BeginObject().EndObject();
     return;
   }
-  detail::WriteRapidJson(writer, *m_value);
+  detail::WriteRapidJson(writer, JsonInterop::Value(m_value));
 }
 
 }  // namespace docshard

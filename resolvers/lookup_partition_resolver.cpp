@@ -47,13 +47,12 @@ CollectionRef const& LookupPartitionResolver::ResolveForCreate(PartitionKey cons
   return Find(key).ResolveForCreate(key);
 }
 
-CollectionRef const& LookupPartitionResolver::ResolveForCreate(rapidjson::Value const& document) const {
+CollectionRef const& LookupPartitionResolver::ResolveForCreate(JsonView document) const {
   if (!m_keyPath) throw InvalidArgumentError("this lookup resolver has no partitionKey path");
   return ResolveForCreate(m_keyPath->Extract(document), document);
 }
 
-CollectionRef const& LookupPartitionResolver::ResolveForCreate(PartitionKey const& key,
-                                                               rapidjson::Value const& document) const {
+CollectionRef const& LookupPartitionResolver::ResolveForCreate(PartitionKey const& key, JsonView document) const {
   return Find(key).ResolveForCreate(key, document);
 }
 

@@ -3,6 +3,7 @@
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/json_writer.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
@@ -135,7 +136,7 @@ PartitionScheme PartitionScheme::Load(std::string_view json, ResolverRegistry co
   if (auto a = root.OptionalChild("accounts")) {
     a->ExpectObject();
     std::set<std::string> names;
-    for (auto const& m : a->Value().GetObject()) {
+    for (auto const& m : JsonInterop::Value(a->Value()).GetObject()) {
       std::string name(m.name.GetString(), m.name.GetStringLength());
       ConfigNode child(m.value, a->Place() + "." + name, context);
       if (names.count(name)) child.Fail("duplicate account \"" + name + "\"");

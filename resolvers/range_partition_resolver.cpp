@@ -48,13 +48,12 @@ CollectionRef const& RangePartitionResolver::ResolveForCreate(PartitionKey const
   return Find(key).Target.ResolveForCreate(key);
 }
 
-CollectionRef const& RangePartitionResolver::ResolveForCreate(rapidjson::Value const& document) const {
+CollectionRef const& RangePartitionResolver::ResolveForCreate(JsonView document) const {
   if (!m_keyPath) throw InvalidArgumentError("this range resolver has no partitionKey path");
   return ResolveForCreate(m_keyPath->Extract(document), document);
 }
 
-CollectionRef const& RangePartitionResolver::ResolveForCreate(PartitionKey const& key,
-                                                              rapidjson::Value const& document) const {
+CollectionRef const& RangePartitionResolver::ResolveForCreate(PartitionKey const& key, JsonView document) const {
   return Find(key).Target.ResolveForCreate(key, document);
 }
 

@@ -18,7 +18,7 @@ cd "$root"
 # top-level header must be added here (the check fails until it is).
 declare -A public=(
   [atomic_file]=core [collection_ref]=core [config_node]=core [periodic_worker]=core [consistent_hash_ring]=core [errors]=core [export]=core
-  [hash_generator]=core [json_writer]=core [key_type]=core [logging]=core [metrics]=core [operation_diagnostics]=core [md5_hash_generator]=core [murmur3]=core [partition_key]=core
+  [hash_generator]=core [json_value]=core [json_writer]=core [rapidjson_interop]=core [key_type]=core [logging]=core [metrics]=core [operation_diagnostics]=core [md5_hash_generator]=core [murmur3]=core [partition_key]=core
   [partition_key_path]=core [partition_resolver]=core [read_selector]=core [resolver_registry]=core
   [resolver_target]=core [resolver_visitor]=core [ring_ownership]=core [transition_state]=core [version]=core
   [builtin_resolvers]=resolvers [collection_template]=resolvers [hash_partition_resolver]=resolvers

@@ -5,9 +5,8 @@
 // `{"partitionKey": {"paths": ["/userId"], "kind": "Hash"}, "indexingPolicy": {...}}`.
 // The id comes from the resolver (prefix + number), never from the template.
 #include "docshard/export.hpp"
-#include <rapidjson/document.h>
+#include "docshard/json_value.hpp"
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +17,8 @@ class JsonWriter;
 
 class ConfigNode;
 
+// A collection definition without an id (see the notes at the top of this
+// file). Immutable value type; copies share the parsed template.
 class DOCSHARD_API CollectionTemplate {
 public:
   // No template: collections get only an id and the resolver's key path.
@@ -27,7 +28,8 @@ public:
   // Errors name the place (e.g. `resolver.template.partitionKey`).
   static CollectionTemplate FromConfig(ConfigNode const& node);
 
-  bool IsEmpty() const noexcept { return m_value == nullptr; }
+  // True for the default (no template).
+  bool IsEmpty() const noexcept { return m_value.View().IsNull(); }
   // The first partition-key path the template names, if any.
   std::optional<std::string> const& PartitionKeyPath() const noexcept { return m_partitionKeyPath; }
 
@@ -39,9 +41,9 @@ public:
   void WriteJson(JsonWriter& writer) const;
 
 private:
-  static CollectionTemplate FromValue(rapidjson::Value const& value);
+  static CollectionTemplate FromValue(JsonView value);
 
-  std::shared_ptr<rapidjson::Document const> m_value;
+  JsonValue m_value;  // null when empty
   std::optional<std::string> m_partitionKeyPath;
 };
 

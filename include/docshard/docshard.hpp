@@ -12,6 +12,7 @@
 #include "docshard/fan_out_query.hpp"
 #include "docshard/hash_generator.hpp"
 #include "docshard/hash_partition_resolver.hpp"
+#include "docshard/json_value.hpp"
 #include "docshard/json_writer.hpp"
 #include "docshard/key_type.hpp"
 #include "docshard/logging.hpp"

@@ -29,8 +29,8 @@ public:
   std::string const& Type() const noexcept override;
   std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_keyPath; }
   CollectionRef const& ResolveForCreate(PartitionKey const& key) const override;
-  CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const override;
-  CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const override;
+  CollectionRef const& ResolveForCreate(JsonView document) const override;
+  CollectionRef const& ResolveForCreate(PartitionKey const& key, JsonView document) const override;
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;
   std::vector<CollectionRef> Collections() const override;
   std::string ExplainRoute(PartitionKey const& key) const override;

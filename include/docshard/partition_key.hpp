@@ -3,7 +3,7 @@
 // Its hash bytes follow docs/resolvers.md, "Keys and the bytes they hash to" so that placement is
 // bit-exact with the legacy SDKs for string keys.
 #include "docshard/export.hpp"
-#include <rapidjson/document.h>
+#include "docshard/json_value.hpp"
 
 #include <compare>
 #include <memory>
@@ -35,7 +35,7 @@ public:
   static PartitionKey Composite(std::vector<PartitionKey> parts);
 
   // From a JSON value; null, objects and nested arrays are rejected.
-  static PartitionKey FromJson(rapidjson::Value const& value);
+  static PartitionKey FromJson(JsonView value);
   // From JSON text such as `"abc"`, `42` or `["t1","u9"]`.
   static PartitionKey ParseJson(std::string_view text);
 

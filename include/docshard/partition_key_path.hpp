@@ -9,9 +9,8 @@
 // A synthetic key is stored in the document at `store` (default /partitionKey),
 // which is also the collections' server-side partition-key path.
 #include "docshard/export.hpp"
+#include "docshard/json_value.hpp"
 #include "docshard/partition_key.hpp"
-
-#include <rapidjson/document.h>
 
 #include <cstdint>
 #include <optional>
@@ -54,8 +53,6 @@ public:
   // Keys a read of `key` must look at: for a random suffix, `key` is the base
   // value and every suffixed key is returned; otherwise just `key`.
   std::vector<PartitionKey> ExpandForRead(PartitionKey const& key) const;
-  // Writes a synthetic key into the document at StorePath() (no-op otherwise).
-  void Store(rapidjson::Document& document, PartitionKey const& key) const;
 
   // True for Composite: keys are arrays of one value per path.
   bool IsComposite() const noexcept { return m_composite; }
@@ -69,9 +66,9 @@ public:
 
   // The key of `document`, or nullopt when it is missing or null.
   // Throws PartitionKeyError for a value that cannot be a key (an object, ...).
-  std::optional<PartitionKey> TryExtract(rapidjson::Value const& document) const;
+  std::optional<PartitionKey> TryExtract(JsonView document) const;
   // As TryExtract, but a missing key is an error: "document has no partition key at /userId".
-  PartitionKey Extract(rapidjson::Value const& document) const;
+  PartitionKey Extract(JsonView document) const;
 
   // Whether `key` has the shape of this path's keys, for keys given by a
   // caller (reads, deletes, queries, `route`): a composite path takes an
@@ -87,7 +84,7 @@ public:
   }
 
 private:
-  std::optional<std::string> ValueText(rapidjson::Value const& document, std::size_t index) const;
+  std::optional<std::string> ValueText(JsonView document, std::size_t index) const;
 
   Kind m_kind = Kind::Path;
   std::string m_separator;

@@ -5,12 +5,11 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/consistent_hash_ring.hpp"
 #include "docshard/export.hpp"
+#include "docshard/json_value.hpp"
 #include "docshard/json_writer.hpp"
 #include "docshard/partition_key.hpp"
 #include "docshard/partition_key_path.hpp"
 #include "docshard/read_selector.hpp"
-
-#include <rapidjson/document.h>
 
 #include <memory>
 #include <optional>
@@ -36,17 +35,17 @@ public:
 
   // The key of `document` at KeyPath(), or nullopt when missing/null ("no key").
   // Throws InvalidArgumentError when the resolver has no key path.
-  std::optional<PartitionKey> GetPartitionKey(rapidjson::Value const& document) const;
+  std::optional<PartitionKey> GetPartitionKey(JsonView document) const;
 
   // Where a new document with `key` is written. Throws KeyTypeError for a key
   // of the wrong type and NoTargetError when no range/entry owns the key.
   virtual CollectionRef const& ResolveForCreate(PartitionKey const& key) const = 0;
   // As above from a whole document, so that nested resolvers with a path of
   // their own use their own key. Throws PartitionKeyError when the key is missing.
-  virtual CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const;
+  virtual CollectionRef const& ResolveForCreate(JsonView document) const;
   // With the key already extracted by a parent that shares it, and the whole
   // document for nested resolvers further down that route on their own key.
-  virtual CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& /*document*/) const {
+  virtual CollectionRef const& ResolveForCreate(PartitionKey const& key, JsonView /*document*/) const {
     return ResolveForCreate(key);
   }
 

@@ -26,10 +26,10 @@ public:
   CollectionRef const& ResolveForCreate(PartitionKey const& key) const override {
     return m_state.Next->ResolveForCreate(key);
   }
-  CollectionRef const& ResolveForCreate(rapidjson::Value const& document) const override {
+  CollectionRef const& ResolveForCreate(JsonView document) const override {
     return m_state.Next->ResolveForCreate(document);
   }
-  CollectionRef const& ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const override {
+  CollectionRef const& ResolveForCreate(PartitionKey const& key, JsonView document) const override {
     return m_state.Next->ResolveForCreate(key, document);
   }
   std::vector<CollectionRef> ResolveForRead(ReadSelector const& selector) const override;

@@ -18,8 +18,7 @@ int main() {
                                   ResolverTarget(CollectionRef::Parse("dbs/app/colls/rest")),
                                   PartitionKeyPath::Parse("/region"));
 
-  rapidjson::Document doc;
-  doc.Parse(R"({"id":"1","region":"us"})");
+  auto const doc = JsonValue::Parse(R"({"id":"1","region":"us"})");
   std::printf("  document in region us -> %s\n", regions.ResolveForCreate(doc).Text().c_str());
   check(regions.ResolveForCreate(doc).Account() == "west", "us documents go to the west account");
   check(regions.ResolveForCreate(PartitionKey("jp")).Collection() == "rest", "unknown regions use the default");

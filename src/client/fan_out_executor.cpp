@@ -10,6 +10,7 @@
 #include "cosmos/cosmos_requests.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/query_plan.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include <boost/asio/use_future.hpp>
 

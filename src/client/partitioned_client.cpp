@@ -4,6 +4,7 @@
 #include "core/duplicate_member.hpp"
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
+#include "core/synthetic_key_store.hpp"
 #include "fan_out_executor.hpp"
 #include "query_plan_cache.hpp"
 #include "routed_diagnostics.hpp"
@@ -11,6 +12,7 @@
 #include "transition_replace.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/rapidjson_interop.hpp"
 #include "docshard/transition_partition_resolver.hpp"
 
 #include <rapidjson/error/en.h>
@@ -210,7 +212,7 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   if (path.IsSynthetic()) {
     // The key travels with the document, so the server partitions on it and
     // an update of the document keeps its place.
-    path.Store(doc, key);
+    StoreSyntheticKey(path, doc, key);
     documentJson = Serialize(doc);
   }
   CollectionRef const& target = resolver.ResolveForCreate(doc);
@@ -321,7 +323,7 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
                            ? docKey.HashBytes().substr(0, key.HashBytes().size()) == key.HashBytes()
                            : docKey == key;
   if (path.IsSynthetic()) {
-    path.Store(doc, docKey);
+    StoreSyntheticKey(path, doc, docKey);
     documentJson = Serialize(doc);
   }
   if (!sameKey)

@@ -1,6 +1,7 @@
 #include "transition_replace.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 namespace docshard::detail {
 

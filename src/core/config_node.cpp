@@ -1,7 +1,9 @@
 #include "docshard/config_node.hpp"
 
+#include "docshard/rapidjson_interop.hpp"
 #include "docshard/resolver_registry.hpp"
 
+#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -13,6 +15,9 @@
 namespace docshard {
 
 namespace {
+// The RapidJSON value a node looks at: config loading reads it directly.
+rapidjson::Value const& Raw(JsonView view) noexcept { return JsonInterop::Value(view); }
+
 std::size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -38,7 +43,8 @@ bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
 
 }  // namespace
 
-std::string DescribeJson(rapidjson::Value const& value) {
+std::string DescribeJson(JsonView view) {
+  auto const& value = JsonInterop::Value(view);
   if (value.IsObject()) return "an object";
   if (value.IsArray()) return "an array";
   rapidjson::StringBuffer buffer;
@@ -52,16 +58,16 @@ std::string DescribeJson(rapidjson::Value const& value) {
 void ConfigNode::Fail(std::string const& detail) const { throw ConfigError(m_place, detail); }
 
 void ConfigNode::FailType(std::string_view expected) const {
-  Fail("expected " + std::string(expected) + ", got " + DescribeJson(*m_value));
+  Fail("expected " + std::string(expected) + ", got " + DescribeJson(m_value));
 }
 
 void ConfigNode::ExpectObject() const {
-  if (!m_value->IsObject()) FailType("an object");
+  if (!Raw(m_value).IsObject()) FailType("an object");
 }
 
 void ConfigNode::AllowOnly(std::initializer_list<std::string_view> allowed) const {
   ExpectObject();
-  auto const object = m_value->GetObject();
+  auto const object = Raw(m_value).GetObject();
   for (auto m = object.MemberBegin(); m != object.MemberEnd(); ++m) {
     std::string_view name(m->name.GetString(), m->name.GetStringLength());
     // RapidJSON keeps both copies of a repeated name and we would read the
@@ -100,14 +106,14 @@ void ConfigNode::AllowOnly(std::initializer_list<std::string_view> allowed) cons
 
 bool ConfigNode::Has(std::string_view name) const {
   ExpectObject();
-  return m_value->FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))) !=
-         m_value->MemberEnd();
+  return Raw(m_value).FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))) !=
+         Raw(m_value).MemberEnd();
 }
 
 std::optional<ConfigNode> ConfigNode::OptionalChild(std::string_view name) const {
   ExpectObject();
-  auto it = m_value->FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
-  if (it == m_value->MemberEnd()) return std::nullopt;
+  auto it = Raw(m_value).FindMember(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
+  if (it == Raw(m_value).MemberEnd()) return std::nullopt;
   return ConfigNode(it->value, m_place.empty() ? std::string(name) : m_place + "." + std::string(name), *m_context);
 }
 
@@ -118,11 +124,11 @@ ConfigNode ConfigNode::Child(std::string_view name) const {
 }
 
 std::vector<ConfigNode> ConfigNode::Elements() const {
-  if (!m_value->IsArray()) FailType("an array");
+  if (!Raw(m_value).IsArray()) FailType("an array");
   std::vector<ConfigNode> out;
-  out.reserve(m_value->Size());
-  for (rapidjson::SizeType i = 0; i < m_value->Size(); ++i)
-    out.emplace_back((*m_value)[i], m_place + "[" + std::to_string(i) + "]", *m_context);
+  out.reserve(Raw(m_value).Size());
+  for (rapidjson::SizeType i = 0; i < Raw(m_value).Size(); ++i)
+    out.emplace_back(Raw(m_value)[i], m_place + "[" + std::to_string(i) + "]", *m_context);
   return out;
 }
 
@@ -133,8 +139,8 @@ std::vector<ConfigNode> ConfigNode::NonEmptyElements() const {
 }
 
 std::string ConfigNode::GetString() const {
-  if (!m_value->IsString()) FailType("a string");
-  std::string s(m_value->GetString(), m_value->GetStringLength());
+  if (!Raw(m_value).IsString()) FailType("a string");
+  std::string s(Raw(m_value).GetString(), Raw(m_value).GetStringLength());
   if (!IsValidUtf8(s)) Fail("not valid Unicode text");
   return s;
 }
@@ -147,10 +153,10 @@ std::string ConfigNode::GetNonEmptyString() const {
 
 std::int64_t ConfigNode::GetInteger(std::int64_t min, std::int64_t max) const {
   std::int64_t v = 0;
-  if (m_value->IsInt64()) {
-    v = m_value->GetInt64();
-  } else if (m_value->IsNumber() && !m_value->IsUint64()) {
-    double d = m_value->GetDouble();
+  if (Raw(m_value).IsInt64()) {
+    v = Raw(m_value).GetInt64();
+  } else if (Raw(m_value).IsNumber() && !Raw(m_value).IsUint64()) {
+    double d = Raw(m_value).GetDouble();
     if (std::trunc(d) != d || std::fabs(d) > 9.0e18) FailType("an integer");
     v = static_cast<std::int64_t>(d);
   } else {
@@ -162,13 +168,13 @@ std::int64_t ConfigNode::GetInteger(std::int64_t min, std::int64_t max) const {
 }
 
 double ConfigNode::GetNumber() const {
-  if (!m_value->IsNumber()) FailType("a number");
-  return m_value->GetDouble();
+  if (!Raw(m_value).IsNumber()) FailType("a number");
+  return Raw(m_value).GetDouble();
 }
 
 bool ConfigNode::GetBool() const {
-  if (!m_value->IsBool()) FailType("a boolean");
-  return m_value->GetBool();
+  if (!Raw(m_value).IsBool()) FailType("a boolean");
+  return Raw(m_value).GetBool();
 }
 
 CollectionRef ConfigNode::GetCollection() const {
@@ -188,8 +194,8 @@ CollectionRef ConfigNode::GetCollection() const {
 PartitionKey ConfigNode::GetKey(KeyType type) const {
   try {
     if (type == KeyType::String) return PartitionKey(GetString());
-    if (!m_value->IsNumber()) FailType("a number");
-    return PartitionKey::Number(m_value->GetDouble());
+    if (!Raw(m_value).IsNumber()) FailType("a number");
+    return PartitionKey::Number(Raw(m_value).GetDouble());
   } catch (ConfigError const&) {
     throw;
   } catch (Error const& e) {
@@ -199,13 +205,13 @@ PartitionKey ConfigNode::GetKey(KeyType type) const {
 
 PartitionKeyPath ConfigNode::GetKeyPath() const {
   try {
-    if (m_value->IsString()) return PartitionKeyPath::Parse(GetString());
-    if (m_value->IsArray()) {
+    if (Raw(m_value).IsString()) return PartitionKeyPath::Parse(GetString());
+    if (Raw(m_value).IsArray()) {
       std::vector<std::string> paths;
       for (auto const& e : NonEmptyElements()) paths.push_back(e.GetString());
       return PartitionKeyPath::Composite(paths);
     }
-    if (m_value->IsObject()) return GetSyntheticKeyPath();
+    if (Raw(m_value).IsObject()) return GetSyntheticKeyPath();
   } catch (ConfigError const&) {
     throw;
   } catch (Error const& e) {

@@ -2,6 +2,7 @@
 
 #include "docshard/errors.hpp"
 #include "docshard/json_writer.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include "core/full_precision_json.hpp"
 #include "core/json_string.hpp"
@@ -135,7 +136,8 @@ PartitionKey PartitionKey::Composite(std::vector<PartitionKey> parts) {
   return key;
 }
 
-PartitionKey PartitionKey::FromJson(rapidjson::Value const& value) {
+PartitionKey PartitionKey::FromJson(JsonView view) {
+  auto const& value = JsonInterop::Value(view);
   switch (value.GetType()) {
   case rapidjson::kStringType: return PartitionKey(std::string(value.GetString(), value.GetStringLength()));
   case rapidjson::kNumberType: return Number(value.GetDouble());

@@ -2,8 +2,11 @@
 
 #include "docshard/errors.hpp"
 #include "docshard/json_writer.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include "docshard/murmur3.hpp"
+
+#include "core/synthetic_key_store.hpp"
 
 #include <charconv>
 #include <random>
@@ -129,17 +132,20 @@ std::vector<PartitionKey> PartitionKeyPath::ExpandForRead(PartitionKey const& ke
   return keys;
 }
 
-void PartitionKeyPath::Store(rapidjson::Document& document, PartitionKey const& key) const {
-  if (!IsSynthetic()) return;
-  if (m_storeSegments.size() != 1 || !document.IsObject())
-    throw PartitionKeyError("a synthetic key can only be stored in a top-level property, not " + m_store);
+void StoreSyntheticKey(PartitionKeyPath const& path, rapidjson::Document& document, PartitionKey const& key) {
+  if (!path.IsSynthetic()) return;
+  auto const segments = ParseSegments(path.StorePath());
+  if (segments.size() != 1 || !document.IsObject())
+    throw PartitionKeyError("a synthetic key can only be stored in a top-level property, not " + path.StorePath());
   auto& a = document.GetAllocator();
   rapidjson::Value value(key.HashBytes().data(), static_cast<rapidjson::SizeType>(key.HashBytes().size()), a);
-  auto it = document.FindMember(m_storeSegments[0].c_str());
+  auto it = document.FindMember(
+      rapidjson::StringRef(segments[0].data(), static_cast<rapidjson::SizeType>(segments[0].size())));
   if (it != document.MemberEnd())
     it->value = value;
   else
-    document.AddMember(rapidjson::Value(m_storeSegments[0].c_str(), a), value, a);
+    document.AddMember(rapidjson::Value(segments[0].data(), static_cast<rapidjson::SizeType>(segments[0].size()), a),
+                       value, a);
 }
 
 std::string PartitionKeyPath::ToString() const {
@@ -187,7 +193,8 @@ void PartitionKeyPath::WriteJson(JsonWriter& writer) const {
 
 // The text a property contributes to a synthetic key: a string as itself, a
 // number as JavaScript prints it, a boolean as true/false.
-std::optional<std::string> PartitionKeyPath::ValueText(rapidjson::Value const& document, std::size_t index) const {
+std::optional<std::string> PartitionKeyPath::ValueText(JsonView view, std::size_t index) const {
+  auto const& document = JsonInterop::Value(view);
   auto const* v = Walk(document, m_segments[index]);
   if (!v || v->IsNull()) return std::nullopt;
   if (v->IsArray() || v->IsObject())
@@ -199,7 +206,8 @@ std::optional<std::string> PartitionKeyPath::ValueText(rapidjson::Value const& d
   }
 }
 
-std::optional<PartitionKey> PartitionKeyPath::TryExtract(rapidjson::Value const& document) const {
+std::optional<PartitionKey> PartitionKeyPath::TryExtract(JsonView view) const {
+  auto const& document = JsonInterop::Value(view);
   if (m_kind == Kind::Concat || m_kind == Kind::HashSuffix) {
     auto base = ValueText(document, 0);
     if (!base) return std::nullopt;
@@ -272,7 +280,7 @@ void PartitionKeyPath::CheckKeyShape(PartitionKey const& key) const {
   }
 }
 
-PartitionKey PartitionKeyPath::Extract(rapidjson::Value const& document) const {
+PartitionKey PartitionKeyPath::Extract(JsonView document) const {
   auto key = TryExtract(document);
   if (!key) throw PartitionKeyError("document has no partition key at " + ToString());
   return std::move(*key);

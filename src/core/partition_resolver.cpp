@@ -5,13 +5,13 @@
 
 namespace docshard {
 
-std::optional<PartitionKey> IPartitionResolver::GetPartitionKey(rapidjson::Value const& document) const {
+std::optional<PartitionKey> IPartitionResolver::GetPartitionKey(JsonView document) const {
   auto const& path = KeyPath();
   if (!path) throw InvalidArgumentError("this " + Type() + " resolver has no partitionKey path");
   return path->TryExtract(document);
 }
 
-CollectionRef const& IPartitionResolver::ResolveForCreate(rapidjson::Value const& document) const {
+CollectionRef const& IPartitionResolver::ResolveForCreate(JsonView document) const {
   auto const& path = KeyPath();
   if (!path) throw InvalidArgumentError("this " + Type() + " resolver has no partitionKey path");
   return ResolveForCreate(path->Extract(document));

@@ -28,7 +28,7 @@ CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key) c
   return m_resolver->ResolveForCreate(key);
 }
 
-CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key, rapidjson::Value const& document) const {
+CollectionRef const& ResolverTarget::ResolveForCreate(PartitionKey const& key, JsonView document) const {
   if (!m_resolver) return m_collection;
   return m_ownKey ? m_resolver->ResolveForCreate(document) : m_resolver->ResolveForCreate(key, document);
 }

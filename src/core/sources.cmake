@@ -6,6 +6,7 @@ target_sources(docshard_core_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/consistent_hash_ring.cpp
   ${CMAKE_CURRENT_LIST_DIR}/full_precision_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hash_generator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/json_value.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/key_type.cpp
   ${CMAKE_CURRENT_LIST_DIR}/logging.cpp

@@ -10,7 +10,7 @@ using Pair = std::pair<std::string, std::string>;
 
 MigrationPlan MigrationPlan::Compute(IPartitionResolver const& from, IPartitionResolver const& to,
                                      std::span<PartitionKey const> sampleKeys,
-                                     std::span<rapidjson::Value const* const> sampleDocuments) {
+                                     std::span<JsonView const> sampleDocuments) {
   MigrationPlan plan;
   std::map<Pair, PlannedMove> pairs;
   auto entry = [&](std::string const& a, std::string const& b) -> PlannedMove& {
@@ -68,7 +68,7 @@ MigrationPlan MigrationPlan::Compute(IPartitionResolver const& from, IPartitionR
     }
   };
   for (auto const& key : sampleKeys) route(key);
-  for (auto const* document : sampleDocuments) route(*document);
+  for (auto const& document : sampleDocuments) route(document);
   if (!plan.m_exact)
     for (auto const& [source, s] : sampleBySource)
       plan.m_bySource[source] = s.first ? static_cast<double>(s.second) / static_cast<double>(s.first) : 0.0;

@@ -12,6 +12,7 @@
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -393,7 +394,7 @@ MigrationProgress Migrator::Run() {
   p.Sources = sources.size();
   std::map<std::string, std::uint64_t> remaining;
   std::vector<QueryPage> samplePages;  // owners of the sample documents
-  std::vector<rapidjson::Value const*> sample;
+  std::vector<JsonView> sample;
   for (auto const& s : sources) {
     auto const& entry = totals[s.Text()];
     p.Scanned += entry.Scanned;
@@ -427,7 +428,7 @@ MigrationProgress Migrator::Run() {
         } catch (PartitionKeyRangeGoneError const&) {
           continue;  // split since: the sample does without it
         }
-        for (auto const& d : samplePages.back().Documents().GetArray()) sample.push_back(&d);
+        for (auto const& d : samplePages.back().Documents().GetArray()) sample.emplace_back(d);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/md5_hash_generator.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include <algorithm>
 #include <array>

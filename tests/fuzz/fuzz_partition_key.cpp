@@ -6,6 +6,7 @@
 #include <docshard/errors.hpp>
 #include <docshard/partition_key.hpp>
 #include <docshard/partition_key_path.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include "core/full_precision_json.hpp"
 

@@ -10,6 +10,7 @@
 #include <docshard/docshard.hpp>
 #include <docshard/migration/migrator.hpp>
 #include <docshard/partitioned_client.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include <cmath>
 #include <cstring>

@@ -2,6 +2,7 @@
 // extraction from documents by path.
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include <atomic>
 #include <set>

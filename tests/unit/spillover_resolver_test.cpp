@@ -2,6 +2,7 @@
 // and placed errors (pure; the manager's I/O is tested in tests/store).
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
+#include <docshard/rapidjson_interop.hpp>
 #include <docshard/spillover_partition_resolver.hpp>
 
 using namespace docshard;

@@ -1,6 +1,7 @@
 // Synthetic partition keys: concat, deterministic hash suffix, random suffix.
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include <set>
 

@@ -11,6 +11,7 @@
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/docshard.hpp>
 #include <docshard/partitioned_client.hpp>
+#include <docshard/rapidjson_interop.hpp>
 #include <docshard/transition_partition_resolver.hpp>
 
 #include <map>

@@ -70,6 +70,42 @@ private:
   CollectionRef m_only = CollectionRef::Parse("dbs/d/colls/only");
 };
 
+// A user's resolver that routes whole documents on a property it reads
+// itself, through JsonView: nothing here names a JSON library. It has no key
+// path; nested under a lookup it gets the parent's key and the document.
+class UserTier final : public IPartitionResolver {
+public:
+  UserTier(CollectionRef premium, CollectionRef standard)
+      : m_premium(std::move(premium)), m_standard(std::move(standard)) {}
+  std::string const& Type() const noexcept override {
+    static std::string const type = "userTier";
+    return type;
+  }
+  std::optional<PartitionKeyPath> const& KeyPath() const noexcept override { return m_path; }
+  CollectionRef const& ResolveForCreate(PartitionKey const&) const override { return m_standard; }
+  CollectionRef const& ResolveForCreate(JsonView document) const override {
+    auto const tier = document.Find("tier");
+    return tier && tier->IsString() && tier->GetString() == "premium" ? m_premium : m_standard;
+  }
+  CollectionRef const& ResolveForCreate(PartitionKey const&, JsonView document) const override {
+    return ResolveForCreate(document);
+  }
+  std::vector<CollectionRef> ResolveForRead(ReadSelector const&) const override { return Collections(); }
+  std::vector<CollectionRef> Collections() const override { return {m_premium, m_standard}; }
+  void WriteJson(JsonWriter& writer) const override {
+    writer.BeginObject();
+    writer.Key("type").String("userTier");
+    writer.Key("premium").String(m_premium.Text());
+    writer.Key("standard").String(m_standard.Text());
+    writer.EndObject();
+  }
+
+private:
+  std::optional<PartitionKeyPath> m_path;
+  CollectionRef m_premium;
+  CollectionRef m_standard;
+};
+
 // A user's own transition: moves from `current` to `next` like the built-in one.
 class UserTransition final : public IPartitionResolver {
 public:
@@ -251,4 +287,36 @@ TEST_CASE("a user-defined resolver writes its config through JsonWriter, nested 
   CHECK_THROWS_WITH(SaveResolverJson(*unclosed), Catch::Contains("userUnclosed"));
   CHECK_THROWS_AS(SaveResolverJson(TransitionPartitionResolver(unclosed, next, TransitionReadMode::ReadBoth)),
                   InvalidArgumentError);
+}
+
+TEST_CASE("a user-defined resolver reads documents and its config through JsonView", "[user-resolver][json]") {
+  ResolverRegistry registry;
+  RegisterBuiltInResolvers(registry);
+  registry.Register("userTier", [](ConfigNode const& node) -> ResolverPtr {
+    node.AllowOnly({"type", "premium", "standard"});
+    // The raw value is a JsonView too; GetCollection() gives placed errors.
+    auto const premium = node.Value().Find("premium");
+    if (!premium || !premium->IsString()) node.Child("premium").FailType("a collection (string)");
+    return std::make_shared<UserTier const>(CollectionRef::Parse(premium->GetString()),
+                                            node.Child("standard").GetCollection());
+  });
+  auto const scheme = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"lookup","partitionKey":"/k",
+      "keyType":"string","entries":[{"key":"x","resolver":{"type":"userTier","premium":"dbs/d/colls/gold",
+      "standard":"dbs/d/colls/plain"}}],"default":"dbs/d/colls/other"}})",
+                                            registry);
+  auto const& resolver = *scheme.Resolver();
+  auto const premium = JsonValue::Parse(R"({"k":"x","tier":"premium"})");
+  auto const standard = JsonValue::Parse(R"({"k":"x","tier":"basic"})");
+  auto const elsewhere = JsonValue::Parse(R"({"k":"y","tier":"premium"})");
+  CHECK(resolver.ResolveForCreate(premium).Text() == "dbs/d/colls/gold");
+  CHECK(resolver.ResolveForCreate(standard).Text() == "dbs/d/colls/plain");
+  CHECK(resolver.ResolveForCreate(elsewhere).Text() == "dbs/d/colls/other");
+  CHECK(resolver.GetPartitionKey(premium) == PartitionKey("x"));
+  CHECK_FALSE(resolver.GetPartitionKey(JsonValue::Parse(R"({"tier":"premium"})")).has_value());
+  CHECK_THROWS_AS(resolver.ResolveForCreate(JsonValue::Parse(R"({"tier":"premium"})")), PartitionKeyError);
+
+  CHECK_THROWS_WITH(PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"userTier","premium":7,
+      "standard":"dbs/d/colls/plain"}})",
+                                          registry),
+                    Catch::Contains("resolver.premium"));
 }

@@ -8,6 +8,7 @@
 
 #include <docshard/errors.hpp>
 #include <docshard/migration/scheme_verifier.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include "core/full_precision_json.hpp"
 

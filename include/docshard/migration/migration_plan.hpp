@@ -4,6 +4,7 @@
 // any other pair of resolvers is estimated from sample keys. Given document
 // counts per collection, the plan also estimates how many documents move.
 #include "docshard/export.hpp"
+#include "docshard/json_value.hpp"
 #include "docshard/partition_resolver.hpp"
 #include "docshard/ring_ownership.hpp"
 
@@ -35,7 +36,7 @@ public:
   // counted in SampleFailures().
   static MigrationPlan Compute(IPartitionResolver const& from, IPartitionResolver const& to,
                                std::span<PartitionKey const> sampleKeys = {},
-                               std::span<rapidjson::Value const* const> sampleDocuments = {});
+                               std::span<JsonView const> sampleDocuments = {});
 
   bool IsExact() const noexcept { return m_exact; }
   // Exact plans: the arcs that change owner, in ring order.
