@@ -18,21 +18,28 @@ namespace docshard {
 
 class ConfigNode;
 
+// What a managed-hash resolver is made of (config members of the same names).
 struct DOCSHARD_API ManagedHashSettings {
+  // The account of every collection.
   std::string Account = "default";
-  std::string Database;
+  std::string Database;          // the database of every collection
   std::string CollectionPrefix;  // must not end with a digit (see SpilloverSettings)
   std::uint32_t Count = 1;       // >= 1
-  std::string Hash = "md5";      // a registered generator ("md5", "murmur3", ...)
-  std::uint32_t VirtualNodesPerCollection = HashPartitionResolver::DefaultVirtualNodes;
-  CollectionTemplate Template;
+  // A registered hash generator ("md5", "murmur3", ...).
+  std::string Hash = "md5";
+  std::uint32_t VirtualNodesPerCollection = HashPartitionResolver::DefaultVirtualNodes;  // ring points per collection
+  CollectionTemplate Template;  // what CollectionDefinition() creates collections from
 };
 
+// A consistent-hash ring over `prefix` + 0 .. count-1 (see the notes at the
+// top of this file). Immutable; safe to share between threads.
 class DOCSHARD_API ManagedHashPartitionResolver final : public IPartitionResolver {
 public:
   // Throws InvalidArgumentError naming the problem.
   explicit ManagedHashPartitionResolver(ManagedHashSettings settings,
                                         std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  // Builds the resolver from its config object (docs/config.md); throws
+  // ConfigError naming the place of the first problem.
   static ResolverPtr FromConfig(ConfigNode const& node);
 
   std::string const& Type() const noexcept override;
@@ -50,12 +57,18 @@ public:
   std::string ExplainRoute(PartitionKey const& key) const override;
   void WriteJson(JsonWriter& writer) const override;
 
+  // The settings it was built with.
   ManagedHashSettings const& Settings() const noexcept { return m_settings; }
+  // The number of collections (Settings().Count).
   std::uint32_t Count() const noexcept { return m_settings.Count; }
   // The plain hash resolver this one routes with (for ring statistics and
   // migration planning: its Ring() is the ring).
   std::shared_ptr<HashPartitionResolver const> const& Ring() const noexcept { return m_ring; }
+  // The id of collection `index`: prefix + index (no range check).
   std::string CollectionId(std::uint32_t index) const;
+  // The body that creates collection `id`: the template, with the
+  // resolver's key path when the template names none. Throws
+  // InvalidArgumentError when neither names a partition key.
   std::string CollectionDefinition(std::string_view id) const;
 
   // Copy -> rebuild with another count (pure; creates nothing).

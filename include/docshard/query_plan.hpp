@@ -16,9 +16,11 @@ namespace docshard {
 // names it; the message also quotes the query.
 class DOCSHARD_API UnsupportedQueryError : public InvalidArgumentError {
 public:
+  // `construct` as Construct() returns it; `query` is quoted in the message.
   UnsupportedQueryError(std::string construct, std::string const& query)
       : InvalidArgumentError("the fan-out cannot merge " + construct + " across partitions: " + query),
         m_construct(std::move(construct)) {}
+  // The construct the merge does not implement, e.g. "DCOUNT".
   std::string const& Construct() const noexcept { return m_construct; }
 
 private:

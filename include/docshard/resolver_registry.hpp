@@ -16,8 +16,12 @@ namespace docshard {
 
 class ConfigNode;
 
+// Builds a resolver from its config object; throws ConfigError naming the
+// place of a problem (ConfigNode's accessors do).
 using ResolverLoader = std::function<ResolverPtr(ConfigNode const& node)>;
 
+// The loaders by config `type` (see the notes at the top of this file).
+// Thread-safe: registering and loading may happen at once.
 class DOCSHARD_API ResolverRegistry {
 public:
   // An empty registry. For the built-in types as well, call
@@ -26,6 +30,7 @@ public:
 
   // Throws InvalidArgumentError when `type` is already registered.
   void Register(std::string type, ResolverLoader loader);
+  // Whether `type` has a loader.
   bool Contains(std::string const& type) const;
   // Loads a resolver object; errors name the place.
   ResolverPtr Load(ConfigNode const& node) const;

@@ -8,6 +8,7 @@
 
 namespace docshard {
 
+// One routed operation: what was asked, by which scheme, and where it went.
 struct DOCSHARD_API RoutingTrace {
   std::string Operation;                 // "create", "read", "query", ...
   std::string Resolver;                  // resolver name in the client ("" = default)
@@ -17,6 +18,8 @@ struct DOCSHARD_API RoutingTrace {
   std::vector<std::string> Collections;  // chosen collection(s), in the order tried
 };
 
+// Called with each trace (PartitionedClient::SetTraceHook), on the thread that
+// routes the operation; what it throws fails that operation.
 using RoutingTraceHook = std::function<void(RoutingTrace const&)>;
 
 }  // namespace docshard

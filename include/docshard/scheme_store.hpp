@@ -22,20 +22,24 @@ namespace docshard {
 // on (or created the scheme first). Reload, reapply, save again.
 class DOCSHARD_API SchemeConflictError : public Error {
 public:
+  // An error with `message` (ErrorCode::RequestFailed).
   explicit SchemeConflictError(std::string const& message) : Error(ErrorCode::RequestFailed, message) {}
 };
 
 // One stored version of a scheme.
 struct DOCSHARD_API StoredScheme {
-  std::string Text;  // the config JSON as saved (PartitionScheme::Save)
-  std::int64_t Epoch = 0;
-  std::string ETag;  // the version, for the next save's If-Match
+  std::string Text;        // the config JSON as saved (PartitionScheme::Save)
+  std::int64_t Epoch = 0;  // the scheme's epoch
+  std::string ETag;        // the version, for the next save's If-Match
 
+  // Loads Text with `registry`; throws ConfigError as PartitionScheme::Load does.
   PartitionScheme Parse(ResolverRegistry const& registry = DefaultResolverRegistry()) const {
     return PartitionScheme::Load(Text, registry);
   }
 };
 
+// Where a scheme is kept (see the notes at the top of this file). Methods may
+// be called from several threads; the store serialises what it must.
 class DOCSHARD_API ISchemeStore {
 public:
   virtual ~ISchemeStore() = default;
@@ -49,7 +53,9 @@ public:
   virtual StoredScheme Save(PartitionScheme const& scheme, StoredScheme const& basedOn) = 0;
 };
 
+// Where in its collection a SchemeStore keeps the scheme.
 struct DOCSHARD_API SchemeStoreOptions {
+  // The id of the scheme document.
   std::string DocumentId = "docshard-scheme";
   // The store collection's partition-key path: a top-level field, which the
   // document carries with its id as value ("/id" needs no extra field).
@@ -83,6 +89,7 @@ private:
 // they are safe between processes on one machine.
 class DOCSHARD_API FileSchemeStore final : public ISchemeStore {
 public:
+  // The scheme at `path`. Throws InvalidArgumentError for an empty path.
   explicit FileSchemeStore(std::filesystem::path path);
 
   std::optional<StoredScheme> Load() const override;

@@ -21,29 +21,36 @@
 
 namespace docshard {
 
+// One scheme switch a watcher made.
 struct DOCSHARD_API SchemeSwitch {
-  std::int64_t FromEpoch = 0;
-  std::int64_t ToEpoch = 0;
-  ResolverPtr Resolver;  // the resolver now published
-  std::string ETag;      // the stored version it came from
+  std::int64_t FromEpoch = 0;  // the epoch the client had
+  std::int64_t ToEpoch = 0;    // the epoch it has now
+  ResolverPtr Resolver;        // the resolver now published
+  std::string ETag;            // the stored version it came from
 };
 
+// How a SchemeWatcher polls and whom it tells.
 struct DOCSHARD_API SchemeWatcherOptions {
-  std::string Resolver;  // the client's resolver name ("" = default)
-  std::chrono::milliseconds Interval{std::chrono::seconds(5)};
+  std::string Resolver;                                         // the client's resolver name ("" = default)
+  std::chrono::milliseconds Interval{std::chrono::seconds(5)};  // between polls; > 0
   // Called on the polling thread (or PollNow's caller) after a switch / when
   // a poll fails (unreachable store, invalid scheme); the client keeps its
   // current resolver on failure.
   std::function<void(SchemeSwitch const&)> OnSwitch;
-  std::function<void(std::exception_ptr)> OnError;
-  ResolverRegistry const* Registry = nullptr;  // nullptr = DefaultResolverRegistry()
+  std::function<void(std::exception_ptr)> OnError;  // see OnSwitch
+  ResolverRegistry const* Registry = nullptr;       // nullptr = DefaultResolverRegistry()
   // Switches are logged at info, failed polls at warn; unset: DefaultLogger()
   // when the watcher is built.
   std::optional<Logger> Log;
 };
 
+// Keeps one resolver of a client on the newest scheme of a store (see the
+// notes at the top of this file). Start/Stop/PollNow may be called from any
+// thread; polls never overlap.
 class DOCSHARD_API SchemeWatcher {
 public:
+  // Watches `store` for `client`; does not poll until Start() or PollNow().
+  // Throws InvalidArgumentError for a null store or client or an interval <= 0.
   SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<PartitionedClient> client,
                 SchemeWatcherOptions options = {});
   ~SchemeWatcher();  // stops the thread
@@ -52,6 +59,7 @@ public:
 
   // Polls now and then every Interval on the watcher's own thread.
   void Start();
+  // Stops the thread, waiting for a poll in progress. Start() may follow.
   void Stop();
 
   // One poll on the caller's thread; true when it published a newer scheme.

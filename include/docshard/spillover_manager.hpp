@@ -40,7 +40,7 @@ namespace docshard {
 
 // How full one collection is.
 struct DOCSHARD_API CollectionFill {
-  std::int64_t Documents = 0;
+  std::int64_t Documents = 0;  // documents in the collection
   // Document quota: the backend's documentsCount quota when it reports one
   // (> 0), else maxDocumentsPerCollection; nullopt when neither is known.
   std::optional<std::int64_t> Quota;
@@ -74,6 +74,7 @@ struct DOCSHARD_API SpilloverCheck {
   std::int64_t Epoch = 0;            // the published epoch after the check
 };
 
+// Which resolver a SpilloverManager watches, how often, and whom it tells.
 struct DOCSHARD_API SpilloverManagerOptions {
   std::string Resolver;  // the client's resolver name ("" = default)
   // Overrides the resolver's checkIntervalSeconds (e.g. in tests).
@@ -81,13 +82,13 @@ struct DOCSHARD_API SpilloverManagerOptions {
   // Called on the manager's thread after every successful timed check /
   // after a new resolver was published / when a check failed. Keep them short.
   std::function<void(SpilloverCheck const&)> OnCheck;
-  std::function<void(SpilloverCheck const&)> OnSpill;
-  std::function<void(std::exception_ptr)> OnError;
+  std::function<void(SpilloverCheck const&)> OnSpill;  // see OnCheck
+  std::function<void(std::exception_ptr)> OnError;     // see OnCheck
   // When set, the scheme (resolver, epoch, these accounts) is saved to this
   // file after every spill (write to a temporary file, then rename); a
   // failure goes to OnError, the published resolver stays.
   std::filesystem::path StatePath;
-  std::map<std::string, AccountConfig> Accounts;
+  std::map<std::string, AccountConfig> Accounts;  // see StatePath
   // When set, every spill is also saved to this store (If-Match on the
   // latest stored version), unless it already holds an equal or higher
   // epoch. Local spills raise the local epoch; saving them keeps the stored
@@ -99,8 +100,14 @@ struct DOCSHARD_API SpilloverManagerOptions {
   int MaxStepsPerCheck = 32;
 };
 
+// Spills a client's spillover resolver into new collections as they fill
+// (see the notes at the top of this file). Start/Stop/CheckNow/Converge may
+// be called from any thread; checks never overlap.
 class DOCSHARD_API SpilloverManager {
 public:
+  // Manages `client`'s resolver options.Resolver; checks nothing until
+  // Start() or CheckNow(). Throws InvalidArgumentError for a null client or
+  // MaxStepsPerCheck < 1.
   SpilloverManager(std::shared_ptr<PartitionedClient> client, SpilloverManagerOptions options = {});
   ~SpilloverManager();  // stops the thread
   SpilloverManager(SpilloverManager const&) = delete;
@@ -126,6 +133,8 @@ public:
 
   // The published state as a scheme (for saving it anywhere).
   PartitionScheme CurrentScheme() const;
+  // Writes CurrentScheme() to `path` atomically (temporary file, then
+  // rename). Throws std::system_error as WriteFileAtomically does.
   void SaveState(std::filesystem::path const& path) const;
 
 private:

@@ -19,29 +19,35 @@ namespace docshard {
 
 class ConfigNode;
 
+// What a spillover resolver is made of (config members of the same names).
 struct DOCSHARD_API SpilloverSettings {
-  std::string Account = "default";  // the account of every collection
-  std::string Database;
+  // The account of every collection.
+  std::string Account = "default";
+  std::string Database;  // the database of every collection
   // Collections are named Prefix + N (N decimal, no sign, no leading zero).
   // It must not end with a digit: "users1" + "0" would read as "users" + 10.
   std::string CollectionPrefix;
   double FillFactor = 0.9;  // spill when count >= FillFactor * quota; in (0, 1]
   // The quota when the backend reports none (the local server never does).
   std::optional<std::int64_t> MaxDocumentsPerCollection;
-  std::chrono::milliseconds CheckInterval{std::chrono::seconds(10)};
-  CollectionTemplate Template;
+  std::chrono::milliseconds CheckInterval{std::chrono::seconds(10)};  // how often SpilloverManager checks
+  CollectionTemplate Template;  // what CollectionDefinition() creates collections from
 };
 
+// Writes to the newest of `prefix` + N, reads from all (see the notes at the
+// top of this file). Immutable; safe to share between threads.
 class DOCSHARD_API SpilloverPartitionResolver final : public IPartitionResolver {
 public:
-  static constexpr double DefaultFillFactor = 0.9;
-  static constexpr double DefaultCheckIntervalSeconds = 10;
+  static constexpr double DefaultFillFactor = 0.9;           // SpilloverSettings::FillFactor's default
+  static constexpr double DefaultCheckIntervalSeconds = 10;  // SpilloverSettings::CheckInterval's default
 
   // `collectionIds` are the collection ids in `settings.Database`, oldest
   // first, each Prefix + N with N strictly increasing; the last is where
   // writes go. Throws InvalidArgumentError naming the problem.
   SpilloverPartitionResolver(SpilloverSettings settings, std::vector<std::string> collectionIds,
                              std::optional<PartitionKeyPath> keyPath = std::nullopt);
+  // Builds the resolver from its config object (docs/config.md); throws
+  // ConfigError naming the place of the first problem.
   static ResolverPtr FromConfig(ConfigNode const& node);
 
   // N when `id` is exactly `prefix` followed by the canonical decimal digits
@@ -59,11 +65,17 @@ public:
   std::string ExplainRoute(PartitionKey const& key) const override;
   void WriteJson(JsonWriter& writer) const override;
 
+  // The settings it was built with.
   SpilloverSettings const& Settings() const noexcept { return m_settings; }
+  // The collection ids, oldest first.
   std::vector<std::string> const& CollectionIds() const noexcept { return m_ids; }
+  // Where writes go: the last collection.
   CollectionRef const& Newest() const noexcept { return m_collections.back(); }
+  // N of the newest collection.
   std::uint64_t NewestNumber() const noexcept { return m_numbers.back(); }
+  // N of the collection a spill creates: NewestNumber() + 1.
   std::uint64_t NextNumber() const noexcept { return m_numbers.back() + 1; }
+  // The id of collection N: prefix + N.
   std::string CollectionId(std::uint64_t number) const;
   // Spill threshold in documents for a quota: ceil(FillFactor * quota), >= 1.
   std::int64_t Threshold(std::int64_t quota) const noexcept;
