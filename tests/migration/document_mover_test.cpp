@@ -63,6 +63,58 @@ struct MoverFixture {
 
 }  // namespace
 
+namespace {
+
+// Keeps every record of the process default logger (the mover takes it when
+// built) and puts the previous default back at the end.
+class CapturedLog {
+public:
+  struct Entry {
+    LogLevel Level;
+    std::string Category, Message;
+    std::map<std::string, std::string> Fields;  // text fields only
+  };
+  CapturedLog() : m_previous(DefaultLogger()) {
+    SetDefaultLogger(Logger(std::make_shared<Sink>(m_entries), LogLevel::Verbose));
+  }
+  ~CapturedLog() { SetDefaultLogger(m_previous); }
+  CapturedLog(CapturedLog const&) = delete;
+  CapturedLog& operator=(CapturedLog const&) = delete;
+  std::vector<Entry> In(std::string const& category) const {
+    std::vector<Entry> out;
+    for (auto const& e : *m_entries)
+      if (e.Category == category) out.push_back(e);
+    return out;
+  }
+
+private:
+  struct Sink final : ILogSink {
+    explicit Sink(std::shared_ptr<std::vector<Entry>> entries) : Entries(std::move(entries)) {}
+    void Write(LogRecord const& record) noexcept override {
+      Entry e{record.Level, std::string(record.Category), std::string(record.Message), {}};
+      for (auto const& f : record.Fields)
+        if (!f.IsNumber && !f.IsReal) e.Fields[std::string(f.Name)] = std::string(f.Text);
+      Entries->push_back(std::move(e));  // the mover runs on this thread only
+    }
+    std::shared_ptr<std::vector<Entry>> Entries;
+  };
+  std::shared_ptr<std::vector<Entry>> m_entries = std::make_shared<std::vector<Entry>>();
+  Logger m_previous;
+};
+
+std::string LastStatus(OperationDiagnostics const& request) {
+  return request.Attempts.empty() ? "none" : std::to_string(request.Attempts.back().Status);
+}
+
+// "Operation Resource status" per request, the shape the protocol predicts.
+std::vector<std::string> Steps(MoveDiagnostics const& d) {
+  std::vector<std::string> out;
+  for (auto const& r : d.Requests) out.push_back(r->Operation + " " + r->Resource + " " + LastStatus(*r));
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("mover: plain move, then idempotent on a repeat", "[protocol]") {
   MoverFixture m;
   m.Setup();
@@ -112,6 +164,20 @@ TEST_CASE("mover: a source changed after our read (412) is copied again", "[prot
   CHECK(r.Recopies == 1);
   CHECK_FALSE(m.InSource("x"));
   CHECK(m.TargetValue("x") == 7);
+  // Its diagnostics show the 412 and the reread. Round 1: check, copy, delete
+  // refused (412: the source changed), reread; round 2: check, the copy
+  // conflicts with our own version (409), read it, refresh it, delete.
+  auto const steps = Steps(r.Diagnostics);
+  std::string const t = m.Target.Link(), s = m.Source.Link();
+  REQUIRE(steps.size() == 9);
+  CHECK(steps[1] == "CreateDocument " + t + " 201");
+  CHECK(steps[2] == "DeleteDocument " + s + " 412");
+  CHECK(steps[3] == "ReadDocument " + s + " 200");
+  CHECK(steps[5] == "CreateDocument " + t + " 409");
+  CHECK(steps[6] == "ReadDocument " + t + " 200");
+  CHECK(steps[7] == "ReplaceDocument " + t + " 200");
+  CHECK(steps[8] == "DeleteDocument " + s + " 204");
+  CHECK(r.Diagnostics.Recopies == 1);
 }
 
 TEST_CASE("mover: a source deleted by the app meanwhile is not resurrected", "[protocol]") {
@@ -320,58 +386,6 @@ TEST_CASE("checkpoint: atomic save/load, refuses other schemes", "[protocol]") {
                     Catch::Contains("other schemes"));
 }
 
-namespace {
-
-// Keeps every record of the process default logger (the mover takes it when
-// built) and puts the previous default back at the end.
-class CapturedLog {
-public:
-  struct Entry {
-    LogLevel Level;
-    std::string Category, Message;
-    std::map<std::string, std::string> Fields;  // text fields only
-  };
-  CapturedLog() : m_previous(DefaultLogger()) {
-    SetDefaultLogger(Logger(std::make_shared<Sink>(m_entries), LogLevel::Verbose));
-  }
-  ~CapturedLog() { SetDefaultLogger(m_previous); }
-  CapturedLog(CapturedLog const&) = delete;
-  CapturedLog& operator=(CapturedLog const&) = delete;
-  std::vector<Entry> In(std::string const& category) const {
-    std::vector<Entry> out;
-    for (auto const& e : *m_entries)
-      if (e.Category == category) out.push_back(e);
-    return out;
-  }
-
-private:
-  struct Sink final : ILogSink {
-    explicit Sink(std::shared_ptr<std::vector<Entry>> entries) : Entries(std::move(entries)) {}
-    void Write(LogRecord const& record) noexcept override {
-      Entry e{record.Level, std::string(record.Category), std::string(record.Message), {}};
-      for (auto const& f : record.Fields)
-        if (!f.IsNumber && !f.IsReal) e.Fields[std::string(f.Name)] = std::string(f.Text);
-      Entries->push_back(std::move(e));  // the mover runs on this thread only
-    }
-    std::shared_ptr<std::vector<Entry>> Entries;
-  };
-  std::shared_ptr<std::vector<Entry>> m_entries = std::make_shared<std::vector<Entry>>();
-  Logger m_previous;
-};
-
-std::string LastStatus(OperationDiagnostics const& request) {
-  return request.Attempts.empty() ? "none" : std::to_string(request.Attempts.back().Status);
-}
-
-// "Operation Resource status" per request, the shape the protocol predicts.
-std::vector<std::string> Steps(MoveDiagnostics const& d) {
-  std::vector<std::string> out;
-  for (auto const& r : d.Requests) out.push_back(r->Operation + " " + r->Resource + " " + LastStatus(*r));
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("mover: diagnostics of a move name every request in order, with the totals, and are logged",
           "[protocol][diagnostics]") {
   MoverFixture m;
@@ -421,28 +435,4 @@ TEST_CASE("mover: diagnostics of a move name every request in order, with the to
   CHECK(moves[0].Message == "document moved");
   CHECK(moves[0].Fields.at("outcome") == "moved");
   CHECK(moves[0].Fields.at("diagnostics") == json);
-}
-
-TEST_CASE("mover: diagnostics of a recopy show the 412 and the reread", "[protocol][diagnostics]") {
-  MoverFixture m;
-  m.Setup();
-  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
-  auto const stale = m.ReadSource("x");
-  m.S.ReplaceDocument(m.Source.Link(), "x", MoverFixture::Doc("x", 7), "k");
-  auto const r = m.Move(stale);
-  REQUIRE(r.Outcome == MoveOutcome::Moved);
-  // Round 1: check, copy, delete refused (412: the source changed), reread;
-  // round 2: check, the copy conflicts with our own version (409), read it,
-  // refresh it (replace), delete.
-  auto const steps = Steps(r.Diagnostics);
-  std::string const t = m.Target.Link(), s = m.Source.Link();
-  REQUIRE(steps.size() == 9);
-  CHECK(steps[1] == "CreateDocument " + t + " 201");
-  CHECK(steps[2] == "DeleteDocument " + s + " 412");
-  CHECK(steps[3] == "ReadDocument " + s + " 200");
-  CHECK(steps[5] == "CreateDocument " + t + " 409");
-  CHECK(steps[6] == "ReadDocument " + t + " 200");
-  CHECK(steps[7] == "ReplaceDocument " + t + " 200");
-  CHECK(steps[8] == "DeleteDocument " + s + " 204");
-  CHECK(r.Diagnostics.Recopies == 1);
 }
