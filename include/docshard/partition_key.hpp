@@ -35,7 +35,7 @@ public:
   static PartitionKey Composite(std::vector<PartitionKey> parts);
 
   // From a JSON value; null, objects and nested arrays are rejected.
-  static PartitionKey FromJson(JsonView value);
+  static PartitionKey FromJson(JsonView view);
   // From JSON text such as `"abc"`, `42` or `["t1","u9"]`.
   static PartitionKey ParseJson(std::string_view text);
 

@@ -64,9 +64,9 @@ public:
   // key, or the object of a synthetic key.
   void WriteJson(JsonWriter& writer) const;
 
-  // The key of `document`, or nullopt when it is missing or null.
+  // The key of the document `view`, or nullopt when it is missing or null.
   // Throws PartitionKeyError for a value that cannot be a key (an object, ...).
-  std::optional<PartitionKey> TryExtract(JsonView document) const;
+  std::optional<PartitionKey> TryExtract(JsonView view) const;
   // As TryExtract, but a missing key is an error: "document has no partition key at /userId".
   PartitionKey Extract(JsonView document) const;
 
@@ -84,7 +84,7 @@ public:
   }
 
 private:
-  std::optional<std::string> ValueText(JsonView document, std::size_t index) const;
+  std::optional<std::string> ValueText(JsonView view, std::size_t index) const;
 
   Kind m_kind = Kind::Path;
   std::string m_separator;
