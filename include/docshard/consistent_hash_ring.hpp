@@ -41,8 +41,13 @@ template <class T>
 using RingVector = std::vector<T, UninitialisedAllocator<T>>;
 }  // namespace detail
 
+// Nodes (collections) placed on the 128-bit ring of RingPosition, each at
+// several points; a key belongs to the node of the point its hash finds
+// under the Lookup rule. Immutable once built: safe to share between threads
+// without locking. Keeps its hash generator alive.
 class DOCSHARD_API ConsistentHashRing {
 public:
+  // Which point a hash position finds.
   enum class Lookup {
     // Greatest point <= hash; ties go to the last; below the first point wraps
     // to the last point. The Node/Java/Python rings and our portable md5 ring.
@@ -51,14 +56,17 @@ public:
     Successor,
   };
 
+  // One point of the ring: where it is and which node owns it.
   struct Point {
-    RingPosition Position;
-    std::uint32_t Owner;  // index into the node list
+    RingPosition Position;  // where on the ring
+    std::uint32_t Owner;    // index into the node list
   };
 
   // Each node's first point is Hash(nodes[i]) (or Hash(seeds[i]) when seeds
   // are given); every further point hashes the previous point's chain bytes.
-  // Throws InvalidArgumentError for no nodes or pointsPerNode < 1.
+  // Throws InvalidArgumentError for no nodes or pointsPerNode < 1 (also for a
+  // null `hash`, a seed count other than the node count, or more than 2^31
+  // points).
   ConsistentHashRing(std::shared_ptr<IHashGenerator const> hash, std::vector<std::string> const& nodes,
                      std::uint32_t pointsPerNode, Lookup lookup = Lookup::Predecessor,
                      std::vector<std::string> const& firstPointSeeds = {});
@@ -78,9 +86,10 @@ public:
       return owner;
     return OwnerInBucket(position, static_cast<std::uint32_t>(position >> 96));
   }
+  // What QuickOwnerOf returns when its table alone does not decide the owner.
+  static constexpr std::uint32_t Undecided = 0xFF;
   // The owner when the fine table alone decides it, else Undecided (then
   // call OwnerOf). Lets a caller keep its own hot path free of calls.
-  static constexpr std::uint32_t Undecided = 0xFF;
   std::uint32_t QuickOwnerOf(RingPosition position) const noexcept {
     return m_slots[static_cast<std::uint64_t>(position >> 96) >> m_slotShift];
   }
@@ -96,8 +105,12 @@ public:
     return OwnerOf(m_hash->Hash(bytes));
   }
 
+  // The generator that hashed the nodes and hashes keys; lives as long as the
+  // ring.
   IHashGenerator const& Hash() const noexcept { return *m_hash; }
+  // The lookup rule it was built with.
   Lookup LookupMode() const noexcept { return m_lookup; }
+  // The number of nodes (node indexes are 0 .. NodeCount() - 1).
   std::size_t NodeCount() const noexcept { return m_nodeCount; }
   // Sorted points, for statistics and migration planning.
   std::vector<Point> Points() const;

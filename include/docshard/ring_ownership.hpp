@@ -19,24 +19,29 @@ namespace docshard {
 // ring (2^128, which does not fit in a RingPosition), summed exactly.
 class DOCSHARD_API RingSpan {
 public:
+  // The whole ring: 2^128 positions.
   static RingSpan Whole() noexcept {
     RingSpan s;
     s.m_wholeRings = 1;
     return s;
   }
+  // Adds `length` positions (less than a whole ring), exactly: an overflow
+  // past 2^128 is carried into whole rings.
   void Add(RingPosition length) noexcept {
     RingPosition const before = m_length;
     m_length += length;
     if (m_length < before) ++m_wholeRings;
   }
+  // Adds the amount of `other`, exactly.
   void Add(RingSpan const& other) noexcept {
     Add(other.m_length);
     m_wholeRings += other.m_wholeRings;
   }
+  // True for the amount 0.
   bool IsEmpty() const noexcept { return m_length == 0 && m_wholeRings == 0; }
   // The amount as a fraction of one ring (1.0 for the whole ring).
   double Fraction() const noexcept;
-  friend bool operator==(RingSpan const&, RingSpan const&) = default;
+  friend bool operator==(RingSpan const&, RingSpan const&) = default;  // the same amount
 
 private:
   RingPosition m_length = 0;
@@ -47,14 +52,17 @@ private:
 // the arc runs past the top of the ring and continues from 0, and Start == End
 // is the whole ring. Empty arcs are never produced.
 struct DOCSHARD_API RingArc {
-  RingPosition Start;
-  RingPosition End;
+  RingPosition Start;  // the first position on the arc
+  RingPosition End;    // the first position after the arc (exclusive)
 
+  // True when the arc is the whole ring (Start == End).
   bool IsWholeRing() const noexcept { return Start == End; }
+  // True when `position` lies on the arc, wrapping past the top as above.
   bool Contains(RingPosition position) const noexcept {
     if (Start < End) return Start <= position && position < End;
     return position >= Start || position < End;  // wraps, or the whole ring
   }
+  // The number of positions on the arc (RingSpan::Whole() for the whole ring).
   RingSpan Length() const noexcept {
     if (IsWholeRing()) return RingSpan::Whole();
     RingSpan s;
@@ -63,8 +71,9 @@ struct DOCSHARD_API RingArc {
   }
 };
 
+// One arc of RingOwnership(): every position on it belongs to Owner.
 struct DOCSHARD_API OwnedArc {
-  RingArc Arc;
+  RingArc Arc;          // the positions owned
   std::uint32_t Owner;  // index into the ring's node list
 };
 
@@ -78,8 +87,10 @@ DOCSHARD_API std::vector<OwnedArc> RingOwnership(ConsistentHashRing const& ring)
 // The amounts sum to exactly one ring.
 DOCSHARD_API std::vector<RingSpan> RingShares(ConsistentHashRing const& ring);
 
+// One arc of RingDiff(): owned by node From in the first ring and by node To
+// in the second.
 struct DOCSHARD_API OwnerChange {
-  RingArc Arc;
+  RingArc Arc;         // the positions that change owner
   std::uint32_t From;  // node index in the `from` ring
   std::uint32_t To;    // node index in the `to` ring
 };
@@ -93,10 +104,13 @@ DOCSHARD_API std::vector<OwnerChange>
 RingDiff(ConsistentHashRing const& from, ConsistentHashRing const& to,
          std::function<bool(std::uint32_t from, std::uint32_t to)> const& sameNode);
 
+// One arc of HashResolverDiff(): the documents whose keys hash onto Arc
+// belong in collection From under the first resolver and in To under the
+// second, so a migration moves them from From to To.
 struct DOCSHARD_API CollectionMove {
-  RingArc Arc;
-  CollectionRef From;
-  CollectionRef To;
+  RingArc Arc;         // the positions that change collection
+  CollectionRef From;  // the owner under the first resolver
+  CollectionRef To;    // the owner under the second resolver
 };
 
 // RingDiff for two ring resolvers (IPartitionResolver::HashRing() non-null),

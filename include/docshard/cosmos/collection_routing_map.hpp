@@ -15,6 +15,8 @@
 
 namespace docshard {
 
+// The ranges of one collection (see the notes at the top of this file).
+// Immutable; copies are independent.
 class DOCSHARD_API CollectionRoutingMap {
 public:
   // Throws Error(ErrorCode::Internal) naming `collectionLink` and the first
@@ -30,7 +32,9 @@ public:
   std::optional<CollectionRoutingMap> TryCombine(std::vector<PartitionKeyRange> const& changes,
                                                  std::string changeFeedETag) const;
 
+  // The collection the map belongs to ("dbs/<db>/colls/<coll>").
   std::string const& CollectionLink() const noexcept { return m_collectionLink; }
+  // The current ranges, sorted by MinInclusive, covering ["", "FF") once.
   std::vector<PartitionKeyRange> const& OrderedRanges() const noexcept { return m_ranges; }
   // ETag of the pkranges read this map came from ("" when the server sent none).
   std::string const& ChangeFeedETag() const noexcept { return m_etag; }

@@ -43,23 +43,39 @@
 
 namespace docshard {
 
+// A client of one account (see the notes at the top of this file). Ids and
+// links are checked before anything is sent: an empty id, one with / \ ? or
+// #, or a collection link not of the form dbs/<db>/colls/<coll> throws
+// InvalidArgumentError, from the Async methods too (at the call, not through
+// the completion). Blocking methods called on the client's I/O thread throw
+// InvalidArgumentError.
 class DOCSHARD_API CosmosClient {
 public:
+  // The completion of AsyncSend and the operations built on it.
   using ResponseSignature = void(std::exception_ptr, CosmosResponse);
+  // The completion of the page reads (AsyncSendForPage).
   using PageSignature = void(std::exception_ptr, QueryPage);
 
+  // Starts the I/O threads; sends nothing yet (no account read). Throws
+  // InvalidArgumentError for an invalid endpoint, key, region list,
+  // connection limit or CaFile.
   explicit CosmosClient(CosmosClientOptions options);
   ~CosmosClient();
   CosmosClient(CosmosClient const&) = delete;
   CosmosClient& operator=(CosmosClient const&) = delete;
 
+  // CosmosClientOptions::Endpoint as given.
   std::string const& Endpoint() const noexcept;
 
   // --- databases ---------------------------------------------------------
   // 201 when created, 200 when it already existed.
   CosmosResponse CreateDatabaseIfNotExists(std::string_view databaseId);
+  // The database's resource. NotFoundError when it does not exist.
   CosmosResponse ReadDatabase(std::string_view databaseId);
+  // The ids of every database of the account (all pages).
   std::vector<std::string> ListDatabases();
+  // Deletes the database and all its collections, and forgets their session
+  // tokens and ranges. NotFoundError when it does not exist.
   CosmosResponse DeleteDatabase(std::string_view databaseId);
 
   // --- collections (link: dbs/<db>/colls/<coll>) --------------------------
@@ -68,20 +84,31 @@ public:
   // Full definition (indexing policy etc.); must contain "id". Throws
   // InvalidArgumentError for anything else, or for nesting deeper than 512.
   CosmosResponse CreateCollectionIfNotExists(std::string_view databaseId, std::string definitionJson);
+  // The collection's definition. NotFoundError when it does not exist.
   CosmosResponse ReadCollection(std::string_view collectionLink);
+  // The ids of every collection of the database (all pages).
   std::vector<std::string> ListCollections(std::string_view databaseId);
+  // Deletes the collection and its documents, and forgets its session tokens
+  // and ranges. NotFoundError when it does not exist.
   CosmosResponse DeleteCollection(std::string_view collectionLink);
 
   // --- documents ---------------------------------------------------------
   CosmosResponse CreateDocument(std::string_view collectionLink, std::string documentJson,
                                 PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+  // Creates or replaces the document with the id in `documentJson`: 201 when
+  // created, 200 when replaced. Retried as idempotent unless
+  // options.IfMatchETag is set (then PreconditionFailedError when stale).
   CosmosResponse UpsertDocument(std::string_view collectionLink, std::string documentJson,
                                 PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+  // The document `id` (the body is its JSON). NotFoundError when there is
+  // none under that id and partition key.
   CosmosResponse ReadDocument(std::string_view collectionLink, std::string_view id,
                               PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
   // Pass options.IfMatchETag for optimistic concurrency (412 when stale).
   CosmosResponse ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
                                  PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
+  // Deletes the document `id` (204). NotFoundError when there is none;
+  // PreconditionFailedError when options.IfMatchETag is stale.
   CosmosResponse DeleteDocument(std::string_view collectionLink, std::string_view id,
                                 PartitionKeyValue const& partitionKey, RequestOptions const& options = {});
 
@@ -89,9 +116,13 @@ public:
   // One page; pass the previous page's Continuation() ("" for the first).
   QueryPage QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
                                QueryOptions const& options = {});
+  // Every page of the query, one after another: all documents in memory.
   QueryResult QueryDocuments(std::string_view collectionLink, SqlQuery const& query, QueryOptions const& options = {});
+  // One page of the collection's read feed (all documents, no query); pass
+  // the previous page's Continuation() ("" for the first).
   QueryPage ReadFeedPage(std::string_view collectionLink, std::string_view continuation,
                          QueryOptions const& options = {});
+  // Every page of the read feed: all the collection's documents in memory.
   QueryResult ReadAllDocuments(std::string_view collectionLink, QueryOptions const& options = {});
 
   // The gateway's query plan for `query` on this collection: the response
@@ -103,6 +134,7 @@ public:
   CosmosResponse GetQueryPlan(std::string_view collectionLink, SqlQuery const& query,
                               std::string_view supportedFeatures, QueryOptions const& options = {});
 
+  // GetQueryPlan without blocking (ResponseSignature).
   template <typename CompletionToken>
   auto AsyncGetQueryPlan(std::string_view collectionLink, SqlQuery const& query, std::string_view supportedFeatures,
                          QueryOptions const& options, CompletionToken&& token) {
@@ -117,6 +149,9 @@ public:
   SessionContainer& Sessions() noexcept;
 
   // --- asynchronous core -------------------------------------------------
+  // Sends `request` with the client's signing, session tokens, retries and
+  // region routing; completes with the response of a status below 300 or
+  // 304, else with the error (the errors at the top of this file).
   template <typename CompletionToken>
   auto AsyncSend(CosmosRequest request, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, ResponseSignature>(
@@ -136,6 +171,7 @@ public:
         token, std::move(request));
   }
 
+  // CreateDocument without blocking (ResponseSignature).
   template <typename CompletionToken>
   auto AsyncCreateDocument(std::string_view collectionLink, std::string documentJson,
                            PartitionKeyValue const& partitionKey, RequestOptions const& options,
@@ -144,6 +180,7 @@ public:
                      std::forward<CompletionToken>(token));
   }
 
+  // UpsertDocument without blocking (ResponseSignature).
   template <typename CompletionToken>
   auto AsyncUpsertDocument(std::string_view collectionLink, std::string documentJson,
                            PartitionKeyValue const& partitionKey, RequestOptions const& options,
@@ -152,6 +189,7 @@ public:
                      std::forward<CompletionToken>(token));
   }
 
+  // ReadDocument without blocking (ResponseSignature).
   template <typename CompletionToken>
   auto AsyncReadDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
                          RequestOptions const& options, CompletionToken&& token) {
@@ -159,6 +197,7 @@ public:
                      std::forward<CompletionToken>(token));
   }
 
+  // ReplaceDocument without blocking (ResponseSignature).
   template <typename CompletionToken>
   auto AsyncReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
                             PartitionKeyValue const& partitionKey, RequestOptions const& options,
@@ -167,6 +206,7 @@ public:
                      std::forward<CompletionToken>(token));
   }
 
+  // DeleteDocument without blocking (ResponseSignature).
   template <typename CompletionToken>
   auto AsyncDeleteDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
                            RequestOptions const& options, CompletionToken&& token) {
@@ -174,6 +214,7 @@ public:
                      std::forward<CompletionToken>(token));
   }
 
+  // QueryDocumentsPage without blocking (PageSignature).
   template <typename CompletionToken>
   auto AsyncQueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
                                QueryOptions const& options, CompletionToken&& token) {
@@ -181,6 +222,7 @@ public:
                             std::forward<CompletionToken>(token));
   }
 
+  // ReadFeedPage without blocking (PageSignature).
   template <typename CompletionToken>
   auto AsyncReadFeedPage(std::string_view collectionLink, std::string_view continuation, QueryOptions const& options,
                          CompletionToken&& token) {
@@ -188,6 +230,7 @@ public:
                             std::forward<CompletionToken>(token));
   }
 
+  // AsyncSend, waiting for the response.
   CosmosResponse Send(CosmosRequest request);
 
   // The client's I/O executor: the current I/O thread's when called on one,
@@ -198,7 +241,9 @@ public:
   // handlers stays on its thread), else the next I/O thread in turn. Post
   // work here to spread it over the I/O threads.
   boost::asio::any_io_executor PickExecutor() const;
+  // The connection pool's counters (HttpTransport::Statistics).
   http::HttpTransportStatistics TransportStatistics() const;
+  // Drops every idle pooled connection (e.g. after a network change).
   void CloseIdleConnections();
   // Where this client records metrics (CosmosClientOptions::Metrics or the
   // default meter at construction); layers above record theirs there too.

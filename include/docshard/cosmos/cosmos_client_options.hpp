@@ -13,6 +13,9 @@
 
 namespace docshard {
 
+// How a CosmosClient connects, authenticates, retries and times out. Read
+// once by the constructor, which throws InvalidArgumentError for an invalid
+// value (endpoint, key, regions, connection limits).
 struct DOCSHARD_API CosmosClientOptions {
   std::string Endpoint;  // https://host[:port]
   // Base64 master key. Consumed by the constructor into a MasterKey; the
@@ -21,6 +24,7 @@ struct DOCSHARD_API CosmosClientOptions {
   // Extra trusted CA (PEM), on top of the system store.
   std::string CaFile;
 
+  // Which failed attempts are repeated and how long to wait (RetryPolicy).
   RetryOptions Retry;
 
   // x-ms-consistency-level of every request that does not set its own
@@ -33,17 +37,23 @@ struct DOCSHARD_API CosmosClientOptions {
   std::chrono::milliseconds OperationTimeout{60000};
   // One HTTP exchange.
   std::chrono::milliseconds AttemptTimeout{15000};
-  std::chrono::milliseconds ConnectTimeout{5000};
+  std::chrono::milliseconds ConnectTimeout{5000};  // TCP connect + TLS handshake
 
   // Per host, over all I/O threads; at least IoThreads.
   std::size_t MaxConnectionsPerHost = 32;
+  // A pooled connection idle this long is closed rather than reused.
   std::chrono::milliseconds IdleTimeout{30000};
   // I/O threads of the client's transport (1 to 64): each runs its own share
   // of the connections and the operations started on it (HttpTransport).
   std::size_t IoThreads = 1;
+  // A longer response body fails the attempt with ResponseTooLargeError
+  // (not retried).
   std::size_t MaxResponseBodyBytes = std::size_t{16} * 1024 * 1024;
+  // Longer response headers fail the same way.
   std::size_t MaxResponseHeaderBytes = std::size_t{64} * 1024;
 
+  // Appended, after a space, to the User-Agent header of every request (to
+  // name the calling application); empty: nothing appended.
   std::string UserAgentSuffix;
 
   // Multi-region accounts (docs/client.md, "Multi-region accounts").

@@ -11,6 +11,9 @@
 
 namespace docshard {
 
+// A request for CosmosClient::Send/AsyncSend (see the notes at the top of
+// this file). The client signs it and adds the date and API version on every
+// attempt.
 struct DOCSHARD_API CosmosRequest {
   std::string Operation;     // for messages, e.g. "ReadDocument"
   std::string Method;        // GET, POST, PUT, DELETE
@@ -21,13 +24,15 @@ struct DOCSHARD_API CosmosRequest {
   // Path of the URL, unencoded, without leading slash (e.g. dbs/db/colls/c/docs).
   std::string Path;
   http::HttpHeaders Headers;  // operation headers; auth/date/version are added per attempt
-  std::string Body;
-  bool Idempotent = false;  // see RetryPolicy for what may be retried
+  std::string Body;           // the request body as sent (JSON text, or empty)
+  bool Idempotent = false;    // see RetryPolicy for what may be retried
   // A read of data (point read, read feed, query): CosmosClient adds the
   // session token (SessionContainer) unless the request already carries one
   // or asks for a consistency level other than Session. Responses of every
   // request on a collection's documents update the session tokens.
   bool SendSessionToken = false;
+  // The whole operation, retries included; unset: the client's
+  // OperationTimeout.
   std::optional<std::chrono::milliseconds> Timeout;
 };
 

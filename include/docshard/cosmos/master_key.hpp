@@ -10,20 +10,24 @@
 
 namespace docshard {
 
+// A decoded master key that signs requests (see the notes at the top of this
+// file). Copies share the signing state; thread-safe.
 class DOCSHARD_API MasterKey {
 public:
   // `base64Key` as shown in the portal. Throws InvalidArgumentError (without
   // echoing the input) when it is not valid base64.
   explicit MasterKey(std::string_view base64Key);
   ~MasterKey();
-  MasterKey(MasterKey const&) = default;
-  MasterKey& operator=(MasterKey const&) = default;
-  MasterKey(MasterKey&&) noexcept = default;
-  MasterKey& operator=(MasterKey&&) noexcept = default;
+  MasterKey(MasterKey const&) = default;                 // shares the key
+  MasterKey& operator=(MasterKey const&) = default;      // shares the key
+  MasterKey(MasterKey&&) noexcept = default;             // leaves the source empty: only assign or destroy it
+  MasterKey& operator=(MasterKey&&) noexcept = default;  // leaves the source empty: only assign or destroy it
 
   // base64(HMAC-SHA256(key, message)). Thread-safe.
   std::string Sign(std::string_view message) const;
 
+  // Writes "MasterKey(redacted)", never the key: a key in a log line stays
+  // secret.
   friend std::ostream& operator<<(std::ostream& os, MasterKey const&);
 
 private:

@@ -10,15 +10,16 @@
 
 namespace docshard {
 
+// One range as the service lists it (see the notes at the top of this file).
 struct DOCSHARD_API PartitionKeyRange {
-  std::string Id;
-  std::string MinInclusive;
-  std::string MaxExclusive;
+  std::string Id;            // the range id, e.g. "0"; unique within the collection
+  std::string MinInclusive;  // the first EPK of the range
+  std::string MaxExclusive;  // the first EPK after the range ("FF" for the last)
   // Ids of the ranges this one replaced (split or merge), as the service
   // lists them; empty for an original range.
   std::vector<std::string> Parents;
 
-  bool operator==(PartitionKeyRange const&) const = default;
+  bool operator==(PartitionKeyRange const&) const = default;  // every field equal
 };
 
 // Bounds of the EPK space.

@@ -39,6 +39,7 @@ namespace docshard {
 // What the cache needs from its client: CosmosClient provides it; unit
 // tests of the cache may fake it.
 struct DOCSHARD_API PartitionKeyRangeCacheTransport {
+  // The completion of Send: the error (null on success) and the response.
   using SendSignature = void(std::exception_ptr, CosmosResponse);
   // Single-threaded executor the cache's reads run on.
   boost::asio::any_io_executor Executor;
@@ -48,10 +49,15 @@ struct DOCSHARD_API PartitionKeyRangeCacheTransport {
   std::function<bool()> RunningInIoThread;
 };
 
+// The range maps of a client's collections (see the notes at the top of this
+// file). Thread-safe.
 class DOCSHARD_API PartitionKeyRangeCache {
 public:
+  // One collection's map; immutable, valid as long as the caller holds it.
   using Snapshot = std::shared_ptr<CollectionRoutingMap const>;
+  // The completion of AsyncGetRoutingMap: the error (null on success) and the map.
   using SnapshotSignature = void(std::exception_ptr, Snapshot);
+  // The completion of the range lookups: the error (null on success) and the ranges.
   using RangesSignature = void(std::exception_ptr, std::vector<PartitionKeyRange>);
 
   // Range reads are logged to `log` (info: "partition key ranges read").
@@ -66,6 +72,7 @@ public:
   std::vector<PartitionKeyRange> GetOverlappingRanges(std::string_view collectionLink, std::string_view min,
                                                       std::string_view max, bool forceRefresh = false);
 
+  // GetOverlappingRanges without blocking (RangesSignature).
   template <typename CompletionToken>
   auto AsyncGetOverlappingRanges(std::string_view collectionLink, std::string_view min, std::string_view max,
                                  bool forceRefresh, CompletionToken&& token) {
@@ -86,6 +93,7 @@ public:
   std::vector<PartitionKeyRange> GetRangesReplacing(std::string_view collectionLink, std::string_view goneRangeId,
                                                     std::string_view min, std::string_view max);
 
+  // GetRangesReplacing without blocking (RangesSignature).
   template <typename CompletionToken>
   auto AsyncGetRangesReplacing(std::string_view collectionLink, std::string_view goneRangeId, std::string_view min,
                                std::string_view max, CompletionToken&& token) {
@@ -100,6 +108,7 @@ public:
   // The whole current map (read on first use, or refreshed when forced).
   Snapshot GetRoutingMap(std::string_view collectionLink, bool forceRefresh = false);
 
+  // GetRoutingMap without blocking (SnapshotSignature).
   template <typename CompletionToken>
   auto AsyncGetRoutingMap(std::string_view collectionLink, bool forceRefresh, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, SnapshotSignature>(

@@ -12,15 +12,21 @@
 
 namespace docshard {
 
+// The partition key of one request, as its header value (see the notes at
+// the top of this file). Converts implicitly from a string, number or bool
+// key. An immutable value.
 class DOCSHARD_API PartitionKeyValue {
 public:
+  // A string key (UTF-8, may hold NUL); throws InvalidArgumentError when it
+  // is not valid UTF-8.
   PartitionKeyValue(std::string_view value);
-  PartitionKeyValue(std::string const& value) : PartitionKeyValue(std::string_view(value)) {}
-  PartitionKeyValue(char const* value) : PartitionKeyValue(std::string_view(value)) {}
+  PartitionKeyValue(std::string const& value) : PartitionKeyValue(std::string_view(value)) {}  // a string key
+  PartitionKeyValue(char const* value) : PartitionKeyValue(std::string_view(value)) {}  // a string key (not null)
+  // A number key; throws InvalidArgumentError for NaN or infinity.
   PartitionKeyValue(double value);
-  PartitionKeyValue(std::int64_t value);
-  PartitionKeyValue(int value) : PartitionKeyValue(static_cast<std::int64_t>(value)) {}
-  PartitionKeyValue(bool value);
+  PartitionKeyValue(std::int64_t value);                                                 // an integer key
+  PartitionKeyValue(int value) : PartitionKeyValue(static_cast<std::int64_t>(value)) {}  // an integer key
+  PartitionKeyValue(bool value);                                                         // a boolean key
 
   // From JSON text: a scalar (`"abc"`, `42`, `true`) or an array of scalars
   // (already the header form, e.g. docshard::PartitionKey::ToJson() of a

@@ -23,16 +23,18 @@
 
 namespace docshard {
 
+// One stream of a collection read (see the notes at the top of this file): a
+// plain value, stored by the caller between pages.
 struct DOCSHARD_API RangeStream {
-  std::string RangeId;  // "" = the whole collection, read without a range id
-  std::string Min;      // the EPK span read: [Min, Max); unique among a collection's streams
-  std::string Max;
-  std::string RangeMin;  // the bounds of RangeId's range: a narrower span sends x-ms-start-epk/x-ms-end-epk
-  std::string RangeMax;
+  std::string RangeId;       // "" = the whole collection, read without a range id
+  std::string Min;           // the EPK span read: [Min, Max); unique among a collection's streams
+  std::string Max;           // the end of the span read (exclusive)
+  std::string RangeMin;      // the bounds of RangeId's range: a narrower span sends x-ms-start-epk/x-ms-end-epk
+  std::string RangeMax;      // the end of RangeId's range (exclusive)
   std::string Continuation;  // after the last page read ("" = from the start)
   bool Done = false;         // the last page was read
 
-  bool operator==(RangeStream const&) const = default;
+  bool operator==(RangeStream const&) const = default;  // every field equal
 };
 
 // One stream per current range of `collectionLink`, from the start. Errors:

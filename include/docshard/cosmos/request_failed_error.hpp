@@ -9,16 +9,28 @@
 
 namespace docshard {
 
+// An error status from the service; the subclasses below tell the common
+// statuses apart (ThrowRequestFailed picks one). what() reads e.g.
+// `ReadDocument dbs/d/colls/c/docs/x: 404 Not Found (sub-status 0, activity
+// id ...): <the service's message, at most 300 characters>`.
 class DOCSHARD_API RequestFailedError : public Error {
 public:
+  // The message is composed from all of these; `body` is quoted from its
+  // "message" member when it is a JSON object that has one.
   RequestFailedError(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
                      std::string activityId, std::string body);
 
+  // The operation that failed, e.g. "ReadDocument".
   std::string const& Operation() const noexcept { return m_operation; }
+  // The resource it addressed, e.g. "dbs/d/colls/c/docs/x" ("" for the account).
   std::string const& ResourceLink() const noexcept { return m_resourceLink; }
+  // The HTTP status, e.g. 404.
   unsigned Status() const noexcept { return m_status; }
+  // x-ms-substatus (0 when the service sent none).
   unsigned SubStatus() const noexcept { return m_subStatus; }
+  // x-ms-activity-id, for support requests ("" when the service sent none).
   std::string const& ActivityId() const noexcept { return m_activityId; }
+  // The response body as received (the service's error document).
   std::string const& Body() const noexcept { return m_body; }
   // 408, 429, 449, 503 (the caller may try again later).
   bool IsRetryable() const noexcept override;
@@ -50,11 +62,14 @@ DOCSHARD_REQUEST_FAILED_SUBCLASS(ServiceUnavailableError);  // 503 after retries
 // 429 after the throttling retry budget was spent.
 class DOCSHARD_API ThrottledError : public RequestFailedError {
 public:
+  // Status 429; `retryAfter` as RetryAfter() returns it.
   ThrottledError(std::string operation, std::string resourceLink, unsigned subStatus, std::string activityId,
                  std::string body, std::chrono::milliseconds retryAfter)
       : RequestFailedError(std::move(operation), std::move(resourceLink), 429, subStatus, std::move(activityId),
                            std::move(body)),
         m_retryAfter(retryAfter) {}
+  // The x-ms-retry-after-ms of the last answer: how long the service asked to
+  // wait (0 when it did not say).
   std::chrono::milliseconds RetryAfter() const noexcept { return m_retryAfter; }
 
 private:
@@ -65,6 +80,7 @@ private:
 // stale, 1007 completing split, 1008 completing partition migration).
 class DOCSHARD_API GoneError : public RequestFailedError {
 public:
+  // The same arguments as RequestFailedError's.
   using RequestFailedError::RequestFailedError;
   bool IsRetryable() const noexcept override { return true; }
 };
@@ -76,6 +92,7 @@ public:
 // that replaced it, with the same continuation.
 class DOCSHARD_API PartitionKeyRangeGoneError : public GoneError {
 public:
+  // RequestFailedError's arguments, and the range id the request named.
   PartitionKeyRangeGoneError(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
                              std::string activityId, std::string body, std::string rangeId = {})
       : GoneError(std::move(operation), std::move(resourceLink), status, subStatus, std::move(activityId),

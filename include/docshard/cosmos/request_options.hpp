@@ -14,6 +14,8 @@ namespace docshard {
 // inside `co_await` (e.g. co_await client.AsyncReadDocument(..., {},
 // use_awaitable)) and then destroys the garbage.
 
+// Per-call options of CosmosClient's point operations (create, read, upsert,
+// replace, delete). Unset members take the client's defaults.
 struct DOCSHARD_API RequestOptions {
   RequestOptions() {}  // NOLINT(modernize-use-equals-default): user-provided on purpose (above)
 
@@ -27,6 +29,8 @@ struct DOCSHARD_API RequestOptions {
   std::optional<ConsistencyLevel> Consistency;
 };
 
+// Per-call options of CosmosClient's queries and read feeds. Unset members
+// take the client's defaults.
 struct DOCSHARD_API QueryOptions {
   QueryOptions() {}  // NOLINT(modernize-use-equals-default): user-provided on purpose (above)
 
@@ -44,10 +48,12 @@ struct DOCSHARD_API QueryOptions {
   // (x-ms-start-epk / x-ms-end-epk): after a merge, the old range's span.
   // Both or neither; only with PartitionKeyRangeId.
   std::optional<std::string> StartEpk;
-  std::optional<std::string> EndEpk;
+  std::optional<std::string> EndEpk;  // see StartEpk
   // x-ms-consistency-level for this call; anything but Session reads without
   // the session token (so may miss this client's own writes).
   std::optional<ConsistencyLevel> Consistency;
+  // Overrides CosmosClientOptions::OperationTimeout for this call (each page's
+  // request).
   std::optional<std::chrono::milliseconds> Timeout;
 };
 

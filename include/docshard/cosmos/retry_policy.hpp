@@ -47,9 +47,12 @@
 
 namespace docshard {
 
+// How one attempt of an operation ended, as RetryPolicy::NextDelay reads it.
 struct DOCSHARD_API AttemptOutcome {
+  // A response (any status), or the error that ended the attempt without one
+  // (the transport_errors.hpp types).
   enum class Kind { Response, TransportFailure, Timeout, TlsFailure, ResponseTooLarge, Cancelled };
-  Kind What = Kind::Response;
+  Kind What = Kind::Response;                           // what ended the attempt
   unsigned Status = 0;                                  // Kind::Response
   unsigned SubStatus = 0;                               // x-ms-substatus, Kind::Response
   bool RangeScoped = false;                             // the request named a partition key range
@@ -57,8 +60,13 @@ struct DOCSHARD_API AttemptOutcome {
   bool RequestSent = false;                             // TransportFailure / Timeout
 };
 
+// The retry state of one operation (the rules at the top of this file). Not
+// thread-safe: one per operation, used by one attempt loop.
 class DOCSHARD_API RetryPolicy {
 public:
+  // Keeps a reference to `options`, which must outlive the policy.
+  // `idempotent`: whether the operation may be repeated after it may have
+  // reached the server.
   RetryPolicy(RetryOptions const& options, bool idempotent);
 
   // The wait before the next attempt, or nullopt to give up. `remaining` is
@@ -66,10 +74,13 @@ public:
   std::optional<std::chrono::milliseconds> NextDelay(AttemptOutcome const& outcome,
                                                      std::chrono::milliseconds remaining);
 
+  // As given to the constructor.
   bool Idempotent() const noexcept { return m_idempotent; }
+  // The retries granted so far, of every kind.
   int Retries() const noexcept {
     return m_throttleRetries + m_retryWithRetries + m_transientRetries + m_goneRetries + m_sessionRetries;
   }
+  // The sum of the 429 waits granted so far.
   std::chrono::milliseconds ThrottleWaited() const noexcept { return m_throttleWaited; }
 
 private:

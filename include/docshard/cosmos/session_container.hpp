@@ -23,6 +23,8 @@
 
 namespace docshard {
 
+// The session tokens of one client (see the notes at the top of this file).
+// Thread-safe: every method locks.
 class DOCSHARD_API SessionContainer {
 public:
   // Merges `headerValue` (`<rangeId>:<token>[,<rangeId>:<token>]...`) into the
@@ -45,6 +47,7 @@ public:
 
   // Forgets a collection's tokens (deleted), or every collection of a database.
   void Clear(std::string_view collectionLink);
+  // Forgets the tokens of every collection under "dbs/<databaseId>/" (deleted).
   void ClearDatabase(std::string_view databaseId);
 
 private:

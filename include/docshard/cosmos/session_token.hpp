@@ -16,6 +16,8 @@
 
 namespace docshard {
 
+// One range's parsed session token (see the notes at the top of this file).
+// Only Parse and Merge make one.
 class DOCSHARD_API SessionToken {
 public:
   // nullopt when `text` is in neither format (no throw: tokens come from the network).
@@ -29,13 +31,19 @@ public:
   // higher global LSN.
   SessionToken Merge(SessionToken const& other) const;
 
+  // True for the vector format, false for a simple `<lsn>`.
   bool IsVector() const noexcept { return m_vector; }
+  // The vector token's version (0 for a simple token).
   std::int64_t Version() const noexcept { return m_version; }
+  // The global LSN (a simple token's only number); >= 0.
   std::int64_t GlobalLsn() const noexcept { return m_globalLsn; }
+  // A vector token's (region id, local LSN) pairs, each region once, in the
+  // order received; empty for a simple token.
   std::vector<std::pair<std::uint32_t, std::int64_t>> const& RegionLsns() const noexcept { return m_regions; }
   // The text form; the original text when parsed and not changed by a merge.
   std::string const& ToString() const noexcept { return m_text; }
 
+  // The same format, version, global LSN and region LSNs (in any order).
   bool operator==(SessionToken const& other) const noexcept;
 
 private:

@@ -56,21 +56,35 @@
 
 namespace docshard::http {
 
+// The point in time by which a whole operation must be done.
 using Deadline = std::chrono::steady_clock::time_point;
 
+// Counters of a transport's connection pool, summed over its I/O threads
+// (HttpTransport::Statistics). Each is read separately, so a snapshot taken
+// while requests run need not be consistent across fields.
 struct DOCSHARD_API HttpTransportStatistics {
-  std::uint64_t ConnectionsOpened = 0;
-  std::uint64_t ConnectionsReused = 0;
-  std::uint64_t StaleRetries = 0;  // requests repeated on a fresh connection
-  std::size_t IdleConnections = 0;
-  std::size_t OpenConnections = 0;
+  std::uint64_t ConnectionsOpened = 0;  // connections established (TCP + TLS) since start
+  std::uint64_t ConnectionsReused = 0;  // requests sent on a connection taken from the pool
+  std::uint64_t StaleRetries = 0;       // requests repeated on a fresh connection
+  std::size_t IdleConnections = 0;      // now: open connections waiting in the pool
+  std::size_t OpenConnections = 0;      // now: connections open or opening, idle or busy
 };
 
+// The HTTPS client (see the notes at the top of this file). Thread-safe: any
+// thread may send at once. Destroying it stops its I/O threads: a blocking
+// Send still pending then throws CancelledError, and the handler of a pending
+// AsyncSend is destroyed without being called.
 class DOCSHARD_API HttpTransport {
 public:
+  // The completion signature of AsyncSend: the error (null on success) and
+  // the response (default-constructed on error).
   using SendSignature = void(std::exception_ptr, HttpResponse);
+  // A type-erased handler of SendSignature.
   using SendHandler = boost::asio::any_completion_handler<SendSignature>;
 
+  // Starts the I/O threads. Throws InvalidArgumentError for invalid options
+  // (IoThreads outside 1 to 64, MaxConnectionsPerHost below IoThreads or 0)
+  // or a CaFile that cannot be loaded.
   explicit HttpTransport(HttpTransportOptions options = {});
   ~HttpTransport();
   HttpTransport(HttpTransport const&) = delete;
@@ -87,6 +101,9 @@ public:
         token, std::move(request), deadline);
   }
 
+  // AsyncSend, waiting for the response on the calling thread; throws the
+  // error it completes with (transport_errors.hpp). Throws
+  // InvalidArgumentError when called on one of the transport's I/O threads.
   HttpResponse Send(HttpRequest request, Deadline deadline);
 
   // On one of the transport's I/O threads: that thread's executor; elsewhere
@@ -96,11 +113,14 @@ public:
   // one I/O thread: the calling thread's when it is one of the transport's,
   // else the next I/O thread in turn (round robin).
   boost::asio::any_io_executor PickExecutor() const;
+  // The number of I/O threads (Options().IoThreads).
   std::size_t IoThreads() const noexcept;
   // True on any of the transport's I/O threads, where blocking calls would
   // deadlock.
   bool RunningInIoThread() const noexcept;
+  // The options it was built with.
   HttpTransportOptions const& Options() const noexcept;
+  // The pool's counters now; cheap (relaxed atomic loads), any thread.
   HttpTransportStatistics Statistics() const;
   // Drops every idle connection (e.g. after a network change).
   void CloseIdleConnections();

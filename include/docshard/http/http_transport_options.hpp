@@ -16,7 +16,10 @@ struct DOCSHARD_API HttpTransportOptions {
   // One request/response exchange on a connection (writing + reading).
   std::chrono::milliseconds AttemptTimeout{15000};
 
+  // A response body longer than this fails with ResponseTooLargeError.
   std::size_t MaxResponseBodyBytes = std::size_t{16} * 1024 * 1024;
+  // Status line and header fields longer than this fail with
+  // ResponseTooLargeError.
   std::size_t MaxResponseHeaderBytes = std::size_t{64} * 1024;
 
   // Per host, over all I/O threads; at least IoThreads.

@@ -14,8 +14,10 @@ namespace docshard {
 // it, so a non-idempotent request must not be repeated without checking.
 class DOCSHARD_API TransportError : public Error {
 public:
+  // `requestSent`: whether every byte of the request had been written.
   TransportError(std::string const& message, bool requestSent)
       : Error(ErrorCode::Transport, message), m_requestSent(requestSent) {}
+  // True once the whole request was written (see the class comment).
   bool RequestSent() const noexcept { return m_requestSent; }
   bool IsRetryable() const noexcept override { return !m_requestSent; }
 
@@ -28,6 +30,7 @@ private:
 // and the endpoint may be an impostor.
 class DOCSHARD_API TlsError : public TransportError {
 public:
+  // The request was not sent (RequestSent() is false).
   explicit TlsError(std::string const& message) : TransportError(message, false) {}
   bool IsRetryable() const noexcept override { return false; }
 };
@@ -35,8 +38,10 @@ public:
 // The per-attempt timeout or the per-operation deadline passed.
 class DOCSHARD_API TimeoutError : public Error {
 public:
+  // `requestSent`: whether every byte of the request had been written.
   TimeoutError(std::string const& message, bool requestSent)
       : Error(ErrorCode::Timeout, message), m_requestSent(requestSent) {}
+  // True once the whole request was written: the server may have acted on it.
   bool RequestSent() const noexcept { return m_requestSent; }
   bool IsRetryable() const noexcept override { return !m_requestSent; }
 
@@ -48,11 +53,16 @@ private:
 // is discarded, since the rest of the response was never read.
 class DOCSHARD_API ResponseTooLargeError : public Error {
 public:
+  // `message` names the limit exceeded.
   explicit ResponseTooLargeError(std::string const& message) : Error(ErrorCode::ResponseTooLarge, message) {}
 };
 
+// The operation was cancelled before it completed: by the caller's
+// cancellation, or because the transport or client shut down with it pending.
+// Not retryable; it does not say whether the request reached the server.
 class DOCSHARD_API CancelledError : public Error {
 public:
+  // `message` says what was cancelled.
   explicit CancelledError(std::string const& message) : Error(ErrorCode::Cancelled, message) {}
 };
 

@@ -14,6 +14,8 @@
 
 namespace docshard {
 
+// The lock on one checkpoint file (see the notes at the top of this file):
+// taken by the constructor, released by the destructor.
 class DOCSHARD_API CheckpointLock {
 public:
   // Throws InvalidArgumentError naming the checkpoint (and the holder's pid)

@@ -26,6 +26,8 @@ struct DOCSHARD_API PlannedMove {
   std::uint64_t SampleKeys = 0;  // sampled plans: sample keys moving between the pair
 };
 
+// The result of Compute (see the notes at the top of this file). An immutable
+// value.
 class DOCSHARD_API MigrationPlan {
 public:
   // Exact when both resolvers are hash resolvers over the same hash; the
@@ -38,6 +40,8 @@ public:
                                std::span<PartitionKey const> sampleKeys = {},
                                std::span<JsonView const> sampleDocuments = {});
 
+  // True when the resolvers are comparable rings (HaveComparableRings) and
+  // Arcs() and the fractions are exact; false when they come from samples.
   bool IsExact() const noexcept { return m_exact; }
   // Exact plans: the arcs that change owner, in ring order.
   std::vector<CollectionMove> const& Arcs() const noexcept { return m_arcs; }
@@ -50,8 +54,11 @@ public:
   // that A places there). Collections with no information are absent.
   std::map<std::string, double> const& MovingFractionBySource() const noexcept { return m_bySource; }
 
+  // Samples (keys and documents) that both schemes routed.
   std::uint64_t SampleKeysRouted() const noexcept { return m_sampleRouted; }
+  // Of those, the samples B places in another collection than A.
   std::uint64_t SampleKeysMoving() const noexcept { return m_sampleMoving; }
+  // Samples that either scheme could not route (the error is not kept).
   std::uint64_t SampleFailures() const noexcept { return m_sampleFailures; }
 
   // Documents expected to move given the document count of each collection

@@ -12,12 +12,16 @@
 
 namespace docshard {
 
+// A request-unit rate limit (see the notes at the top of this file).
 class DOCSHARD_API RequestUnitBudget {
 public:
   // ruPerSecond <= 0: unlimited (charges are still summed).
   explicit RequestUnitBudget(double ruPerSecond = 0);
 
+  // Changes the rate from now on (<= 0: unlimited); a debt already run up
+  // stays, a saved balance is cut to a second's worth of the new rate.
   void SetRate(double ruPerSecond);
+  // The rate in RU per second (<= 0: unlimited).
   double Rate() const;
   // Records a response's request charge.
   void Spend(double requestUnits);

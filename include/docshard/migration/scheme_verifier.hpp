@@ -29,19 +29,24 @@
 
 namespace docshard {
 
+// One document that is lost, duplicated or misplaced.
 struct DOCSHARD_API VerifyOffender {
-  std::string Id;
+  std::string Id;                    // the document's id
   std::string Key;                   // partition key JSON ("" when the document has none)
   std::vector<std::string> FoundIn;  // collections holding it
   std::string Expected;              // where the scheme routes it ("" when it cannot)
 };
 
+// What VerifyScheme found (see the notes at the top of this file).
 struct DOCSHARD_API VerifyReport {
   std::map<std::string, std::uint64_t> Counts;       // documents per collection scanned
   std::map<std::string, std::set<std::string>> Ids;  // ids per collection scanned
   std::uint64_t Documents = 0;                       // distinct (id, key) found
-  std::vector<VerifyOffender> Lost, Duplicated, Misplaced;
+  std::vector<VerifyOffender> Lost,                  // expected (reference set) but found nowhere
+      Duplicated,                                    // found in more than one collection
+      Misplaced;                                     // found in a collection the scheme does not route it to
 
+  // True when there is no offender of any kind.
   bool Ok() const noexcept { return Lost.empty() && Duplicated.empty() && Misplaced.empty(); }
   // "0 lost / 0 duplicated / 0 misplaced"
   std::string Summary() const;
@@ -54,6 +59,7 @@ struct DOCSHARD_API VerifyReport {
 using VerifyReferenceSet =
     std::function<void(std::function<void(std::string const& id, PartitionKey const& key)> const& visit)>;
 
+// What VerifyScheme checks against, and how it reads.
 struct DOCSHARD_API VerifyOptions {
   // Reference set: id -> partition key of every document that must exist.
   std::optional<std::map<std::string, PartitionKey>> Expected;
@@ -63,7 +69,7 @@ struct DOCSHARD_API VerifyOptions {
   // Collections outside the scheme to check for stranded documents (every
   // document found there is misplaced), e.g. those of the old scheme.
   std::vector<CollectionRef> AlsoScan;
-  int PageSize = 1000;
+  int PageSize = 1000;  // read-feed page size (x-ms-max-item-count)
   // Partition key range streams read at once (every collection is read range
   // by range; a range that splits meanwhile is read on from its children).
   int MaxParallel = 8;

@@ -10,6 +10,8 @@
 
 namespace docshard {
 
+// The pacing shared by a migrator's workers (see the notes at the top of
+// this file). Thread-safe: every worker calls it at once.
 class DOCSHARD_API TokenBucket {
 public:
   // rate <= 0: unlimited.
@@ -21,6 +23,8 @@ public:
   void OnThrottled(std::chrono::milliseconds hint);
   // A request went through cleanly: the pause shrinks back.
   void OnSuccess();
+  // The current pause length: at least doubled by each throttle (at most
+  // 5 s), halved by each success down to 0.
   std::chrono::milliseconds CurrentBackoff() const;
 
 private:
