@@ -11,6 +11,8 @@
 
 namespace docshard {
 
+// A page as CosmosClient returns it: the response and its parsed body. A
+// value; copies share the parsed body (read-only, safe across threads).
 class DOCSHARD_API QueryPage {
 public:
   QueryPage() = default;
@@ -19,12 +21,17 @@ public:
 
   // The documents (a JSON array) of this page.
   rapidjson::Value const& Documents() const;
+  // The number of documents on this page (may be 0 on any page).
   std::size_t Count() const;
   // Empty on the last page.
   std::string const& Continuation() const noexcept { return m_continuation; }
+  // True when Continuation() is not empty: there is a next page.
   bool HasMoreResults() const noexcept { return !m_continuation.empty(); }
+  // The page's request units (x-ms-request-charge, 0 when absent).
   double RequestCharge() const { return m_response.RequestCharge(); }
+  // x-ms-activity-id of the page's response ("" when absent).
   std::string ActivityId() const { return m_response.ActivityId(); }
+  // The response the page was parsed from (headers, body, diagnostics).
   CosmosResponse const& Response() const noexcept { return m_response; }
   // The parsed body (owner of Documents()), shareable across threads read-only.
   std::shared_ptr<rapidjson::Document const> Parsed() const noexcept { return m_parsed; }
@@ -37,9 +44,9 @@ private:
 
 // Every page of a query, concatenated.
 struct DOCSHARD_API QueryResult {
-  rapidjson::Document Documents{rapidjson::kArrayType};
-  double RequestCharge = 0;
-  int Pages = 0;
+  rapidjson::Document Documents{rapidjson::kArrayType};  // every page's documents, in page order
+  double RequestCharge = 0;                              // the request units of all pages
+  int Pages = 0;                                         // the number of pages read
 };
 
 }  // namespace docshard
