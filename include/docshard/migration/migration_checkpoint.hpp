@@ -27,6 +27,7 @@ namespace docshard {
 
 class IPartitionResolver;
 
+// The progress of one source collection of A; the counts are over every run.
 struct DOCSHARD_API CollectionCheckpoint {
   // Per partition key range: the read-feed position after its last fully
   // processed page. Empty while the source was not opened yet (then it is
@@ -42,6 +43,8 @@ struct DOCSHARD_API CollectionCheckpoint {
   std::uint64_t LeftInPlace = 0;    // could not be moved (unaddressable id, no key under B): reported
 };
 
+// A whole migration's progress, as saved in the checkpoint file (see the
+// notes at the top of this file). A plain value: not synchronised.
 struct DOCSHARD_API MigrationCheckpoint {
   static constexpr int FormatVersion = 2;                   // Load also reads format 1
   std::string FromHash;                                     // SHA-256 hex of A's resolver JSON
@@ -51,8 +54,11 @@ struct DOCSHARD_API MigrationCheckpoint {
 
   // Throws Error naming the file when it is unreadable or malformed.
   static MigrationCheckpoint Load(std::filesystem::path const& path);
+  // nullopt when `path` does not exist; otherwise Load(path).
   static std::optional<MigrationCheckpoint> TryLoad(std::filesystem::path const& path);
+  // Writes ToJson() to `path` atomically (WriteFileAtomically; its errors).
   void Save(std::filesystem::path const& path) const;
+  // The file's content: indented JSON of the current format.
   std::string ToJson() const;
 };
 

@@ -39,29 +39,42 @@ struct DOCSHARD_API LeftDocument {
   std::string Collection;  // where it is
   std::string Id;          // as stored (may hold any character)
   std::string Key;         // its key under B as JSON, empty when it has none
-  std::string Reason;
+  std::string Reason;      // why it cannot be moved, in words
 };
 
+// Where a migration stands (Migrator::Run's result and OnProgress). Counts
+// include what earlier runs of the same checkpoint or job did, unless marked
+// "this run".
 struct DOCSHARD_API MigrationProgress {
+  // Documents read from the sources.
   std::uint64_t Scanned = 0;
   std::uint64_t Moved = 0;    // Moved + KeptNewer + Unresurrected + SourceGone below
   std::uint64_t Skipped = 0;  // already in place
+  // The target held a newer application write: kept it, removed the source.
   std::uint64_t KeptNewer = 0;
+  // The source changed after the copy (412): copied again.
   std::uint64_t Recopied = 0;
+  // The application deleted the source meanwhile: our copy was removed.
   std::uint64_t Unresurrected = 0;
   double EstimatedToMove = 0;  // from the plan and the document counts at the start
+  // Source collections read to the end.
   std::uint64_t SourcesDone = 0;
+  // The source collections: every collection of A.
   std::uint64_t Sources = 0;
+  // This run: the time since Run started.
   std::chrono::steady_clock::duration Elapsed{};
   std::uint64_t MovedThisRun = 0;  // for rates: excludes what a resumed checkpoint had
   std::uint64_t LeftInPlace = 0;   // documents that could not be moved (runs before included)
+  // The most documents Left lists.
   static constexpr std::size_t MaxLeftListed = 1000;
   std::vector<LeftDocument> Left;    // this run's, the first MaxLeftListed
   std::uint64_t RangesReplaced = 0;  // this run: range streams continued on other ranges after a split or merge
   double RequestCharge = 0;          // this run: request units of the reads and moves (successful requests)
+  // Every source was read to the end (Run's final report).
   bool Finished = false;
 };
 
+// How a Migrator runs; see each member.
 struct DOCSHARD_API MigratorOptions {
   int MaxParallel = 8;  // documents moved concurrently (and range streams scanned concurrently, at most this many)
   double Rate = 0;      // documents moved per second, 0 = unlimited
@@ -82,6 +95,8 @@ struct DOCSHARD_API MigratorOptions {
   std::function<void(MoveStep, std::string const&)> StepHook;
 };
 
+// One migration from scheme A to scheme B (see the notes at the top of this
+// file): build it, then Run.
 class DOCSHARD_API Migrator {
 public:
   // `client` must hold an account for every collection of A and B.
@@ -103,6 +118,8 @@ public:
   // job of another (A, B) (nothing is written then).
   MigrationProgress Run();
 
+  // What the migration moves (MigrationPlan::Compute of A and B; Run
+  // re-estimates a plan that is not exact from sample documents).
   MigrationPlan const& Plan() const noexcept { return m_plan; }
 
 private:
