@@ -422,8 +422,8 @@ int FanOut(Args const& a) {
     auto t0 = Clock::now();
     auto r = f.client->Query(query, o);
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (r.Items.Size() != expect)
-      throw std::runtime_error("fan-out returned " + std::to_string(r.Items.Size()) + " items, expected " +
+    if (r.Items.View().Size() != expect)
+      throw std::runtime_error("fan-out returned " + std::to_string(r.Items.View().Size()) + " items, expected " +
                                std::to_string(expect));
     return ms;
   };

@@ -34,6 +34,7 @@
 #include <docshard/partition_key_path.hpp>
 #include <docshard/partitioned_client.hpp>
 #include <docshard/query_plan.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
@@ -178,7 +179,7 @@ std::string const GroupBy = "SELECT c.cat, COUNT(1) AS n, SUM(c.amount) AS total
 
 // The documents a query sees: g in [0, count) (the baseline) or the union of
 // each collection's block (the fan-out's collections hold 0 .. N*M-1).
-void CheckOrderByTop(rapidjson::Document const& items, long count, std::string const& what) {
+void CheckOrderByTop(rapidjson::Value const& items, long count, std::string const& what) {
   std::vector<long> scores;
   for (long g = 0; g < count; ++g) scores.push_back(Score(g));
   std::sort(scores.rbegin(), scores.rend());
@@ -198,7 +199,7 @@ void CheckOrderByTop(rapidjson::Document const& items, long count, std::string c
   }
 }
 
-void CheckGroupBy(rapidjson::Document const& items, long count, std::string const& what) {
+void CheckGroupBy(rapidjson::Value const& items, long count, std::string const& what) {
   std::map<std::string, std::pair<long, long>> expected;  // cat -> (count, sum)
   for (long g = 0; g < count; ++g) {
     auto& e = expected["c" + std::to_string(Category(g))];
@@ -311,15 +312,15 @@ int Run(Args const& a) {
     std::string const what = (resolver.empty() ? "fan-out" : resolver) + ": " + sql;
     if (!r.Continuation.empty() || r.Partial) throw std::runtime_error(what + ": partial or unfinished result");
     if (sql == OrderByTop)
-      CheckOrderByTop(r.Items, count, what);
+      CheckOrderByTop(JsonInterop::Value(r.Items), count, what);
     else
-      CheckGroupBy(r.Items, count, what);
+      CheckGroupBy(JsonInterop::Value(r.Items), count, what);
     for (auto const& d : r.Diagnostics) {
       s.Streams += d.Ranges;
       s.ItemsRead += d.ItemsRead;
       s.Pages += d.Pages;
     }
-    s.Items = r.Items.Size();
+    s.Items = r.Items.View().Size();
     return s;
   };
 

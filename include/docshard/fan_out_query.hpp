@@ -3,10 +3,9 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/consistency_level.hpp"
 #include "docshard/export.hpp"
+#include "docshard/json_value.hpp"
 #include "docshard/operation_diagnostics.hpp"
 #include "docshard/read_selector.hpp"
-
-#include <rapidjson/document.h>
 
 #include <chrono>
 #include <memory>
@@ -59,7 +58,10 @@ struct DOCSHARD_API CollectionDiagnostics {
 
 // The merged result of a fan-out query.
 struct DOCSHARD_API FanOutResult {
-  rapidjson::Document Items{rapidjson::kArrayType};  // the result rows, in the query's order
+  // The result rows, in the query's order: a JSON array (read it with
+  // Items.View(): Size(), operator[], Elements()). Shares the rows the merge
+  // built; copies of the result share them too.
+  JsonValue Items = JsonValue::Parse("[]");
   // Non-empty when MaxItems stopped the query early: pass it back to resume.
   std::string Continuation;
   std::vector<CollectionDiagnostics> Diagnostics;  // one per collection queried

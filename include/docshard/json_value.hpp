@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@ namespace docshard {
 
 class JsonValue;
 class JsonWriter;
+class JsonElements;
 struct JsonInterop;
 
 // How a value of another JSON library converts to a JsonView implicitly: a
@@ -81,9 +83,18 @@ public:
   std::size_t Size() const;
   // Element `index` of an array. Throws for another kind or index >= Size().
   JsonView operator[](std::size_t index) const;
+  // The elements of an array in order, for range-for:
+  // `for (JsonView e : v.Elements())`. Throws for another kind. Like every
+  // view it needs its value alive: iterate over a named result, not over a
+  // temporary's (`for (auto e : Run().Items.View().Elements())` dangles).
+  JsonElements Elements() const;
   // The value of the member `name` of an object (the first, if repeated);
   // nullopt when there is none. Throws for another kind.
   std::optional<JsonView> Find(std::string_view name) const;
+  // The value of the member `name` of an object (the first, if repeated),
+  // for a member that must be there. Throws InvalidArgumentError naming
+  // `name` when there is none, or for another kind.
+  JsonView operator[](std::string_view name) const;
   // Member `index` of an object, in document order: its name and its value.
   // Each throws for another kind or index >= Size().
   std::string_view MemberName(std::size_t index) const;
@@ -104,6 +115,64 @@ private:
   explicit JsonView(void const* value) noexcept : m_value(value) {}
 
   void const* m_value = nullptr;  // the library's JSON value; nullptr is null
+};
+
+// The elements of one JSON array, in order (JsonView::Elements()): a range
+// of JsonView for range-for, valid while the array's view is.
+class JsonElements {
+public:
+  // Walks the elements by index; dereferences to a JsonView.
+  class Iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;  // multi-pass
+    using value_type = JsonView;                          // the element
+    using difference_type = std::ptrdiff_t;               // distance in elements
+    using pointer = void;                                 // elements are views, not objects
+    using reference = JsonView;                           // by value: a view is one pointer
+
+    // A default-constructed iterator: assign to it before use.
+    Iterator() noexcept = default;
+    // The element it is at. Throws InvalidArgumentError at the end.
+    JsonView operator*() const { return m_array[m_index]; }
+    // The next element.
+    Iterator& operator++() noexcept {
+      ++m_index;
+      return *this;
+    }
+    // The next element; returns the iterator as it was.
+    Iterator operator++(int) noexcept {
+      Iterator before = *this;
+      ++m_index;
+      return before;
+    }
+    // Equal when at the same position of the same range.
+    bool operator==(Iterator const& other) const noexcept { return m_index == other.m_index; }
+
+  private:
+    // Makes begin() and end().
+    friend class JsonElements;
+    Iterator(JsonView array, std::size_t index) noexcept : m_array(array), m_index(index) {}
+
+    JsonView m_array;
+    std::size_t m_index = 0;
+  };
+
+  // The first element.
+  Iterator begin() const noexcept { return {m_array, 0}; }
+  // Past the last element.
+  Iterator end() const noexcept { return {m_array, m_size}; }
+  // The number of elements.
+  std::size_t size() const noexcept { return m_size; }
+  // True for an empty array.
+  bool empty() const noexcept { return m_size == 0; }
+
+private:
+  // Makes the range of an array it checked.
+  friend class JsonView;
+  JsonElements(JsonView array, std::size_t size) noexcept : m_array(array), m_size(size) {}
+
+  JsonView m_array;
+  std::size_t m_size = 0;
 };
 
 // One parsed JSON value that owns its data: immutable, and copies share it

@@ -35,11 +35,14 @@ int main(int argc, char** argv) try {
   int pages = 0;
   do {
     auto r = client->Query(SqlQuery("SELECT c.player, c.score FROM c ORDER BY c.score DESC"), page);
-    for (auto const& v : r.Items.GetArray()) seen.push_back(v["score"].GetInt());
+    for (JsonView v : r.Items.View().Elements()) seen.push_back(static_cast<int>(v["score"].GetInt64()));
     if (pages == 0) {
       std::printf("  first page from %zu collections in %.1f ms:", r.Diagnostics.size(), r.Elapsed.count() / 1000.0);
-      for (rapidjson::SizeType i = 0; i < 3; ++i)
-        std::printf(" %s=%d", r.Items[i]["player"].GetString(), r.Items[i]["score"].GetInt());
+      for (std::size_t i = 0; i < 3; ++i) {
+        JsonView const row = r.Items.View()[i];
+        std::string const player(row["player"].GetString());
+        std::printf(" %s=%lld", player.c_str(), static_cast<long long>(row["score"].GetInt64()));
+      }
       std::printf(" ...\n");
     }
     page.Continuation = r.Continuation;

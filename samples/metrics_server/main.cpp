@@ -72,8 +72,7 @@ int main(int argc, char** argv) try {
   }
 
   std::printf("workload: upserts=%d reads=%d missing=%d notfound=%d queried=%zu collections=%zu ranges=%zu\n", Writes,
-              Reads, Missing, notFound, static_cast<std::size_t>(result.Items.Size()), resolver->Collections().size(),
-              ranges);
+              Reads, Missing, notFound, result.Items.View().Size(), resolver->Collections().size(), ranges);
   std::printf("serving until standard input closes\n");
   std::fflush(stdout);
   std::string line;

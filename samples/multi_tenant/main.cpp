@@ -35,9 +35,10 @@ int main(int argc, char** argv) try {
   contoso.Selector = ReadSelector::Key(PartitionKey("contoso"));
   auto r = client->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @t").WithParameter("@t", "contoso"),
                          contoso);
-  std::printf("  contoso: %lld documents in %zu collections\n", static_cast<long long>(r.Items[0].GetInt64()),
+  std::printf("  contoso: %lld documents in %zu collections\n", static_cast<long long>(r.Items.View()[0].GetInt64()),
               r.Diagnostics.size());
-  check(r.Items[0].GetInt64() == 300 && r.Diagnostics.size() == 3, "a tenant query fans out over its collections only");
+  check(r.Items.View()[0].GetInt64() == 300 && r.Diagnostics.size() == 3,
+        "a tenant query fans out over its collections only");
 
   auto doc = client->ReadDocument("doc1", PartitionKey("contoso"));
   check(doc.Collection.Account() == "west", "a point read by tenant finds the document among the tenant's collections");

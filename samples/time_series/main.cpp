@@ -35,11 +35,11 @@ int main(int argc, char** argv) try {
                                .WithParameter("@a", "2026-05")
                                .WithParameter("@b", "2026-08"),
                            span);
-  std::printf("  May..August: sum %lld from", static_cast<long long>(sum.Items[0].GetInt64()));
+  std::printf("  May..August: sum %lld from", static_cast<long long>(sum.Items.View()[0].GetInt64()));
   for (auto const& d : sum.Diagnostics) std::printf(" %s", d.Collection.c_str());
   std::printf("\n");
   check(sum.Diagnostics.size() == 2, "a May..August query touches only Q2 and Q3");
-  check(sum.Items[0].GetInt64() == expectedMayToAug, "and sums exactly the values written for those months");
+  check(sum.Items.View()[0].GetInt64() == expectedMayToAug, "and sums exactly the values written for those months");
 
   try {
     client->CreateDocument(R"({"id":"late","month":"2027-01","reading":1})");

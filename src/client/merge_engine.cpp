@@ -7,6 +7,7 @@
 
 #include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -147,6 +148,8 @@ public:
       m_result.RequestCharge += d.RequestCharge;
       m_result.Diagnostics.push_back(std::move(d));
     }
+    // The rows were built in place; the result shares them, no copy.
+    m_result.Items = JsonInterop::Adopt(std::make_shared<rapidjson::Document>(std::move(m_items)));
     m_result.Elapsed = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
     return std::move(m_result);
   }
@@ -443,7 +446,7 @@ private:
     if (m_info.Limit) cap(*m_info.Offset + *m_info.Limit);
     if (m_options.MaxItems > 0) {
       std::uint64_t offsetLeft = m_info.Offset && *m_info.Offset > m_consumed ? *m_info.Offset - m_consumed : 0;
-      std::uint64_t room = m_options.MaxItems > m_result.Items.Size() ? m_options.MaxItems - m_result.Items.Size() : 0;
+      std::uint64_t room = m_options.MaxItems > m_items.Size() ? m_options.MaxItems - m_items.Size() : 0;
       cap(m_consumed + offsetLeft + room);
     }
     return need;
@@ -525,7 +528,7 @@ private:
   void RunStreaming() {
     Prefetch();
     while (!Complete()) {
-      if (m_options.MaxItems > 0 && m_result.Items.Size() >= m_options.MaxItems) {
+      if (m_options.MaxItems > 0 && m_items.Size() >= m_options.MaxItems) {
         FinishWithToken();
         return;
       }
@@ -546,8 +549,8 @@ private:
   }
 
   void Emit(Stream const& from, Value const& value) {
-    Value copy(value, m_result.Items.GetAllocator());
-    m_result.Items.PushBack(copy, m_result.Items.GetAllocator());
+    Value copy(value, m_items.GetAllocator());
+    m_items.PushBack(copy, m_items.GetAllocator());
     Diag(from).Items += 1;
   }
 
@@ -684,7 +687,7 @@ private:
     begin = std::min(begin + alreadyReturned, end);
     std::uint64_t stop = end;
     if (m_options.MaxItems > 0) stop = std::min<std::uint64_t>(end, begin + m_options.MaxItems);
-    auto& out = m_result.Items;
+    auto& out = m_items;
     for (std::uint64_t i = begin; i < stop; ++i)
       out.PushBack(Value(results[static_cast<rapidjson::SizeType>(i)], out.GetAllocator()), out.GetAllocator());
     if (stop < end) {
@@ -799,6 +802,7 @@ private:
   std::uint64_t m_consumed = 0;
   std::string m_lastDistinct;
   FanOutResult m_result;
+  rapidjson::Document m_items{rapidjson::kArrayType};  // the result rows; FanOutResult::Items adopts them
 };
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
+#include "core/json_string.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -134,6 +135,20 @@ JsonView JsonView::operator[](std::size_t index) const {
     throw InvalidArgumentError("JsonView::operator[]: index " + std::to_string(index) + " is past the end of an " +
                                "array of " + std::to_string(v.Size()));
   return JsonInterop::View(v[static_cast<rapidjson::SizeType>(index)]);
+}
+
+JsonElements JsonView::Elements() const {
+  auto const& v = Of(*this);
+  if (!v.IsArray()) Mismatch("Elements", GetKind());
+  return {*this, v.Size()};
+}
+
+JsonView JsonView::operator[](std::string_view name) const {
+  if (!IsObject()) Mismatch("operator[]", GetKind());
+  if (auto const member = Find(name)) return *member;
+  std::string message = "JsonView::operator[]: the object has no member ";
+  detail::AppendJsonString(message, name);  // quoted, so that any name reads unambiguously
+  throw InvalidArgumentError(message);
 }
 
 std::optional<JsonView> JsonView::Find(std::string_view name) const {

@@ -7,6 +7,8 @@
 #include "client_fixture.hpp"
 #include "cosmos_order_oracle.hpp"
 
+#include <docshard/rapidjson_interop.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <rapidjson/stringbuffer.h>
@@ -99,12 +101,12 @@ std::vector<std::string> Run(ClientFixture& f, std::string const& sql, std::size
     SqlQuery q(sql);
     for (auto const& [name, value] : params) q.WithParameter(name, value);
     auto r = f.Client->Query(q, o);
-    if (maxItems > 0) REQUIRE(r.Items.Size() <= maxItems);
+    if (maxItems > 0) REQUIRE(r.Items.View().Size() <= maxItems);
     CHECK_FALSE(r.Partial);
-    for (auto const& v : r.Items.GetArray()) {
+    for (auto const& v : r.Items.View().Elements()) {
       // System properties (_rid, _etag, ...) are the server's, not the data's.
       rapidjson::Document copy;
-      copy.CopyFrom(v, copy.GetAllocator());
+      copy.CopyFrom(JsonInterop::Value(v), copy.GetAllocator());
       if (copy.IsObject())
         for (auto it = copy.MemberBegin(); it != copy.MemberEnd();)
           it = it->name.GetString()[0] == '_' ? copy.EraseMember(it) : it + 1;
@@ -173,7 +175,7 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
   auto probe = f.Client->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c"));
   REQUIRE(probe.Diagnostics.size() == 6);
   for (auto const& d : probe.Diagnostics) CHECK(d.Ranges == 4);
-  REQUIRE(probe.Items[0].GetInt64() == Count);
+  REQUIRE(probe.Items.View()[0].GetInt64() == Count);
 
   for (auto [maxItems, pageSize] : {std::pair<std::size_t, int>{0, 0}, {0, 100}, {333, 0}, {1000, 250}}) {
     INFO("MaxItems " << maxItems << ", PageSize " << pageSize);
@@ -333,7 +335,7 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
     CHECK(r.Diagnostics[0].Ranges == 1);
     CHECK(r.Diagnostics[0].Collection == f.Client->GetResolver()->ResolveForCreate(PartitionKey("u17")).Text());
     std::set<std::string> ids;
-    for (auto const& v : r.Items.GetArray()) ids.insert(v["id"].GetString());
+    for (auto const& v : r.Items.View().Elements()) ids.emplace(v["id"].GetString());
     std::set<std::string> want;
     for (auto const* d : all)
       if (std::string(d->F("userId")->GetString()) == "u17") want.insert(d->Id());
@@ -357,7 +359,7 @@ TEST_CASE("fan-out correctness over 2 accounts x 3 collections x 4 ranges", "[fa
       // One stream per key (read with its header), in its collection only.
       for (auto const& d : r.Diagnostics) read[d.Collection] = d.Ranges;
       CHECK(read == keysPerCollection);
-      for (auto const& v : r.Items.GetArray()) ids.insert(v["id"].GetString());
+      for (auto const& v : r.Items.View().Elements()) ids.emplace(v["id"].GetString());
       CHECK(ids == idsOf(keys));
     };
     check(f.Client->Query(SqlQuery("SELECT c.id FROM c WHERE c.userId = 'u42' ORDER BY c.n")), {"u42"});

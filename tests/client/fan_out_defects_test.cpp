@@ -43,15 +43,15 @@ TEST_CASE("ORDER BY is merged whatever the projection, and TOP of a COUNT counts
   Answered([&] { return f.Client->Query(SqlQuery("SELECT TOP 5 VALUE c.n FROM c ORDER BY c.n")); },
            [&](FanOutResult const& r) {
              std::vector<long> got;
-             for (auto const& v : r.Items.GetArray()) got.push_back(v.GetInt64());
+             for (auto const& v : r.Items.View().Elements()) got.push_back(v.GetInt64());
              CHECK(got == top5);
            });
   Answered([&] { return f.Client->Query(SqlQuery("SELECT c.id FROM c ORDER BY c.n")); },
            [&](FanOutResult const& r) {
-             REQUIRE(r.Items.Size() == 60);
+             REQUIRE(r.Items.View().Size() == 60);
              // id dK has n = K*37 mod 101: the ids must come in n order.
              long previous = -1;
-             for (auto const& v : r.Items.GetArray()) {
+             for (auto const& v : r.Items.View().Elements()) {
                long k = std::stol(std::string(v["id"].GetString()).substr(1));
                long n = (k * 37) % 101;
                CHECK(n >= previous);
@@ -61,20 +61,20 @@ TEST_CASE("ORDER BY is merged whatever the projection, and TOP of a COUNT counts
   // An alias that clashes with the sort field's name.
   Answered([&] { return f.Client->Query(SqlQuery("SELECT c.g AS n FROM c ORDER BY c.n")); },
            [&](FanOutResult const& r) {
-             REQUIRE(r.Items.Size() == 60);
+             REQUIRE(r.Items.View().Size() == 60);
              std::vector<long> expected;
              for (long n : ns) {
                for (int i = 0; i < 60; ++i)
                  if ((i * 37) % 101 == n) expected.push_back(i % 4);
              }
              std::vector<long> got;
-             for (auto const& v : r.Items.GetArray()) got.push_back(v["n"].GetInt64());
+             for (auto const& v : r.Items.View().Elements()) got.push_back(v["n"].GetInt64());
              CHECK(got == expected);
            });
   Answered([&] { return f.Client->Query(SqlQuery("SELECT TOP 1 VALUE COUNT(1) FROM c")); },
            [&](FanOutResult const& r) {
-             REQUIRE(r.Items.Size() == 1);
-             CHECK(r.Items[0].GetInt64() == 60);
+             REQUIRE(r.Items.View().Size() == 1);
+             CHECK(r.Items.View()[0].GetInt64() == 60);
            });
 }
 
@@ -119,9 +119,10 @@ TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, ne
       int rows = 0;
       do {
         auto r = f.Client->Query(SqlQuery(sql), o);
-        for (auto const& v : r.Items.GetArray()) {
+        for (auto const& v : r.Items.View().Elements()) {
           ++rows;
-          got[{v["id"].GetString(), v["userId"].GetString()}] = v["v"].GetInt();
+          got[{std::string(v["id"].GetString()), std::string(v["userId"].GetString())}] =
+              static_cast<int>(v["v"].GetInt64());
         }
         o.Continuation = r.Continuation;
       } while (!o.Continuation.empty());
@@ -136,16 +137,16 @@ TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, ne
     sum += v;
     vs.insert(v);
   }
-  CHECK(f.Client->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c")).Items[0].GetInt64() ==
+  CHECK(f.Client->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c")).Items.View()[0].GetInt64() ==
         static_cast<long>(expected.size()));
-  CHECK(f.Client->Query(SqlQuery("SELECT VALUE SUM(c.v) FROM c")).Items[0].GetInt64() == sum);
+  CHECK(f.Client->Query(SqlQuery("SELECT VALUE SUM(c.v) FROM c")).Items.View()[0].GetInt64() == sum);
   auto groups = f.Client->Query(SqlQuery("SELECT c.v, COUNT(1) AS n FROM c GROUP BY c.v"));
   std::map<long, long> byV;
-  for (auto const& g : groups.Items.GetArray()) byV[g["v"].GetInt64()] = g["n"].GetInt64();
+  for (auto const& g : groups.Items.View().Elements()) byV[g["v"].GetInt64()] = g["n"].GetInt64();
   CHECK(byV == std::map<long, long>{{1, static_cast<long>(vs.count(1))}, {2, static_cast<long>(vs.count(2))}});
   auto values = f.Client->Query(SqlQuery("SELECT VALUE c.v FROM c WHERE c.userId != 'nobody'"));
   std::multiset<long> gotVs;
-  for (auto const& v : values.Items.GetArray()) gotVs.insert(v.GetInt64());
+  for (auto const& v : values.Items.View().Elements()) gotVs.insert(v.GetInt64());
   CHECK(gotVs == vs);
 }
 
@@ -162,7 +163,7 @@ TEST_CASE("a server continuation that does not advance fails the query instead o
   try {
     auto r = f.Client->Query(SqlQuery("SELECT * FROM c ORDER BY c.a"), o);
     std::set<std::string> ids;
-    for (auto const& v : r.Items.GetArray()) CHECK(ids.insert(v["id"].GetString()).second);
+    for (auto const& v : r.Items.View().Elements()) CHECK(ids.emplace(v["id"].GetString()).second);
     CHECK(ids.size() == 40);
   } catch (docshard::Error const& e) {
     CHECK_THAT(e.what(), Catch::Contains("runaway paging"));

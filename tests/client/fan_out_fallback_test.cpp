@@ -28,12 +28,12 @@ TEST_CASE("without query plans: what can be merged is, the rest is refused by na
   auto q = [&](std::string const& sql) { return f.Client->Query(SqlQuery(sql)); };
 
   auto ordered = q("SELECT TOP 10 c.n, c.id FROM c ORDER BY c.n DESC");
-  REQUIRE(ordered.Items.Size() == 10);
-  for (rapidjson::SizeType i = 0; i < 10; ++i) CHECK(ordered.Items[i]["n"].GetInt64() == ns[ns.size() - 1 - i]);
-  CHECK(q("SELECT VALUE COUNT(1) FROM c").Items[0].GetInt64() == 45);
-  CHECK(q("SELECT VALUE MAX(c.n) FROM c").Items[0].GetInt64() == ns.back());
+  REQUIRE(ordered.Items.View().Size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) CHECK(ordered.Items.View()[i]["n"].GetInt64() == ns[ns.size() - 1 - i]);
+  CHECK(q("SELECT VALUE COUNT(1) FROM c").Items.View()[0].GetInt64() == 45);
+  CHECK(q("SELECT VALUE MAX(c.n) FROM c").Items.View()[0].GetInt64() == ns.back());
   long sum = std::accumulate(ns.begin(), ns.end(), 0L);
-  CHECK(q("SELECT AVG(c.n) AS a FROM c").Items[0]["a"].GetDouble() == Approx(sum / 45.0));
+  CHECK(q("SELECT AVG(c.n) AS a FROM c").Items.View()[0]["a"].GetDouble() == Approx(sum / 45.0));
   for (auto sql : {"SELECT TOP 5 VALUE c.n FROM c ORDER BY c.n", "SELECT c.g AS n FROM c ORDER BY c.n",
                    "SELECT DISTINCT c.g FROM c", "SELECT c.g, COUNT(1) AS k FROM c GROUP BY c.g",
                    "SELECT * FROM c ORDER BY c.n OFFSET 2 LIMIT 3", "SELECT TOP 1 VALUE COUNT(1) FROM c"}) {

@@ -41,9 +41,9 @@ std::vector<Doc> Populate(ClientFixture& f, int count = 400) {
   return docs;
 }
 
-std::vector<long> Ns(rapidjson::Value const& items) {
+std::vector<long> Ns(JsonView items) {
   std::vector<long> out;
-  for (auto const& v : items.GetArray()) out.push_back(v["n"].GetInt64());
+  for (JsonView v : items.Elements()) out.push_back(v["n"].GetInt64());
   return out;
 }
 }  // namespace
@@ -58,8 +58,8 @@ TEST_CASE("fan-out union, ORDER BY, TOP and aggregates equal the independent ans
   SECTION("plain union returns every document once, from all 8 collections") {
     auto r = f.Client->Query(SqlQuery("SELECT * FROM c"));
     std::set<std::string> ids;
-    for (auto const& v : r.Items.GetArray()) ids.insert(v["id"].GetString());
-    CHECK(r.Items.Size() == docs.size());
+    for (auto const& v : r.Items.View().Elements()) ids.emplace(v["id"].GetString());
+    CHECK(r.Items.View().Size() == docs.size());
     CHECK(ids.size() == docs.size());
     CHECK(r.Diagnostics.size() == 8);
     for (auto const& d : r.Diagnostics) CHECK(d.Pages >= 1);
@@ -109,7 +109,7 @@ TEST_CASE("fan-out union, ORDER BY, TOP and aggregates equal the independent ans
     expected.resize(25);
     CHECK(Ns(r.Items) == expected);
     auto plain = f.Client->Query(SqlQuery("SELECT TOP 7 * FROM c"));
-    CHECK(plain.Items.Size() == 7);
+    CHECK(plain.Items.View().Size() == 7);
   }
   SECTION("COUNT, SUM, MIN, MAX and AVG are combined, AVG from sum and count") {
     long count = 0, sum = 0, mn = LONG_MAX, mx = LONG_MIN;
@@ -121,14 +121,14 @@ TEST_CASE("fan-out union, ORDER BY, TOP and aggregates equal the independent ans
         mx = std::max(mx, d.N);
       }
     auto q = [&](std::string const& sql) { return f.Client->Query(SqlQuery(sql).WithParameter("@g", 1)); };
-    CHECK(q("SELECT VALUE COUNT(1) FROM c WHERE c.grp = @g").Items[0].GetInt64() == count);
-    CHECK(q("SELECT VALUE SUM(c.n) FROM c WHERE c.grp = @g").Items[0].GetInt64() == sum);
-    CHECK(q("SELECT VALUE MIN(c.n) FROM c WHERE c.grp = @g").Items[0].GetInt64() == mn);
-    CHECK(q("SELECT VALUE MAX(c.n) FROM c WHERE c.grp = @g").Items[0].GetInt64() == mx);
+    CHECK(q("SELECT VALUE COUNT(1) FROM c WHERE c.grp = @g").Items.View()[0].GetInt64() == count);
+    CHECK(q("SELECT VALUE SUM(c.n) FROM c WHERE c.grp = @g").Items.View()[0].GetInt64() == sum);
+    CHECK(q("SELECT VALUE MIN(c.n) FROM c WHERE c.grp = @g").Items.View()[0].GetInt64() == mn);
+    CHECK(q("SELECT VALUE MAX(c.n) FROM c WHERE c.grp = @g").Items.View()[0].GetInt64() == mx);
     auto avg = q("SELECT VALUE AVG(c.n) FROM c WHERE c.grp = @g");
-    CHECK(avg.Items[0].GetDouble() == Approx(static_cast<double>(sum) / static_cast<double>(count)));
+    CHECK(avg.Items.View()[0].GetDouble() == Approx(static_cast<double>(sum) / static_cast<double>(count)));
     auto named = q("SELECT COUNT(1) AS total FROM c WHERE c.grp = @g");
-    CHECK(named.Items[0]["total"].GetInt64() == count);
+    CHECK(named.Items.View()[0]["total"].GetInt64() == count);
   }
   SECTION("a key selector queries only the owning collection") {
     FanOutOptions o;
@@ -136,8 +136,8 @@ TEST_CASE("fan-out union, ORDER BY, TOP and aggregates equal the independent ans
     auto r = f.Client->Query(SqlQuery("SELECT * FROM c WHERE c.userId = 'user17'"), o);
     REQUIRE(r.Diagnostics.size() == 1);
     CHECK(r.Diagnostics[0].Collection == f.Client->GetResolver()->ResolveForCreate(PartitionKey("user17")).Text());
-    REQUIRE(r.Items.Size() == 1);
-    CHECK(std::string(r.Items[0]["id"].GetString()) == "doc17");
+    REQUIRE(r.Items.View().Size() == 1);
+    CHECK(std::string(r.Items.View()[0]["id"].GetString()) == "doc17");
   }
 }
 
@@ -158,10 +158,10 @@ TEST_CASE("a composite continuation resumes a fan-out without loss or duplicates
     int calls = 0;
     do {
       auto r = f.Client->Query(SqlQuery(sql), o);
-      CHECK(r.Items.Size() <= 37);
-      for (auto const& v : r.Items.GetArray()) {
+      CHECK(r.Items.View().Size() <= 37);
+      for (auto const& v : r.Items.View().Elements()) {
         seen.push_back(v["n"].GetInt64());
-        CHECK(ids.insert(v["id"].GetString()).second);  // never twice
+        CHECK(ids.emplace(v["id"].GetString()).second);  // never twice
       }
       o.Continuation = r.Continuation;
       REQUIRE(++calls < 50);
@@ -201,7 +201,7 @@ TEST_CASE("partial-results policy with one server stopped", "[partial]") {
   o.PartialResults = PartialResultsPolicy::ReturnPartial;
   auto r = f.Client->Query(SqlQuery("SELECT * FROM c"), o);
   CHECK(r.Partial);
-  CHECK(r.Items.Size() == static_cast<rapidjson::SizeType>(90 - perCollection[downColl]));
+  CHECK(r.Items.View().Size() == static_cast<std::size_t>(90 - perCollection[downColl]));
   int failed = 0;
   for (auto const& d : r.Diagnostics) {
     if (d.Collection == downColl) {
@@ -233,8 +233,8 @@ TEST_CASE("a fan-out through a transition resolver returns a document in both sc
 
   auto all = f.Client->Query(SqlQuery("SELECT * FROM c"));
   std::set<std::string> ids;
-  for (auto const& v : all.Items.GetArray()) CHECK(ids.insert(v["id"].GetString()).second);
-  CHECK(all.Items.Size() == 40);
+  for (auto const& v : all.Items.View().Elements()) CHECK(ids.emplace(v["id"].GetString()).second);
+  CHECK(all.Items.View().Size() == 40);
   auto ordered = f.Client->Query(SqlQuery("SELECT * FROM c ORDER BY c.n"));
-  CHECK(ordered.Items.Size() == 40);
+  CHECK(ordered.Items.View().Size() == 40);
 }

@@ -67,7 +67,7 @@ PairCounts CreateThenRead(PartitionedClient& client, std::string const& prefix, 
           auto r =
               client.Query(SqlQuery("SELECT VALUE COUNT(1) FROM c WHERE c.id = @id").WithParameter("@id", id), options);
           ++mine.Queries;
-          if (r.Items.Size() != 1 || r.Items[0].GetInt64() != 1) ++mine.StaleQueries;
+          if (r.Items.View().Size() != 1 || r.Items.View()[0].GetInt64() != 1) ++mine.StaleQueries;
         };
         if (i % 10 == 0) countOf(ReadSelector::Key(PartitionKey(user)));
         if (i % 50 == 0) countOf(std::nullopt);

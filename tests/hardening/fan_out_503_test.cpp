@@ -69,20 +69,20 @@ TEST_CASE("fan-out over 8 collections survives a 2 s 503 window on one account",
   CHECK_FALSE(result.Partial);
   CHECK(result.Continuation.empty());
   std::map<std::string, int> seen;
-  for (auto const& d : result.Items.GetArray()) ++seen[d["id"].GetString()];
+  for (auto const& d : result.Items.View().Elements()) ++seen[std::string(d["id"].GetString())];
   CHECK(seen.size() == static_cast<std::size_t>(count));
   int duplicates = 0;
   for (auto const& [id, n] : seen) duplicates += n > 1;
   CHECK(duplicates == 0);
-  CHECK(result.Items.Size() == static_cast<rapidjson::SizeType>(count));
+  CHECK(result.Items.View().Size() == static_cast<std::size_t>(count));
   CHECK(elapsed >= 1900ms);  // it really had to wait out the window...
   CHECK(elapsed < 15s);      // ...and finished inside the operation deadline
 
   // The same under ORDER BY, which merges pages: still complete and sorted.
   faults.Set(R"({"status503ForMs":2000})");
   auto sorted = client->Query(SqlQuery("SELECT * FROM c ORDER BY c.n"), fo);
-  REQUIRE(sorted.Items.Size() == static_cast<rapidjson::SizeType>(count));
-  for (int i = 0; i < count; ++i) CHECK(sorted.Items[i]["n"].GetInt() == i);
+  REQUIRE(sorted.Items.View().Size() == static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) CHECK(sorted.Items.View()[i]["n"].GetInt64() == i);
   faults.Clear();
   for (auto const& c : client->GetResolver()->Collections()) try {
       client->Account(c.Account()).DeleteDatabase(c.Database());

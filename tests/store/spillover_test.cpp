@@ -134,8 +134,8 @@ TEST_CASE("spillover: the counter advances across several spills (quota 50)", "[
   CHECK(late->CreateDocument(Doc("late", 1)).Collection.Collection() == "users6");
   // Reads fan out to every collection.
   auto fanOut = late->Query(SqlQuery("SELECT VALUE COUNT(1) FROM c"));
-  REQUIRE(fanOut.Items.Size() == 1);
-  CHECK(fanOut.Items[0].GetDouble() == 301);
+  REQUIRE(fanOut.Items.View().Size() == 1);
+  CHECK(fanOut.Items.View()[0].GetDouble() == 301);
   std::filesystem::remove(statePath);
 }
 

@@ -12,6 +12,7 @@
 #include <docshard/cosmos/request_failed_error.hpp>
 #include <docshard/errors.hpp>
 #include <docshard/query_plan.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include "cosmos_order_oracle.hpp"
 
@@ -34,6 +35,7 @@ using namespace docshard::detail;
 namespace {
 
 std::string Text(rapidjson::Value const& v) { return test::JsonText(v); }
+std::string Text(JsonView v) { return test::JsonText(JsonInterop::Value(v)); }
 
 rapidjson::Document Parse(std::string const& json) {
   rapidjson::Document d;
@@ -298,8 +300,8 @@ std::vector<std::string> Paged(FakeGateway& g, MergeSpec const& spec, std::size_
   std::vector<std::string> out;
   for (int call = 0;; ++call) {
     auto r = RunMerge(spec, o, g);
-    if (maxItems > 0) CHECK(r.Items.Size() <= maxItems);
-    for (auto const& v : r.Items.GetArray()) out.push_back(Text(v));
+    if (maxItems > 0) CHECK(r.Items.View().Size() <= maxItems);
+    for (auto const& v : r.Items.View().Elements()) out.push_back(Text(v));
     if (r.Continuation.empty()) break;
     o.Continuation = r.Continuation;
     REQUIRE(call < 5000);
@@ -435,7 +437,7 @@ TEST_CASE("ORDER BY across collections and ranges, paged, with splits between an
     LoadOrderBy(g, keys, orders, payload);
     auto r = RunMerge(Spec(g, info), {}, g);
     std::vector<std::string> got;
-    for (auto const& v : r.Items.GetArray()) got.push_back(Text(v));
+    for (auto const& v : r.Items.View().Elements()) got.push_back(Text(v));
     check(got);
     CHECK(r.Continuation.empty());
     REQUIRE(r.Diagnostics.size() == 3);
@@ -483,7 +485,7 @@ TEST_CASE("ORDER BY across collections and ranges, paged, with splits between an
     };
     auto r = RunMerge(Spec(g, info), {}, g);
     std::vector<std::string> got;
-    for (auto const& v : r.Items.GetArray()) got.push_back(Text(v));
+    for (auto const& v : r.Items.View().Elements()) got.push_back(Text(v));
     check(got);
     CHECK(g.Collections[0].Ranges.size() >= 3);
   }
@@ -563,7 +565,7 @@ TEST_CASE("diagnostics count the rows the streams returned and the rows merged o
   top.OrderBy = {SortOrder::Ascending};
   top.Top = 25;
   auto r = RunMerge(Spec(g, top), FanOutOptions{}, g);
-  REQUIRE(r.Items.Size() == 25);
+  REQUIRE(r.Items.View().Size() == 25);
   std::size_t read = 0, returned = 0;
   int pages = 0;
   for (auto const& d : r.Diagnostics) {
@@ -693,8 +695,8 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
     auto g = MakeGateway(docs, 3, 4);
     for (auto& c : g.Collections) c.PerRange = [&](auto const& in) { return partials(in, false, true); };
     auto r = RunMerge(Spec(g, info), {}, g);
-    REQUIRE(r.Items.Size() == 1);
-    CHECK(r.Items[0].GetDouble() == Approx(static_cast<double>(total.Sum) / static_cast<double>(total.Count)));
+    REQUIRE(r.Items.View().Size() == 1);
+    CHECK(r.Items.View()[0].GetDouble() == Approx(static_cast<double>(total.Sum) / static_cast<double>(total.Count)));
     CHECK(r.Continuation.empty());
   }
   SECTION("TOP 1 VALUE COUNT(1) counts everything, once") {
@@ -708,8 +710,8 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
         return std::vector<std::string>{"[{\"item\":" + std::to_string(in.size()) + "}]"};
       };
     auto r = RunMerge(Spec(g, info), {}, g);
-    REQUIRE(r.Items.Size() == 1);
-    CHECK(r.Items[0].GetInt64() == static_cast<long>(docs.size()));
+    REQUIRE(r.Items.View().Size() == 1);
+    CHECK(r.Items.View()[0].GetInt64() == static_cast<long>(docs.size()));
   }
   SECTION("SUM is undefined when a range's SUM is, and AVG over nothing has no row") {
     QueryInfo sum;
@@ -719,7 +721,7 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
     int calls = 0;
     for (auto& c : g.Collections)
       c.PerRange = [&calls](auto const&) { return std::vector<std::string>{++calls == 3 ? "[{}]" : "[{\"item\":5}]"}; };
-    CHECK(RunMerge(Spec(g, sum), {}, g).Items.Size() == 0);
+    CHECK(RunMerge(Spec(g, sum), {}, g).Items.View().Size() == 0);
     QueryInfo avg;
     avg.Aliases = {{"a", AggregateKind::Average}};
     for (auto& c : g.Collections)
@@ -727,8 +729,8 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
         return std::vector<std::string>{R"({"groupByItems":[],"payload":{"a":{"item":{"sum":0,"count":0}}}})"};
       };
     auto r = RunMerge(Spec(g, avg), {}, g);
-    REQUIRE(r.Items.Size() == 1);
-    CHECK(Text(r.Items[0]) == "{}");  // as Cosmos DB: the alias is undefined
+    REQUIRE(r.Items.View().Size() == 1);
+    CHECK(Text(r.Items.View()[0]) == "{}");  // as Cosmos DB: the alias is undefined
     // MIN across types in Cosmos order; a range whose MIN met an array is undefined.
     QueryInfo min;
     min.HasSelectValue = true;
@@ -740,11 +742,11 @@ TEST_CASE("GROUP BY and aggregates from per-range partials", "[fanout-engine]") 
     for (auto& c : g.Collections)
       c.PerRange = [&](auto const&) { return std::vector<std::string>{partials[next++ % partials.size()]}; };
     auto m = RunMerge(Spec(g, min), {}, g);
-    REQUIRE(m.Items.Size() == 1);
-    CHECK(Text(m.Items[0]) == "false");
+    REQUIRE(m.Items.View().Size() == 1);
+    CHECK(Text(m.Items.View()[0]) == "false");
     partials[2] = R"([{"item2":{"count":4}}])";
     next = 0;
-    CHECK(RunMerge(Spec(g, min), {}, g).Items.Size() == 0);
+    CHECK(RunMerge(Spec(g, min), {}, g).Items.View().Size() == 0);
   }
 }
 
@@ -802,8 +804,7 @@ TEST_CASE("a failing stream follows the partial-results policy", "[fanout-engine
   o.PartialResults = PartialResultsPolicy::ReturnPartial;
   auto r = RunMerge(spec, o, g);
   CHECK(r.Partial);
-  CHECK(r.Items.Size() ==
-        static_cast<rapidjson::SizeType>(g.Collections[0].Docs.size() + g.Collections[2].Docs.size()));
+  CHECK(r.Items.View().Size() == static_cast<std::size_t>(g.Collections[0].Docs.size() + g.Collections[2].Docs.size()));
   CHECK_FALSE(r.Diagnostics[1].Error.empty());
   CHECK(r.Diagnostics[0].Error.empty());
 }

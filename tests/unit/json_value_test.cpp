@@ -92,6 +92,31 @@ TEST_CASE("JsonView accessors of the wrong kind throw, naming what is there", "[
   CHECK_THROWS_AS(JsonView().GetBool(), InvalidArgumentError);
 }
 
+TEST_CASE("JsonView member lookup by name and range-for over an array", "[json-value]") {
+  auto const value = JsonValue::Parse(R"({"id":"d1","n":7,"n":8,"rows":[{"k":1},{"k":2},{"k":3}],"e":[]})");
+  JsonView const v = value;
+  CHECK(v["id"].GetString() == "d1");
+  CHECK(v["n"].GetInt64() == 7);  // the first of a repeated name, as Find
+  CHECK(v["rows"][2]["k"].GetInt64() == 3);
+  // A missing member names itself, quoted as JSON.
+  CHECK_THROWS_WITH(v["missing"], Catch::Contains("no member \"missing\""));
+  CHECK_THROWS_WITH(v["a\"b"], Catch::Contains(R"(no member "a\"b")"));
+  CHECK_THROWS_WITH(v["rows"]["k"], Catch::Contains("operator[]") && Catch::Contains("an array"));
+  CHECK_THROWS_AS(JsonView()["id"], InvalidArgumentError);
+
+  std::vector<std::int64_t> ks;
+  for (JsonView row : v["rows"].Elements()) ks.push_back(row["k"].GetInt64());
+  CHECK(ks == std::vector<std::int64_t>{1, 2, 3});
+  CHECK(v["rows"].Elements().size() == 3);
+  CHECK(v["e"].Elements().empty());
+  CHECK(v["e"].Elements().begin() == v["e"].Elements().end());
+  auto it = v["rows"].Elements().begin();
+  CHECK((*it++)["k"].GetInt64() == 1);
+  CHECK((*it)["k"].GetInt64() == 2);
+  CHECK_THROWS_WITH(*v["e"].Elements().begin(), Catch::Contains("past the end"));
+  CHECK_THROWS_WITH(v.Elements(), Catch::Contains("Elements") && Catch::Contains("an object"));
+}
+
 TEST_CASE("JsonView writes its value back as JSON text", "[json-value]") {
   auto const value = JsonValue::Parse(" {\"b\" : [1, 2.0, -3, 0.1, 18446744073709551615, \"\\u0001\\\"\"],\"a\":{}} ");
   CHECK(value.ToJson() == R"({"b":[1,2.0,-3,0.1,18446744073709551615,"\u0001\""],"a":{}})");

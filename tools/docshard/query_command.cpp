@@ -3,6 +3,8 @@
 #include "backend.hpp"
 #include "command.hpp"
 
+#include <docshard/rapidjson_interop.hpp>
+
 #include <cstdio>
 
 namespace docshard::cli {
@@ -27,7 +29,7 @@ int Run(std::span<char const* const> args) {
   bool partial = false;
   do {
     auto r = backend.Client->Query(query, options);
-    for (auto const& item : r.Items.GetArray()) std::printf("%s\n", CompactJson(item).c_str());
+    for (JsonView item : r.Items.View().Elements()) std::printf("%s\n", CompactJson(JsonInterop::Value(item)).c_str());
     for (auto const& d : r.Diagnostics)
       if (!d.Error.empty()) std::fprintf(stderr, "partial: %s: %s\n", d.Collection.c_str(), d.Error.c_str());
     PrintDiagnostics(r);
