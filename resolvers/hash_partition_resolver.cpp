@@ -1,5 +1,7 @@
 #include "docshard/hash_partition_resolver.hpp"
 
+#include "core/ring_position_field.hpp"
+
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/md5_hash_generator.hpp"
@@ -48,9 +50,9 @@ std::vector<std::string> SeedBytes(std::vector<std::int32_t> const& seeds) {
 HashPartitionResolver::HashPartitionResolver(std::vector<CollectionRef> collections,
                                              std::shared_ptr<IHashGenerator const> hash,
                                              std::uint32_t virtualNodesPerCollection,
-                                             std::optional<PartitionKeyPath> keyPath)
+                                             std::optional<PartitionKeyPath> keyPath, bool storeRingPosition)
     : m_collections(std::move(collections)), m_virtualNodes(virtualNodesPerCollection), m_keyPath(std::move(keyPath)),
-      m_hashName(hash ? hash->Name() : std::string("md5")),
+      m_hashName(hash ? hash->Name() : std::string("md5")), m_storeRingPosition(storeRingPosition),
       m_ring(hash ? std::move(hash) : std::make_shared<Md5HashGenerator const>(), Texts(m_collections),
              virtualNodesPerCollection) {}
 
@@ -132,13 +134,18 @@ void HashPartitionResolver::WriteJson(JsonWriter& writer) const {
   writer.Key("collections").BeginArray();
   for (auto const& c : m_collections) writer.String(c.Text());
   writer.EndArray();
+  // Only when set: the JSON (and so the SHA-256 a migration checkpoint names
+  // a scheme by) of every existing config stays what it was.
+  if (m_storeRingPosition) writer.Key("storeRingPosition").Bool(true);
   writer.EndObject();
 }
 
 ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
-  node.AllowOnly({"type", "partitionKey", "collections", "hash", "virtualNodesPerCollection", "seeds"});
+  node.AllowOnly(
+      {"type", "partitionKey", "collections", "hash", "virtualNodesPerCollection", "seeds", "storeRingPosition"});
   std::optional<PartitionKeyPath> path;
   if (auto p = node.OptionalChild("partitionKey")) path = p->GetKeyPath();
+  bool const store = detail::LoadStoreRingPosition(node);
 
   std::vector<CollectionRef> collections;
   std::unordered_map<std::string, std::size_t> seen;
@@ -179,11 +186,13 @@ ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
     if (seeds.size() != collections.size())
       seedsNode->Fail("has " + std::to_string(seeds.size()) + " seeds for " + std::to_string(collections.size()) +
                       " collections");
-    return DotNetLegacy(std::move(collections), std::move(seeds), vnodes, std::move(path));
+    auto legacy = DotNetLegacy(std::move(collections), std::move(seeds), vnodes, std::move(path));
+    legacy->m_storeRingPosition = store;
+    return legacy;
   }
   if (seedsNode) seedsNode->Fail("\"seeds\" only applies to hash \"dotnet-legacy\"");
   return std::make_shared<HashPartitionResolver>(std::move(collections), MakeHashGenerator(hashName), vnodes,
-                                                 std::move(path));
+                                                 std::move(path), store);
 }
 
 }  // namespace docshard

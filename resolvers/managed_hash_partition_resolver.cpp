@@ -1,5 +1,7 @@
 #include "docshard/managed_hash_partition_resolver.hpp"
 
+#include "core/ring_position_field.hpp"
+
 #include "docshard/config_node.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/resolver_visitor.hpp"
@@ -44,7 +46,7 @@ std::shared_ptr<HashPartitionResolver const> BuildRing(ManagedHashSettings const
   for (std::uint32_t i = 0; i < s.Count; ++i)
     refs.push_back(CollectionRef::Parse(RefText(s, s.CollectionPrefix + std::to_string(i))));
   return std::make_shared<HashPartitionResolver const>(std::move(refs), MakeHashGenerator(s.Hash),
-                                                       s.VirtualNodesPerCollection, keyPath);
+                                                       s.VirtualNodesPerCollection, keyPath, s.StoreRingPosition);
 }
 
 }  // namespace
@@ -93,13 +95,15 @@ void ManagedHashPartitionResolver::WriteJson(JsonWriter& writer) const {
   writer.Key("hash").String(m_settings.Hash);
   writer.Key("virtualNodesPerCollection").Uint(m_settings.VirtualNodesPerCollection);
   if (!m_settings.Template.IsEmpty()) m_settings.Template.WriteJson(writer.Key("template"));
+  if (m_settings.StoreRingPosition) writer.Key("storeRingPosition").Bool(true);  // only when set: digests stay
   writer.EndObject();
 }
 
 ResolverPtr ManagedHashPartitionResolver::FromConfig(ConfigNode const& node) {
   node.AllowOnly({"type", "partitionKey", "account", "database", "collectionPrefix", "count", "hash",
-                  "virtualNodesPerCollection", "template"});
+                  "virtualNodesPerCollection", "template", "storeRingPosition"});
   ManagedHashSettings s;
+  s.StoreRingPosition = detail::LoadStoreRingPosition(node);
   std::optional<PartitionKeyPath> path;
   if (auto p = node.OptionalChild("partitionKey")) path = p->GetKeyPath();
   if (auto acc = node.OptionalChild("account")) {

@@ -24,11 +24,12 @@ public:
   // `collections` x `virtualNodes` is over MaxRingPoints, else empty.
   static std::string RingSizeProblem(std::size_t collections, std::size_t virtualNodes);
 
-  // `hash` null = md5 (the default, as in the .NET SDK).
+  // `hash` null = md5 (the default, as in the .NET SDK). `storeRingPosition`:
+  // clients write each document's ring position into it (StoresRingPosition).
   // Throws InvalidArgumentError for an empty list, duplicates, or virtualNodes < 1.
   HashPartitionResolver(std::vector<CollectionRef> collections, std::shared_ptr<IHashGenerator const> hash = nullptr,
                         std::uint32_t virtualNodesPerCollection = DefaultVirtualNodes,
-                        std::optional<PartitionKeyPath> keyPath = std::nullopt);
+                        std::optional<PartitionKeyPath> keyPath = std::nullopt, bool storeRingPosition = false);
 
   // The .NET SDK's own ring, only to read data a .NET client placed: each
   // collection's first point is MD5 of the 4 little-endian bytes of its .NET
@@ -66,6 +67,7 @@ public:
   // The ring itself, for ownership diffs and statistics.
   ConsistentHashRing const& Ring() const noexcept { return m_ring; }
   ConsistentHashRing const* HashRing() const noexcept override { return &m_ring; }
+  bool StoresRingPosition() const noexcept override { return m_storeRingPosition; }
   void Accept(IResolverVisitor& visitor) const override;
   // "md5", "murmur3", a registered name, or "dotnet-legacy".
   std::string const& HashName() const noexcept { return m_hashName; }
@@ -86,6 +88,7 @@ private:
   std::optional<PartitionKeyPath> m_keyPath;
   std::string m_hashName;
   std::vector<std::int32_t> m_seeds;
+  bool m_storeRingPosition = false;
   ConsistentHashRing m_ring;
 };
 

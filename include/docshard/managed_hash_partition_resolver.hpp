@@ -29,6 +29,9 @@ struct DOCSHARD_API ManagedHashSettings {
   std::string Hash = "md5";
   std::uint32_t VirtualNodesPerCollection = HashPartitionResolver::DefaultVirtualNodes;  // ring points per collection
   CollectionTemplate Template;  // what CollectionDefinition() creates collections from
+  // Clients write each document's ring position into it (StoresRingPosition;
+  // config "storeRingPosition").
+  bool StoreRingPosition = false;
 };
 
 // A consistent-hash ring over `prefix` + 0 .. count-1 (see the notes at the
@@ -53,6 +56,7 @@ public:
   }
   std::vector<CollectionRef> Collections() const override { return m_ring->Collections(); }
   ConsistentHashRing const* HashRing() const noexcept override { return &m_ring->Ring(); }
+  bool StoresRingPosition() const noexcept override { return m_settings.StoreRingPosition; }
   void Accept(IResolverVisitor& visitor) const override;
   std::string ExplainRoute(PartitionKey const& key) const override;
   void WriteJson(JsonWriter& writer) const override;

@@ -21,6 +21,14 @@ namespace docshard {
 class IResolverVisitor;
 struct TransitionState;
 
+// The member the client writes each document's ring position into when the
+// resolver that places it stores positions (IPartitionResolver::
+// StoresRingPosition): an integer, the top 32 bits of the key's position on
+// that ring, so the migrator can query the arcs that change owner
+// (docs/migration.md, "Reading only what moves"). Reserved: the client sets
+// it, or removes it under a scheme that does not store positions.
+inline constexpr char RingPositionField[] = "docshardRingPosition";
+
 // Maps partition keys to collections: where a document is created, and which
 // collections a read must look at. See the notes at the top of this file.
 class DOCSHARD_API IPartitionResolver {
@@ -64,6 +72,11 @@ public:
   // otherwise (the default). Migration plans diff two such rings exactly and
   // tools report ring statistics for any resolver that answers, built-in or not.
   virtual ConsistentHashRing const* HashRing() const noexcept { return nullptr; }
+
+  // True when the client writes each document's position on HashRing() into
+  // the document (RingPositionField) on create, upsert and replace: the
+  // config's "storeRingPosition". Default false.
+  virtual bool StoresRingPosition() const noexcept { return false; }
 
   // The migration this resolver stands for, when it is in the middle of one
   // (TransitionPartitionResolver); nullptr otherwise (the default). The

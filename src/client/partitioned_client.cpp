@@ -4,6 +4,7 @@
 #include "core/duplicate_member.hpp"
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
+#include "core/ring_position_store.hpp"
 #include "core/synthetic_key_store.hpp"
 #include "fan_out_executor.hpp"
 #include "query_plan_cache.hpp"
@@ -95,6 +96,13 @@ rapidjson::Document ParseDocument(std::string const& json) {
   if (auto problem = detail::DocumentIdProblem(idText); !problem.empty())
     throw InvalidArgumentError("document id " + detail::QuotedId(idText) + " " + problem);
   return doc;
+}
+
+// The resolver whose ring a written document's position is stored for: a
+// transition's next (creates and replaces land there), else the resolver.
+IPartitionResolver const& Placing(IPartitionResolver const& resolver) {
+  auto const* transition = resolver.Transition();
+  return transition ? *transition->Next : resolver;
 }
 
 // Gives the response or error of a call to one collection the routing
@@ -209,12 +217,16 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   auto doc = ParseDocument(documentJson);
   auto const& path = *resolver.KeyPath();
   auto key = path.Extract(doc);  // PartitionKeyError names the path
+  bool rewritten = false;
   if (path.IsSynthetic()) {
     // The key travels with the document, so the server partitions on it and
     // an update of the document keeps its place.
     StoreSyntheticKey(path, doc, key);
-    documentJson = Serialize(doc);
+    rewritten = true;
   }
+  // The ring position, when the scheme stores it (docs/migration.md).
+  rewritten = StoreRingPosition(Placing(resolver), doc) || rewritten;
+  if (rewritten) documentJson = Serialize(doc);
   CollectionRef const& target = resolver.ResolveForCreate(doc);
   auto route = resolver.ExplainRoute(key);
   if (m_tracing.load(std::memory_order_relaxed))
@@ -322,13 +334,17 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
   bool const sameKey = path.GetKind() == PartitionKeyPath::Kind::RandomSuffix
                            ? docKey.HashBytes().substr(0, key.HashBytes().size()) == key.HashBytes()
                            : docKey == key;
+  bool rewritten = false;
   if (path.IsSynthetic()) {
     StoreSyntheticKey(path, doc, docKey);
-    documentJson = Serialize(doc);
+    rewritten = true;
   }
   if (!sameKey)
     throw InvalidArgumentError("replace of \"" + std::string(id) + "\": the document's key " + docKey.ToJson() +
                                " differs from the key given " + key.ToJson() + "; delete and create instead");
+  // The ring position, when the scheme stores it (docs/migration.md).
+  rewritten = StoreRingPosition(Placing(*snapshot.Resolver), doc) || rewritten;
+  if (rewritten) documentJson = Serialize(doc);
   // During a transition a replace lands in next, like a create (docs/migration.md).
   if (auto const* transition = snapshot.Resolver->Transition()) {
     detail::RoutedDiagnostics diagnostics({options.Resolver, snapshot.Epoch, snapshot.Resolver->ExplainRoute(key), {}});

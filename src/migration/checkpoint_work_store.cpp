@@ -16,10 +16,11 @@ RangeStream* FindStream(CollectionCheckpoint& entry, std::string const& min) {
 }  // namespace
 
 CheckpointWorkStore::CheckpointWorkStore(std::filesystem::path path, bool resume, std::vector<CollectionRef> sources,
-                                         std::string fromHash, std::string toHash)
+                                         std::string fromHash, std::string toHash, std::string read)
     : m_path(std::move(path)), m_resume(resume), m_sources(std::move(sources)) {
   m_checkpoint.FromHash = std::move(fromHash);
   m_checkpoint.ToHash = std::move(toHash);
+  m_checkpoint.Read = std::move(read);
 }
 
 void CheckpointWorkStore::Save() {
@@ -50,6 +51,7 @@ CheckpointWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> c
         throw InvalidArgumentError("checkpoint " + m_path.string() +
                                    " was made for other schemes (their SHA-256 differ); refusing to resume");
       m_checkpoint.Collections = existing->Collections;
+      m_checkpoint.Read = existing->Read;  // its continuations are positions of that way's reads
     }
   } else if (m_resume) {
     throw InvalidArgumentError("cannot resume without a checkpoint file");

@@ -18,9 +18,10 @@ namespace docshard::detail {
 
 class CheckpointWorkStore final : public WorkItemStore {
 public:
-  // `path` empty: nothing is saved (the run cannot be resumed).
+  // `path` empty: nothing is saved (the run cannot be resumed). `read`: how
+  // a new job reads its sources (a resumed one keeps its checkpoint's way).
   CheckpointWorkStore(std::filesystem::path path, bool resume, std::vector<CollectionRef> sources, std::string fromHash,
-                      std::string toHash);
+                      std::string toHash, std::string read);
 
   std::map<std::string, CollectionCheckpoint>
   Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
@@ -31,6 +32,7 @@ public:
   void Stop() override;
   void Complete() override;
   std::size_t LiveWorkers() const override { return 1; }
+  std::string const& Read() const override { return m_checkpoint.Read; }
 
 private:
   void Save();  // caller holds m_mutex

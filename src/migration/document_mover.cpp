@@ -3,6 +3,7 @@
 #include "docshard/errors.hpp"
 
 #include "client/tombstone.hpp"
+#include "core/ring_position_store.hpp"
 #include "migration/document_content.hpp"
 
 #include <chrono>
@@ -127,6 +128,17 @@ MoveResult DocumentMover::MoveSteps(rapidjson::Value const& document, PartitionK
 
   rapidjson::Document current;
   current.CopyFrom(document, current.GetAllocator());
+  // The copy's ring position as B's writers write it (docs/migration.md).
+  auto asTarget = [this](rapidjson::Document& d) {
+    if (!m_targetScheme || !d.IsObject()) return;
+    try {
+      StoreRingPosition(*m_targetScheme, d);
+    } catch (Error const&) {
+      // No key under B (a version changed behind us): copied as it is; the
+      // migrator leaves such documents in place before they get here.
+    }
+  };
+  asTarget(current);
   std::string sourceETag = ETagOf(current);
   // The target version this call wrote last, and whether the target has held
   // nothing but this call's writes since a Create of ours answered 201. Only
@@ -243,6 +255,7 @@ MoveResult DocumentMover::MoveSteps(rapidjson::Value const& document, PartitionK
       try {
         auto r = Call(diagnostics, [&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
         current = r.Json();
+        asTarget(current);
         sourceETag = r.ETag().empty() ? ETagOf(current) : r.ETag();
         ++result.Recopies;
         continue;

@@ -38,10 +38,11 @@ CosmosResponse Retried(Operation&& operation) {
 }  // namespace
 
 LeaseWorkStore::LeaseWorkStore(CosmosClient& client, CollectionRef leaseCollection, MigrationLeaseOptions options,
-                               std::vector<CollectionRef> sources, std::string fromHash, std::string toHash)
+                               std::vector<CollectionRef> sources, std::string fromHash, std::string toHash,
+                               std::string read)
     : m_client(client), m_collection(std::move(leaseCollection)), m_link(m_collection.Link()),
       m_options(std::move(options)), m_sources(std::move(sources)), m_fromHash(std::move(fromHash)),
-      m_toHash(std::move(toHash)) {
+      m_toHash(std::move(toHash)), m_read(std::move(read)) {
   if (m_options.Worker.empty()) throw InvalidArgumentError("a lease worker needs a name (--worker)");
   if (m_options.Duration < std::chrono::milliseconds(300))
     throw InvalidArgumentError("the lease duration must be at least 300 ms");
@@ -130,6 +131,7 @@ LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const&
       job.ToHash = m_toHash;
       for (auto const& s : m_sources) job.Sources.push_back(s.Text());
       job.Creator = m_options.Worker;
+      job.Read = m_read;
       if (Create(job.ToJson()))
         m_log.Write(LogLevel::Informational, "migration.lease", "job created",
                     {{"worker", m_options.Worker}, {"leaseCollection", m_collection.Text()}});
@@ -144,6 +146,8 @@ LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const&
           (job.FromHash != m_fromHash ? std::string("--from") : std::string("--to")) +
           "'s resolver differs from the job's); refusing to join it, nothing was changed. Use the same --from and "
           "--to files as the job's other workers, or another lease collection");
+    // The job's way of reading: its items' continuations belong to it.
+    m_read = job.Read;
     if (job.Ready) {
       m_log.Write(LogLevel::Informational, "migration.lease", "job joined",
                   {{"worker", m_options.Worker},

@@ -28,8 +28,10 @@ namespace docshard::detail {
 
 class LeaseWorkStore final : public WorkItemStore {
 public:
+  // `read`: how the job reads its sources if this worker creates it (a
+  // joining worker takes the job's way).
   LeaseWorkStore(CosmosClient& client, CollectionRef leaseCollection, MigrationLeaseOptions options,
-                 std::vector<CollectionRef> sources, std::string fromHash, std::string toHash);
+                 std::vector<CollectionRef> sources, std::string fromHash, std::string toHash, std::string read);
   ~LeaseWorkStore() override;
 
   std::map<std::string, CollectionCheckpoint>
@@ -41,6 +43,7 @@ public:
   void Stop() override;
   void Complete() override;
   std::size_t LiveWorkers() const override { return m_liveWorkers; }
+  std::string const& Read() const override { return m_read; }
 
 private:
   // A write found the item's lease document changed under it.
@@ -74,6 +77,7 @@ private:
   std::vector<CollectionRef> m_sources;
   std::string m_fromHash;
   std::string m_toHash;
+  std::string m_read;  // set before Open returns, read-only after
   // Lease changes (category migration.lease): the process's default logger
   // when the store was made (the CLI's --log-level sets it).
   Logger m_log = DefaultLogger();

@@ -63,6 +63,8 @@ std::string MigrationCheckpoint::ToJson() const {
   w.String(ToHash.c_str());
   w.Key("finished");
   w.Bool(Finished);
+  w.Key("read");
+  w.String(Read.c_str(), static_cast<rapidjson::SizeType>(Read.size()));
   w.Key("collections");
   w.StartArray();
   for (auto const& [name, c] : Collections) {
@@ -140,6 +142,11 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
   cp.ToHash = GetString(doc, "to", place);
   auto const finished = doc.FindMember("finished");
   cp.Finished = finished != doc.MemberEnd() && finished->value.IsBool() && finished->value.GetBool();
+  if (doc.HasMember("read")) {
+    cp.Read = GetString(doc, "read", place);
+    if (cp.Read != "scan" && cp.Read != "arcs")
+      throw ConfigError(place + ".read", "expected \"scan\" or \"arcs\", got \"" + cp.Read + "\"");
+  }
   auto const collections = doc.FindMember("collections");
   if (collections == doc.MemberEnd() || !collections->value.IsArray())
     throw ConfigError(place + ".collections", "expected an array");

@@ -180,6 +180,11 @@ MigrationJobDocument MigrationJobDocument::FromJson(rapidjson::Value const& docu
   auto const ready = document.FindMember("ready");
   job.Ready = ready != document.MemberEnd() && ready->value.IsBool() && ready->value.GetBool();
   job.Creator = Text(document, "creator", false);
+  if (document.HasMember("read")) {
+    job.Read = Text(document, "read");
+    if (job.Read != "scan" && job.Read != "arcs")
+      throw ConfigError(Place(document) + ".read", "expected \"scan\" or \"arcs\", got \"" + job.Read + "\"");
+  }
   job.ETag = Text(document, "_etag", false);
   job.Timestamp = ServerTime(document);
   return job;
@@ -203,6 +208,7 @@ std::string MigrationJobDocument::ToJson() const {
   w.Key("ready");
   w.Bool(Ready);
   Put(w, "creator", Creator);
+  Put(w, "read", Read);
   w.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
 }

@@ -7,6 +7,7 @@
 #include "core/document_id.hpp"
 
 #include "docshard/cosmos/range_stream.hpp"
+#include "docshard/cosmos/sql_query.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/http/transport_errors.hpp"
 #include "docshard/migration/document_mover.hpp"
@@ -94,6 +95,7 @@ struct RunState {
   ResolverPtr To;
   std::shared_ptr<PartitionedClient> Client;
   std::vector<CollectionRef> Sources;  // A's collections
+  std::vector<std::string> Queries;    // per source: the query that reads it, "" = the read feed
   detail::WorkItemStore* Store = nullptr;
   TokenBucket Pacer;
   RequestUnitBudget Budget;
@@ -151,13 +153,21 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
   if (stream.Done) return;
   QueryOptions feed;
   feed.MaxItemCount = state.Options.PageSize;
-  auto fetch = [&state, &sourceClient, &source, feed](RangeStream const& at) {
+  // The read feed, or the query of the moving arcs on the same range (its
+  // continuation is a position in the same order, valid on a split's children).
+  std::optional<SqlQuery> query;
+  if (!state.Queries[item.Source].empty()) query.emplace(state.Queries[item.Source]);
+  auto fetch = [&state, &sourceClient, &source, feed, query](RangeStream const& at) {
     // The job's RU budget, shared by its live workers.
     if (state.Options.RateRu > 0)
       state.Budget.SetRate(state.Options.RateRu /
                            static_cast<double>(std::max<std::size_t>(1, state.Store->LiveWorkers())));
     state.Budget.Wait();
-    auto page = Paced(state.Pacer, [&] { return ReadRangeStreamPage(sourceClient, source.Link(), at, feed); });
+    auto page = Paced(state.Pacer, [&] {
+      if (query)
+        return sourceClient.QueryDocumentsPage(source.Link(), *query, at.Continuation, ScopeToRangeStream(at, feed));
+      return ReadRangeStreamPage(sourceClient, source.Link(), at, feed);
+    });
     state.Budget.Spend(page.RequestCharge());
     return page;
   };
@@ -238,6 +248,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
             DocumentMover mover(sourceClient, source, state.Client->Account(owner.Account()), owner, state.Pacer,
                                 &state.Budget);
             if (state.Options.StepHook) mover.SetStepHook(state.Options.StepHook);
+            mover.SetTargetScheme(state.To);
             auto const r = MoveWithRetries(mover, (*parsed)["Documents"][i], header);
             if (r.Outcome == MoveOutcome::DeletePending) {
               std::lock_guard lock(pageMutex);
@@ -337,6 +348,7 @@ Migrator::Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, 
   for (auto const& c : m_from->Collections()) m_client->Account(c.Account());  // throws for an unknown account
   for (auto const& c : m_to->Collections()) m_client->Account(c.Account());
   m_plan = MigrationPlan::Compute(*m_from, *m_to);
+  m_reads = PlanMigrationReads(*m_from, *m_to, m_options.ReadAll);
 }
 
 PartitionScheme Migrator::TransitionScheme(PartitionScheme const& from, PartitionScheme const& to,
@@ -364,13 +376,14 @@ MigrationProgress Migrator::Run() {
   std::unique_ptr<detail::WorkItemStore> store;
   auto const fromHash = SchemeHash(*m_from);
   auto const toHash = SchemeHash(*m_to);
+  std::string const read = m_reads.MovingArcs ? "arcs" : "scan";
   if (!m_options.Lease.Collection.empty()) {
     auto const lease = CollectionRef::Parse(m_options.Lease.Collection);
     store = std::make_unique<detail::LeaseWorkStore>(m_client->Account(lease.Account()), lease, m_options.Lease,
-                                                     sources, fromHash, toHash);
+                                                     sources, fromHash, toHash, read);
   } else {
     store = std::make_unique<detail::CheckpointWorkStore>(m_options.Checkpoint, m_options.Resume, sources, fromHash,
-                                                          toHash);
+                                                          toHash, read);
   }
   state.Store = store.get();
   // Before anything is written to the data collections: a refused job (other
@@ -379,6 +392,22 @@ MigrationProgress Migrator::Run() {
     auto const& s = sources[i];
     return Paced(state.Pacer, [&] { return OpenRangeStreams(m_client->Account(s.Account()), s.Link()); });
   });
+  // A resumed or joined job reads the way it started (its continuations are
+  // positions of those reads); the schemes are the same, so only ReadAll can
+  // make this worker's own choice differ.
+  auto reads = m_reads;
+  if (store->Read() != read) {
+    reads = PlanMigrationReads(*m_from, *m_to, store->Read() == "scan");
+    if ((store->Read() == "arcs") != reads.MovingArcs)
+      throw InvalidArgumentError("the job reads its sources by \"" + store->Read() +
+                                 "\", which these schemes cannot; start a new job");
+    reads.Reason += " (the job was started that way; --read-all applies to a new job)";
+  }
+  state.Queries.resize(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (auto const* r = reads.Find(sources[i].Text())) state.Queries[i] = r->Query();
+  state.Progress.ReadsMovingArcs = reads.MovingArcs;
+  state.Progress.ReadReason = reads.Reason;
   if (m_options.Lease.CreateOnly && !m_options.Lease.Collection.empty()) return state.Progress;
 
   // B's collections must exist before anything is copied there.

@@ -10,9 +10,11 @@ target_sources(docshard_migration_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/migration_checkpoint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migration_lease.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migration_plan.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/move_diagnostics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/migration_read_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migrator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/move_diagnostics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/request_unit_budget.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scheme_verifier.cpp
   ${CMAKE_CURRENT_LIST_DIR}/token_bucket.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tombstones.cpp
 )

@@ -63,6 +63,11 @@ public:
   // Every item is done.
   virtual void Complete() = 0;
 
+  // How the job reads its sources ("scan" or "arcs"), known after Open: the
+  // stored job's way when it existed (its continuations belong to that way),
+  // else the way the store was made with.
+  virtual std::string const& Read() const = 0;
+
   // Workers of the job that are alive as far as this store knows (itself
   // included): a job-wide RU budget is shared among them.
   virtual std::size_t LiveWorkers() const = 0;

@@ -229,3 +229,36 @@ TEST_CASE("plan: a config error names the file and the place", "[cli][plan][conf
   REQUIRE(r.ErrLines().size() == 1);
   CHECK(r.ErrLines()[0].rfind("error: " + bad.string() + ": resolver.collections: ", 0) == 0);
 }
+
+TEST_CASE("plan: says which way a migration reads, and why", "[cli][plan]") {
+  TempDir dir;
+  auto const ring = [&](char const* name, int n, bool store) {
+    std::string colls;
+    for (int i = 0; i < n; ++i) colls += std::string(i ? "," : "") + "\"dbs/x/colls/c" + std::to_string(i) + "\"";
+    return dir.Write(name, R"({"docshard":1,"resolver":{"type":"hash","partitionKey":"/id","hash":"murmur3",
+      "collections":[)" + colls +
+                               "]" + (store ? R"(,"storeRingPosition":true)" : "") + "}}");
+  };
+  auto const a = ring("a.json", 4, true), b = ring("b.json", 5, true), plain = ring("plain.json", 4, false);
+
+  auto const arcs = RunCli({"plan", "--from", a.string(), "--to", b.string(), "--json", "--summary"});
+  REQUIRE(arcs.ExitCode == 0);
+  auto const j = ParseJsonLine(arcs.Out);
+  CHECK(std::string(j["read"]["way"].GetString()) == "arcs");
+  REQUIRE(j["read"]["sources"].Size() == 4);
+  for (auto const& s : j["read"]["sources"].GetArray()) {
+    CHECK(std::string(s["way"].GetString()) == "arcs");
+    CHECK(s["intervals"].GetUint64() > 0);
+  }
+  auto const text = RunCli({"plan", "--from", a.string(), "--to", b.string(), "--summary"});
+  CHECK(text.Out.find("read: the moving arcs and the documents without a ring position (4 of 4 sources by query)") !=
+        std::string::npos);
+
+  auto const scan = RunCli({"plan", "--from", plain.string(), "--to", b.string(), "--json", "--summary"});
+  REQUIRE(scan.ExitCode == 0);
+  auto const s = ParseJsonLine(scan.Out);
+  CHECK(std::string(s["read"]["way"].GetString()) == "scan");
+  CHECK(std::string(s["read"]["reason"].GetString()).find("storeRingPosition") != std::string::npos);
+  auto const all = RunCli({"plan", "--from", a.string(), "--to", b.string(), "--json", "--summary", "--read-all"});
+  CHECK(std::string(ParseJsonLine(all.Out)["read"]["way"].GetString()) == "scan");
+}

@@ -6,6 +6,7 @@
 
 #include <docshard/migration/document_mover.hpp>
 #include <docshard/migration/migration_checkpoint.hpp>
+#include <docshard/migration/tombstones.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -274,6 +275,25 @@ TEST_CASE("mover: a tombstone never removes a document created again after its d
   CHECK(m.Move(m.ReadSource("half")).Outcome == MoveOutcome::DeletePending);
   CHECK(m.InSource("half"));
   CHECK_FALSE(m.TargetValue("half"));
+}
+
+TEST_CASE("tombstones: counted, and removed once the job is over", "[protocol][tombstone]") {
+  MoverFixture m;
+  m.Setup();
+  auto const& next = *m.F.B.Resolver();
+  auto const collections = TombstoneCollections(next);
+  REQUIRE(collections.size() == 1);  // where next places the documents: account b, the test's database
+  CHECK(collections.front().Text() == "b:dbs/" + m.F.Database + "/colls/docshard-tombstones");
+  CHECK(CountTombstones(*m.Client, next) == 0);  // no delete yet: no collection
+  for (int i = 0; i < 3; ++i) {
+    m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("t" + std::to_string(i), i), "k");
+    m.Client->DeleteDocument("t" + std::to_string(i), PartitionKey("k"));
+  }
+  CHECK(CountTombstones(*m.Client, next) == 3);
+  CHECK(RemoveTombstones(*m.Client, next) == 1);
+  CHECK(CountTombstones(*m.Client, next) == 0);
+  CHECK(RemoveTombstones(*m.Client, next) == 0);  // nothing left to remove
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(m.InSource("t" + std::to_string(i)));
 }
 
 TEST_CASE("migrator: killed after copying a document the app deleted after the page read; resumed: stays deleted",

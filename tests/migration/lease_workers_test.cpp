@@ -171,6 +171,23 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
   auto const log = f.WriteFile("lease.log", "");
   std::string const lease = "default:" + LeaseOf(f);
 
+  // Two application deletes through the transition: two tombstones, which
+  // the status counts and only a finished job may remove.
+  {
+    auto app = f.TransitionClient();
+    for (int i = 0; i < 2; ++i) {
+      app->DeleteDocument(f.Seeded.back().Id, f.Seeded.back().Key);
+      f.Seeded.pop_back();
+    }
+    // The worker reads without this client's session: no replica may still show them.
+    std::this_thread::sleep_for(std::max(ReplicaLag(f.Servers.Default), ReplicaLag(f.Servers.B)));
+  }
+  auto const tombstoneLog = f.WriteFile("tombstones.log", "");
+  auto const removeTombstones = [&] {
+    return ExitCode(Wait(Spawn(
+        {cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--remove-tombstones"}, tombstoneLog)));
+  };
+
   // --create-only needs no worker name: it creates the job and its items.
   REQUIRE(ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease, "--create-only"},
                               log))) == 0);
@@ -195,8 +212,12 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
     CHECK(status["total"]["items"].GetUint() == 12);
     CHECK(status["total"]["remaining"].GetUint() == 12);
     CHECK(status["total"]["moved"].GetUint() == 0);
+    CHECK(status["total"]["tombstones"].GetUint() == 2);
     CHECK_FALSE(status["total"]["finished"].GetBool());
   }
+  // Not before the job is done: a worker would need them.
+  CHECK(removeTombstones() == 1);
+  CHECK(Tail(tombstoneLog).find("items not done") != std::string::npos);
 
   // A worker with C for B: refused by name, exit 2.
   auto const refusedLog = f.WriteFile("refused.log", "");
@@ -254,7 +275,14 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
     CHECK(status["total"]["finished"].GetBool());
     CHECK(status["total"]["moved"].GetUint64() == f.IdealMoves());
     CHECK(status["total"]["requestCharge"].GetInt64() > 0);
+    CHECK(status["total"]["tombstones"].GetUint() == 2);
   }
+  // Finished: removed, and counted no more.
+  REQUIRE(removeTombstones() == 0);
+  CHECK(Tail(tombstoneLog).find(" tombstone collections (2 tombstones)") != std::string::npos);
+  CosmosClient a(ClientOptions(f.Servers.Default));
+  CHECK_THROWS_AS(a.ReadCollection("dbs/" + f.Database + "/colls/docshard-tombstones"), NotFoundError);
+  CHECK_THROWS_AS(b.ReadCollection("dbs/" + f.Database + "/colls/docshard-tombstones"), NotFoundError);
 }
 
 TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one killed for good", "[workers]") {

@@ -14,6 +14,7 @@
 #include <docshard/migration/migration_lease.hpp>
 #include <docshard/migration/migrator.hpp>
 #include <docshard/migration/scheme_verifier.hpp>
+#include <docshard/migration/tombstones.hpp>
 
 #include <array>
 #include <charconv>
@@ -29,7 +30,7 @@ namespace docshard::cli {
 
 namespace {
 
-constexpr std::array<OptionSpec, 17> Options = {{{"from", true},
+constexpr std::array<OptionSpec, 19> Options = {{{"from", true},
                                                  {"to", true},
                                                  {"checkpoint", true},
                                                  {"resume", false},
@@ -45,7 +46,9 @@ constexpr std::array<OptionSpec, 17> Options = {{{"from", true},
                                                  {"create-only", false},
                                                  {"status", false},
                                                  {"json", false},
-                                                 {"rate-ru", true}}};
+                                                 {"rate-ru", true},
+                                                 {"read-all", false},
+                                                 {"remove-tombstones", false}}};
 
 PartitionScheme LoadNamed(std::string const& path) {
   try {
@@ -117,7 +120,7 @@ unsigned long long U(std::uint64_t v) { return static_cast<unsigned long long>(v
 // (read only). The rate is the job's moved documents over the time between
 // the job document's creation and the newest item write (service clock).
 int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::string const& fromHash,
-               std::string const& toHash, bool json) {
+               std::string const& toHash, IPartitionResolver const& next, bool json) {
   auto const lease = CollectionRef::Parse(leaseText);
   MigrationJobStatus status;
   try {
@@ -138,13 +141,16 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
     split += i.State == LeaseItemState::Split;
   }
   auto const workers = status.Workers();
+  // What the transition's deletes left (docs/migration.md, "Removing them").
+  auto const tombstones = CountTombstones(client, next);
   double const seconds = static_cast<double>(total.Timestamp - status.Job.Timestamp);
   double const rate = seconds > 0 ? static_cast<double>(total.Moved) / seconds : 0.0;
   std::int64_t const now = static_cast<std::int64_t>(std::time(nullptr));
   if (json) {
     std::string out = "{\"lease\":" + JsonString(leaseText) + ",\"from\":" + JsonString(status.Job.FromHash) +
                       ",\"to\":" + JsonString(status.Job.ToHash) + ",\"sameConfigs\":" + (same ? "true" : "false") +
-                      ",\"ready\":" + (status.Job.Ready ? "true" : "false") + ",\"items\":[";
+                      ",\"ready\":" + (status.Job.Ready ? "true" : "false") +
+                      ",\"read\":" + JsonString(status.Job.Read) + ",\"items\":[";
     bool first = true;
     for (auto const& i : status.Items) {
       if (!first) out += ",";
@@ -163,7 +169,7 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
            ",\"scanned\":" + std::to_string(total.Scanned) + ",\"moved\":" + std::to_string(total.Moved) +
            ",\"skipped\":" + std::to_string(total.Skipped) + ",\"keptNewer\":" + std::to_string(total.KeptNewer) +
            ",\"unresurrected\":" + std::to_string(total.Unresurrected) +
-           ",\"leftInPlace\":" + std::to_string(total.LeftInPlace) +
+           ",\"leftInPlace\":" + std::to_string(total.LeftInPlace) + ",\"tombstones\":" + std::to_string(tombstones) +
            ",\"requestCharge\":" + std::to_string(static_cast<long long>(total.RequestCharge)) + ",\"workers\":[";
     for (std::size_t w = 0; w < workers.size(); ++w) out += (w ? "," : "") + JsonString(workers[w]);
     char r[64];
@@ -173,7 +179,8 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
     std::printf("%s\n", out.c_str());
     return ExitOk;
   }
-  std::printf("job in %s: %s%s\n", leaseText.c_str(), status.Job.Ready ? "ready" : "being created",
+  std::printf("job in %s: %s, reads %s%s\n", leaseText.c_str(), status.Job.Ready ? "ready" : "being created",
+              status.Job.Read == "arcs" ? "the moving arcs" : "every document",
               same ? "" : " (made for OTHER schemes than --from/--to)");
   std::printf("%-37s %-28s %-6s %-8s %-16s %9s %9s %s\n", "item", "source", "range", "state", "owner", "scanned",
               "moved", "last write");
@@ -191,6 +198,62 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
               U(total.Unresurrected), U(total.Skipped), U(total.Scanned), U(total.LeftInPlace), total.RequestCharge,
               workers.size(), names.empty() ? "" : " (", names.c_str(), names.empty() ? "" : ")", rate,
               status.Job.Ready && status.Remaining() == 0 ? "; finished" : "");
+  std::printf("tombstones: %llu (docshard-tombstones in the databases of --to; remove them with "
+              "--remove-tombstones once the job is over)\n",
+              U(tombstones));
+  return ExitOk;
+}
+
+// `--remove-tombstones`: deletes the tombstone collections of a finished job.
+// Refused while any item of the job (or the checkpoint) is unfinished; that no
+// worker process is left and every application runs NEW is the operator's
+// to know (docs/migration.md, "Removing them").
+int RemoveJobTombstones(PartitionedClient& client, std::optional<std::string> const& leaseText,
+                        std::filesystem::path const& checkpoint, std::string const& fromHash, std::string const& toHash,
+                        IPartitionResolver const& next) {
+  std::string unfinished;
+  if (leaseText) {
+    auto const lease = CollectionRef::Parse(*leaseText);
+    MigrationJobStatus status;
+    try {
+      status = ReadMigrationJob(client.Account(lease.Account()), lease.Link());
+    } catch (NotFoundError const&) {}
+    if (!status.Exists) {
+      std::fprintf(stderr, "error: lease collection %s holds no migration job\n", leaseText->c_str());
+      return ExitFailed;
+    }
+    if (status.Job.FromHash != fromHash || status.Job.ToHash != toHash) {
+      std::fprintf(stderr, "error: lease collection %s holds the job of another migration; nothing removed\n",
+                   leaseText->c_str());
+      return ExitUsage;
+    }
+    if (!status.Job.Ready || status.Remaining() > 0)
+      unfinished = "the job in " + *leaseText + " has " + std::to_string(status.Remaining()) + " items not done";
+  } else {
+    auto const cp = MigrationCheckpoint::TryLoad(checkpoint);
+    if (!cp) {
+      std::fprintf(stderr, "error: no checkpoint %s: nothing says the migration is finished\n",
+                   checkpoint.string().c_str());
+      return ExitFailed;
+    }
+    if (cp->FromHash != fromHash || cp->ToHash != toHash) {
+      std::fprintf(stderr, "error: checkpoint %s was made for other schemes; nothing removed\n",
+                   checkpoint.string().c_str());
+      return ExitUsage;
+    }
+    if (!cp->Finished) unfinished = "checkpoint " + checkpoint.string() + " is not finished";
+  }
+  if (!unfinished.empty()) {
+    std::fprintf(stderr,
+                 "error: %s; a migrator still moving documents needs the tombstones (without them it could copy "
+                 "a deleted document back). Nothing removed\n",
+                 unfinished.c_str());
+    return ExitFailed;
+  }
+  auto const count = CountTombstones(client, next);
+  auto const removed = RemoveTombstones(client, next);
+  std::printf("removed %zu tombstone collections (%llu tombstones)\n", removed, U(count));
+  std::fflush(stdout);
   return ExitOk;
 }
 
@@ -212,7 +275,7 @@ int Run(std::span<char const* const> args) {
     options.Lease.Collection = *leaseText;
     options.Lease.Duration = std::chrono::seconds(arguments.Integer("lease-seconds", 30, 1, 3600));
     options.Lease.CreateOnly = arguments.Flag("create-only");
-    if (arguments.Flag("status") || options.Lease.CreateOnly)
+    if (arguments.Flag("status") || options.Lease.CreateOnly || arguments.Flag("remove-tombstones"))
       options.Lease.Worker = arguments.Value("worker").value_or("create-only");
     else
       options.Lease.Worker = arguments.Required("worker");
@@ -226,12 +289,14 @@ int Run(std::span<char const* const> args) {
   options.Rate = static_cast<double>(arguments.Integer("rate", 0, 0, 100000000));
   options.PageSize = static_cast<int>(arguments.Integer("page-size", 500, 1, 100000));
   options.RateRu = static_cast<double>(arguments.Integer("rate-ru", 0, 0, 100000000));
+  options.ReadAll = arguments.Flag("read-all");
   auto const writeConfig = arguments.Value("write-config").value_or(toPath);
   bool const quiet = arguments.Flag("quiet");
 
   auto const from = LoadNamed(fromPath);
   auto const to = LoadNamed(toPath);
-  bool const finish = !arguments.Flag("no-finish");
+  bool const removeTombstones = arguments.Flag("remove-tombstones");
+  bool const finish = !arguments.Flag("no-finish") && !removeTombstones;
   if (finish) {
     try {
       (void)NextEpoch(from);  // before anything moves, not at the switch
@@ -247,12 +312,24 @@ int Run(std::span<char const* const> args) {
       throw ConfigError("--lease", "account \"" + std::string(lease.Account()) + "\" is in neither " + fromPath +
                                        " nor " + toPath);
   }
+  if (removeTombstones)
+    return RemoveJobTombstones(*client, leaseText, options.Checkpoint, SchemeHash(*from.Resolver()),
+                               SchemeHash(*to.Resolver()), *to.Resolver());
   if (leaseText && arguments.Flag("status"))
-    return ShowStatus(*client, *leaseText, SchemeHash(*from.Resolver()), SchemeHash(*to.Resolver()),
+    return ShowStatus(*client, *leaseText, SchemeHash(*from.Resolver()), SchemeHash(*to.Resolver()), *to.Resolver(),
                       arguments.Flag("json"));
 
   ProgressDisplay display(quiet);
-  options.OnProgress = [&display](MigrationProgress const& p) { display.Show(p); };
+  bool readShown = quiet;
+  options.OnProgress = [&display, &readShown](MigrationProgress const& p) {
+    if (!readShown) {  // the job's way, known once the run has opened it
+      readShown = true;
+      std::fprintf(stderr, "migrate: reads %s: %s\n",
+                   p.ReadsMovingArcs ? "the moving arcs and the documents without a ring position" : "every document",
+                   p.ReadReason.c_str());
+    }
+    display.Show(p);
+  };
   Migrator migrator(client, from.Resolver(), to.Resolver(), options);
   if (!quiet) {
     auto const& plan = migrator.Plan();
@@ -318,6 +395,7 @@ int Run(std::span<char const* const> args) {
   if (done.RangesReplaced > 0)
     std::printf("partition key ranges split or merged during the run: %llu range streams continued on the new ranges\n",
                 static_cast<unsigned long long>(done.RangesReplaced));
+  std::printf("read: %s (%s)\n", done.ReadsMovingArcs ? "moving arcs" : "every document", done.ReadReason.c_str());
   std::printf("verify: %llu documents, %s\n", static_cast<unsigned long long>(report.Documents),
               report.Summary().c_str());
   // Documents the migrator could not move stay where they were: each is
@@ -342,6 +420,13 @@ int Run(std::span<char const* const> args) {
                    "error: %llu documents could not be moved (listed above) and stay where they are; the scheme was "
                    "not switched. Fix or remove them with the tool that wrote them, then run again with --resume.\n",
                    static_cast<unsigned long long>(done.LeftInPlace));
+    else if (done.ReadsMovingArcs && !report.Misplaced.empty() && report.Lost.empty())
+      std::fprintf(stderr,
+                   "error: verification failed; the scheme was not switched. Misplaced documents after a read of the "
+                   "moving arcs are most likely ones whose stored ring position (%s) disagrees with their key "
+                   "(written by a process without this scheme): run again with --read-all, without --resume (a "
+                   "--lease job: in a new lease collection), to read every document\n",
+                   RingPositionField);
     else
       std::fprintf(stderr, "error: verification failed; the scheme was not switched\n");
     return ExitFailed;
@@ -360,6 +445,7 @@ int Run(std::span<char const* const> args) {
 Command const MigrateCommand{
     "migrate",
     "migrate --from OLD.json --to NEW.json [--checkpoint FILE] [--resume] [--max-parallel N] [--rate N] [--rate-ru R]\n"
+    "        [--read-all] [--remove-tombstones]\n"
     "        [--lease ACCOUNT:dbs/DB/colls/LEASES --worker NAME [--lease-seconds S] [--create-only | --status [--json]]]",
     "move documents to a new scheme (resumable), verify, switch",
     "Moves every document whose owner changes from OLD to NEW: copy to the new\n"
@@ -367,9 +453,12 @@ Command const MigrateCommand{
     "copied version. Applications keep working meanwhile if they route with a\n"
     "transition resolver (current = OLD, next = NEW); see docs/migration.md.\n"
     "Every collection is read range by range (a range that splits is read on\n"
-    "from its children). Progress is checkpointed after every page; a killed\n"
-    "run continues with --resume (without a checkpoint it starts from the\n"
-    "beginning). Documents it cannot move (an id Cosmos DB cannot address, no\n"
+    "from its children): every document, or, when OLD stores ring positions\n"
+    "and NEW's ring hashes keys the same way, only the arcs that change owner\n"
+    "and the documents without a position (`docshard plan` says which).\n"
+    "Progress is checkpointed after every page; a killed run continues with\n"
+    "--resume (without a checkpoint it starts from the beginning).\n"
+    "Documents it cannot move (an id Cosmos DB cannot address, no\n"
     "key under NEW) stay where they are and are listed; NEW is then not\n"
     "switched to. At the end every document is verified to be where NEW says,\n"
     "once, and NEW is written with epoch = OLD's + 1. One migrate per\n"
@@ -392,6 +481,8 @@ Command const MigrateCommand{
     "  --rate-ru R        at most R request units per second for reads and moves,\n"
     "                     summed over the job's workers (each takes R / live workers)\n"
     "  --page-size N      read-feed page size (default 500)\n"
+    "  --read-all         read every document even where only the moving arcs\n"
+    "                     need reading (OLD stores ring positions); a new job only\n"
     "  --write-config F   where NEW (epoch + 1) is written (default: NEW.json itself)\n"
     "  --no-finish        move and verify only\n"
     "  --quiet            no progress output\n"
@@ -400,7 +491,11 @@ Command const MigrateCommand{
     "                     (a restart under the same name takes its items back at once)\n"
     "  --lease-seconds S  a lease not renewed for S seconds is taken over (default 30)\n"
     "  --create-only      create the job and its items, move nothing\n"
-    "  --status [--json]  the job's items and totals (done, moved, remaining, workers, rate)\n"
+    "  --status [--json]  the job's items and totals (done, moved, remaining, workers, rate,\n"
+    "                     tombstones)\n"
+    "  --remove-tombstones  delete the tombstones of a finished job (every item, or\n"
+    "                     the checkpoint, done): only once no worker runs any more and\n"
+    "                     every application runs NEW\n"
     "\n"
     "Exit status: 0 when everything moved and verified, 1 when the migration\n"
     "stopped, left documents in place or verification failed (resume or\n"

@@ -2,6 +2,7 @@
 // Two hash rings over the same hash are compared exactly, arc by arc; any
 // other pair of schemes is measured with sample keys.
 #include "arguments.hpp"
+#include "backend.hpp"
 #include "command.hpp"
 #include "json_text.hpp"
 #include "resolver_description.hpp"
@@ -10,6 +11,7 @@
 
 #include <docshard/errors.hpp>
 #include <docshard/hash_partition_resolver.hpp>
+#include <docshard/migration/migration_read_plan.hpp>
 #include <docshard/ring_ownership.hpp>
 
 #include <rapidjson/stringbuffer.h>
@@ -63,8 +65,19 @@ struct SamplePlan {
   std::map<Pair, std::uint64_t> PerPair;
 };
 
-constexpr std::array<OptionSpec, 5> Options = {
-    {{"from", true}, {"to", true}, {"keys", true}, {"json", false}, {"summary", false}}};
+constexpr std::array<OptionSpec, 7> Options = {{{"from", true},
+                                                {"to", true},
+                                                {"keys", true},
+                                                {"json", false},
+                                                {"summary", false},
+                                                {"count", false},
+                                                {"read-all", false}}};
+
+// What the reads of a migration cost, summed over the sources (--count).
+struct ReadTotals {
+  std::uint64_t Documents = 0, ToRead = 0, Unpositioned = 0, InMovingArcs = 0;
+  double ToMove = 0;
+};
 
 int Run(std::span<char const* const> args) {
   auto const arguments = Arguments::Parse(args, Options);
@@ -108,9 +121,11 @@ int Run(std::span<char const* const> args) {
                      " exactly; sample keys are needed: --keys FILE (one JSON key per line)");
 
   std::optional<SamplePlan> sample;
+  std::vector<PartitionKey> sampleKeys;  // for the estimate of --count
   if (keysPath) {
     sample.emplace();
     sample->Summary = ReadSampleKeys(*keysPath, [&](PartitionKey const& key) {
+      if (arguments.Flag("count")) sampleKeys.push_back(key);
       auto const& a = from.ResolveForCreate(key);
       auto const& b = to.ResolveForCreate(key);
       ++sample->Routed;
@@ -122,6 +137,26 @@ int Run(std::span<char const* const> args) {
   }
   double const sampleFraction =
       sample && sample->Routed > 0 ? static_cast<double>(sample->Moved) / static_cast<double>(sample->Routed) : 0.0;
+
+  // How a migration would read the sources, and with --count what that
+  // reads and moves on the backend (A's accounts).
+  auto const reads = PlanMigrationReads(from, to, arguments.Flag("read-all"));
+  std::vector<SourceReadCount> counts;
+  ReadTotals totals;
+  if (arguments.Flag("count")) {
+    auto backend = OpenBackend(fromPath);
+    auto const estimate = MigrationPlan::Compute(from, to, sampleKeys);
+    counts = CountMigrationReads(*backend.Client, reads, estimate);
+    for (auto const& c : counts) {
+      totals.Documents += c.Documents;
+      totals.ToRead += c.ToRead;
+      totals.Unpositioned += c.Unpositioned;
+      totals.InMovingArcs += c.InMovingArcs;
+      totals.ToMove += c.ToMove;
+    }
+  }
+  std::size_t arcSources = 0;
+  for (auto const& r : reads.Sources) arcSources += r.Scan ? 0 : 1;
 
   std::string out;
   bool const summaryOnly = arguments.Flag("summary");
@@ -219,6 +254,52 @@ int Run(std::span<char const* const> args) {
       }
       w.EndObject();
     }
+    w.Key("read");
+    w.StartObject();
+    w.Key("way");
+    WriteString(w, reads.MovingArcs ? "arcs" : "scan");
+    w.Key("reason");
+    WriteString(w, reads.Reason);
+    w.Key("sources");
+    w.StartArray();
+    for (std::size_t i = 0; i < reads.Sources.size(); ++i) {
+      auto const& r = reads.Sources[i];
+      w.StartObject();
+      w.Key("source");
+      WriteString(w, r.Source);
+      w.Key("way");
+      WriteString(w, r.Scan ? "scan" : "arcs");
+      w.Key("intervals");
+      w.Uint64(r.Moving.size());
+      if (i < counts.size()) {
+        w.Key("documents");
+        w.Uint64(counts[i].Documents);
+        w.Key("toRead");
+        w.Uint64(counts[i].ToRead);
+        if (!r.Scan) {
+          w.Key("unpositioned");
+          w.Uint64(counts[i].Unpositioned);
+          w.Key("inMovingArcs");
+          w.Uint64(counts[i].InMovingArcs);
+        }
+        w.Key("toMove");
+        WriteNumber(w, counts[i].ToMove);
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    if (!counts.empty()) {
+      w.Key("documents");
+      w.Uint64(totals.Documents);
+      w.Key("toRead");
+      w.Uint64(totals.ToRead);
+      w.Key("toMove");
+      WriteNumber(w, totals.ToMove);
+      // Exact: every source read by its arcs, every document positioned.
+      w.Key("toMoveEstimated");
+      w.Bool(arcSources < reads.Sources.size() || totals.Unpositioned > 0);
+    }
+    w.EndObject();
     w.Key("notes");
     w.StartArray();
     for (auto const& n : notes) WriteString(w, n);
@@ -270,6 +351,36 @@ int Run(std::span<char const* const> args) {
         });
       if (sample->Summary.Failed > 0) out += "first failure: " + OneLine(sample->Summary.FirstError) + "\n";
     }
+    out +=
+        std::string("\nread: ") +
+        (reads.MovingArcs ? "the moving arcs and the documents without a ring position (" + std::to_string(arcSources) +
+                                " of " + std::to_string(reads.Sources.size()) + " sources by query)"
+                          : std::string("every document")) +
+        "\n  why: " + reads.Reason + "\n";
+    if (!counts.empty()) {
+      int width = 6;
+      for (auto const& c : counts) width = std::max(width, static_cast<int>(c.Source.size()));
+      std::snprintf(buf, sizeof buf, "  %-*s  %10s  %10s  %12s  %10s\n", width, "source", "documents", "to read",
+                    "unpositioned", "to move");
+      out += buf;
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        auto const& c = counts[i];
+        std::string const unpositioned = reads.Sources[i].Scan ? "-" : std::to_string(c.Unpositioned);
+        std::snprintf(buf, sizeof buf, "  %-*s  %10llu  %10llu  %12s  %10.0f\n", width, c.Source.c_str(),
+                      static_cast<unsigned long long>(c.Documents), static_cast<unsigned long long>(c.ToRead),
+                      unpositioned.c_str(), c.ToMove);
+        out += buf;
+      }
+      std::snprintf(buf, sizeof buf, "  %-*s  %10llu  %10llu  %12llu  %10.0f\n", width, "total",
+                    static_cast<unsigned long long>(totals.Documents), static_cast<unsigned long long>(totals.ToRead),
+                    static_cast<unsigned long long>(totals.Unpositioned), totals.ToMove);
+      out += buf;
+      bool const estimated = arcSources < reads.Sources.size() || totals.Unpositioned > 0;
+      out += std::string("  (COUNT queries per partition key range; to move is ") +
+             (estimated ? "estimated: the moving share of the documents read whole or without a position, plus the "
+                          "positioned documents counted in the moving arcs)\n"
+                        : "counted: the positioned documents in the moving arcs)\n");
+    }
     if (exact && !summaryOnly && !exact->Arcs.empty()) {
       out += "\narcs [start, end) that change owner (ring positions, hex; end <= start wraps past the top):\n";
       for (auto const& arc : exact->Arcs) {
@@ -294,18 +405,26 @@ int Run(std::span<char const* const> args) {
 
 Command const PlanCommand{
     "plan",
-    "plan --from OLD.json --to NEW.json [--keys FILE] [--json] [--summary]",
+    "plan --from OLD.json --to NEW.json [--keys FILE] [--json] [--summary] [--count] [--read-all]",
     "show what a migration between two schemes would move",
     "Two hash schemes over the same hash are compared exactly: the arcs of the\n"
     "ring whose owner changes, old -> new, merged where adjacent, and per\n"
     "(from, to) pair the fraction of the key space. Arcs are [start, end) in\n"
     "128-bit ring positions (hex), modulo 2^128: end <= start wraps past the top.\n"
     "Any other pair (range, lookup, nested, or different hashes) needs sample keys.\n"
+    "It also says how a migration would read the old collections: only the\n"
+    "arcs that change owner and the documents without a stored ring position\n"
+    "(OLD has \"storeRingPosition\" and NEW's ring hashes keys the same way), or\n"
+    "every document, and why.\n"
     "\n"
     "  --keys FILE  sample keys, one JSON value per line as for `route` (\"-\" is\n"
     "               standard input): the fraction of them that moves, per pair\n"
     "  --json       one JSON object instead of text\n"
     "  --summary    leave out the list of arcs\n"
+    "  --count      ask OLD's backend how many documents each source holds, how\n"
+    "               many the migration reads and how many it moves (COUNT\n"
+    "               queries per partition key range; moves partly estimated)\n"
+    "  --read-all   plan the read of every document (migrate --read-all)\n"
     "\n"
     "Exit status: 0, or 1 when some sample keys could not be routed by both\n"
     "schemes, 2 on a usage or config error (or no --keys where they are needed).\n",

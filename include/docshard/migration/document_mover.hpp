@@ -30,6 +30,7 @@
 #include "docshard/migration/move_diagnostics.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
+#include "docshard/partition_resolver.hpp"
 
 #include <rapidjson/document.h>
 
@@ -88,6 +89,13 @@ public:
   // Move, as a crash there would stop it.
   void SetStepHook(std::function<void(MoveStep, std::string const&)> hook) { m_hook = std::move(hook); }
 
+  // The scheme the target belongs to (B): every copy, and every content
+  // compared with the target's, carries the stored ring position
+  // (RingPositionField) as a docshard writer under `scheme` writes it, so a
+  // copy from a ring of another hash never keeps a position B's ring would
+  // misread. Not set: copies keep the source's content as it is.
+  void SetTargetScheme(ResolverPtr scheme) { m_targetScheme = std::move(scheme); }
+
 private:
   // After an application delete began: waits (about 2 s at most) for the
   // source to be gone. SourceGone or `gone` when it is, DeletePending if not.
@@ -110,6 +118,7 @@ private:
   RequestUnitBudget* m_budget;
   std::function<void(MoveStep, std::string const&)> m_hook;
   Logger m_log = DefaultLogger();
+  ResolverPtr m_targetScheme;
 };
 
 }  // namespace docshard

@@ -51,6 +51,10 @@ struct DOCSHARD_API MigrationCheckpoint {
   std::string ToHash;                                       // SHA-256 hex of B's resolver JSON
   std::map<std::string, CollectionCheckpoint> Collections;  // by source reference text
   bool Finished = false;                                    // Run completed every source
+  // How the job reads its sources, fixed when it starts: "scan" (every
+  // document; also what a checkpoint without the member means) or "arcs" (the
+  // queries of MigrationReadPlan). The continuations belong to that way.
+  std::string Read = "scan";
 
   // Throws Error naming the file when it is unreadable or malformed.
   static MigrationCheckpoint Load(std::filesystem::path const& path);

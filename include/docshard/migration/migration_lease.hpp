@@ -77,6 +77,9 @@ struct DOCSHARD_API MigrationJobDocument {
   std::vector<std::string> Sources;  // A's collections
   bool Ready = false;                // every source's first items exist
   std::string Creator;               // the worker creating the items (while not Ready)
+  // How the job reads its sources, set by its creator: "scan" (also when the
+  // document has no such member) or "arcs" (MigrationReadPlan's queries).
+  std::string Read = "scan";
   std::string ETag;
   std::int64_t Timestamp = 0;
 

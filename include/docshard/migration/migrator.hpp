@@ -2,9 +2,11 @@
 // Moves every document whose owner changes from scheme A to scheme B, while
 // the application keeps working through a TransitionPartitionResolver
 // (current = A, next = B) published in its PartitionedClient. Each source
-// collection of A is scanned with the read feed range by range (one stream
-// per partition key range, the streams of all sources in parallel within
-// MaxParallel), page by page; documents B places elsewhere are moved by
+// collection of A is read range by range (one stream per partition key range,
+// the streams of all sources in parallel within MaxParallel), page by page:
+// with the read feed, or, when A stores ring positions and B's ring hashes
+// the same way, with the query of the arcs that change owner plus the
+// documents without a position (MigrationReadPlan); documents B places elsewhere are moved by
 // DocumentMover (copy, then delete: never the other way round); everything
 // else is left alone. After each fully processed page the checkpoint records
 // the range's continuation, so a killed migrator resumes there and repeats at
@@ -20,6 +22,7 @@
 #include "docshard/migration/migration_checkpoint.hpp"
 #include "docshard/migration/migration_lease.hpp"
 #include "docshard/migration/migration_plan.hpp"
+#include "docshard/migration/migration_read_plan.hpp"
 #include "docshard/partition_scheme.hpp"
 #include "docshard/partitioned_client.hpp"
 #include "docshard/transition_partition_resolver.hpp"
@@ -72,6 +75,10 @@ struct DOCSHARD_API MigrationProgress {
   double RequestCharge = 0;          // this run: request units of the reads and moves (successful requests)
   // Every source was read to the end (Run's final report).
   bool Finished = false;
+  // How the sources are read (MigrationReadPlan): only the moving arcs and
+  // the documents without a stored ring position, or (false) every document.
+  bool ReadsMovingArcs = false;
+  std::string ReadReason;  // why the sources are read that way (MigrationReadPlan::Reason)
 };
 
 // How a Migrator runs; see each member.
@@ -88,6 +95,10 @@ struct DOCSHARD_API MigratorOptions {
   // that lease collection (Checkpoint and Resume unused); Run returns when
   // every item of the job is done, by this worker or others.
   MigrationLeaseOptions Lease;
+  // Read every document of every source even when the moving arcs could be
+  // queried (PlanMigrationReads); applies to a new job only (a resumed or
+  // joined one keeps the way it started with).
+  bool ReadAll = false;
   // Called after every page and at the end, from scanning threads (serialised).
   std::function<void(MigrationProgress const&)> OnProgress;
   // For tests of interleavings: given to every DocumentMover
@@ -121,6 +132,8 @@ public:
   // What the migration moves (MigrationPlan::Compute of A and B; Run
   // re-estimates a plan that is not exact from sample documents).
   MigrationPlan const& Plan() const noexcept { return m_plan; }
+  // How a new job would read the sources (Run reports the way it used).
+  MigrationReadPlan const& Reads() const noexcept { return m_reads; }
 
 private:
   std::shared_ptr<PartitionedClient> m_client;
@@ -128,6 +141,7 @@ private:
   ResolverPtr m_to;
   MigratorOptions m_options;
   MigrationPlan m_plan;
+  MigrationReadPlan m_reads;
 };
 
 }  // namespace docshard
