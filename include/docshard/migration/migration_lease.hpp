@@ -42,6 +42,7 @@ struct DOCSHARD_API MigrationLeaseOptions {
   bool CreateOnly = false;  // create the job and its items, move nothing
 };
 
+// Where a work item stands (stored as ToString's word).
 enum class LeaseItemState {
   Free,    // nobody holds it (new, or released)
   Leased,  // Owner holds it while its etag keeps changing
@@ -49,19 +50,27 @@ enum class LeaseItemState {
   Split,   // its range split or merged away: its children items carry on
 };
 
+// One work item of a job: a source collection's range stream and who holds
+// it (see the notes at the top of this file). A plain value.
 struct DOCSHARD_API MigrationLeaseItem {
-  std::string Id;      // "item-" + 32 hex digits of SHA-256(source, range, span)
-  std::string Source;  // A's collection, as a scheme names it (account:dbs/x/colls/y)
-  RangeStream Stream;  // Stream.Done mirrors State == Done
-  LeaseItemState State = LeaseItemState::Free;
-  std::string Owner;           // worker name, "" when free
-  std::uint64_t Renewals = 0;  // bumped by every renewal (a new _etag)
-  std::uint64_t Scanned = 0, Moved = 0, Skipped = 0, KeptNewer = 0, Recopied = 0, Unresurrected = 0, LeftInPlace = 0;
-  double RequestCharge = 0;  // request units the pages recorded here cost (reads and moves)
-  std::string Parent;        // the item it replaced after a split, "" for the first ones
+  std::string Id;                               // "item-" + 32 hex digits of SHA-256(source, range, span)
+  std::string Source;                           // A's collection, as a scheme names it (account:dbs/x/colls/y)
+  RangeStream Stream;                           // Stream.Done mirrors State == Done
+  LeaseItemState State = LeaseItemState::Free;  // free, leased, done or split
+  std::string Owner;                            // worker name, "" when free
+  std::uint64_t Renewals = 0;                   // bumped by every renewal (a new _etag)
+  std::uint64_t Scanned = 0,                    // documents read
+      Moved = 0,                                // copied to B and removed here
+      Skipped = 0,                              // already where B wants them
+      KeptNewer = 0,                            // the target held a newer app write: kept it, removed the source
+      Recopied = 0,                             // the source changed after the copy (412): copied again
+      Unresurrected = 0,                        // the app deleted the source meanwhile: our copy was removed
+      LeftInPlace = 0;                          // could not be moved: reported
+  double RequestCharge = 0;                     // request units the pages recorded here cost (reads and moves)
+  std::string Parent;                           // the item it replaced after a split, "" for the first ones
   // From the service (not written): the version and its time (_ts, seconds).
   std::string ETag;
-  std::int64_t Timestamp = 0;
+  std::int64_t Timestamp = 0;  // _ts: when the service last wrote it, in seconds since 1970 (0 when absent)
 
   // A new item of `source` reading `stream`; Id derived from both.
   static MigrationLeaseItem ForStream(std::string source, RangeStream stream);
@@ -70,27 +79,30 @@ struct DOCSHARD_API MigrationLeaseItem {
   std::string ToJson() const;  // the stored document (without system properties)
 };
 
+// The job document (id "job") of a lease collection. A plain value.
 struct DOCSHARD_API MigrationJobDocument {
-  static constexpr int FormatVersion = 1;
-  std::string FromHash;              // SHA-256 hex of A's resolver JSON
-  std::string ToHash;                // SHA-256 hex of B's resolver JSON
-  std::vector<std::string> Sources;  // A's collections
-  bool Ready = false;                // every source's first items exist
-  std::string Creator;               // the worker creating the items (while not Ready)
+  static constexpr int FormatVersion = 1;  // the docshardMigrationJob member; FromJson reads only this one
+  std::string FromHash;                    // SHA-256 hex of A's resolver JSON
+  std::string ToHash;                      // SHA-256 hex of B's resolver JSON
+  std::vector<std::string> Sources;        // A's collections
+  bool Ready = false;                      // every source's first items exist
+  std::string Creator;                     // the worker creating the items (while not Ready)
   // How the job reads its sources, set by its creator: "scan" (also when the
   // document has no such member) or "arcs" (MigrationReadPlan's queries).
   std::string Read = "scan";
-  std::string ETag;
-  std::int64_t Timestamp = 0;
+  std::string ETag;            // _etag from the service ("" when absent); not written
+  std::int64_t Timestamp = 0;  // _ts from the service, seconds since 1970 (0 when absent); not written
 
+  // Throws ConfigError naming the document and field when malformed or of
+  // another format version.
   static MigrationJobDocument FromJson(rapidjson::Value const& document);
-  std::string ToJson() const;
+  std::string ToJson() const;  // the stored document (without system properties)
 };
 
 // A job as read from its lease collection, for `migrate --status`.
 struct DOCSHARD_API MigrationJobStatus {
-  bool Exists = false;
-  MigrationJobDocument Job;
+  bool Exists = false;                    // the job document exists
+  MigrationJobDocument Job;               // the job document (default when !Exists)
   std::vector<MigrationLeaseItem> Items;  // sorted by source, then span
 
   // Items still to scan (neither done nor split).
@@ -100,6 +112,7 @@ struct DOCSHARD_API MigrationJobStatus {
   MigrationLeaseItem Totals() const;  // the counts summed over every item
 };
 
+// "free", "leased", "done" or "split", as stored.
 DOCSHARD_API std::string_view ToString(LeaseItemState state);
 
 // Every document of the job in `leaseCollection` (one partition, read feed).
