@@ -63,6 +63,18 @@ bool IsReadRequest(CosmosRequest const& req) {
          (req.Headers.Contains("x-ms-documentdb-isquery") || req.Headers.Contains("x-ms-cosmos-is-query-plan-request"));
 }
 
+// The headers Sign sets on every attempt (replacing a request's own).
+bool IsAttemptHeader(std::string_view name) {
+  switch (name.size()) {
+  case 9: return http::HeaderNameEquals(name, "x-ms-date");
+  case 10: return http::HeaderNameEquals(name, "User-Agent");
+  case 12: return http::HeaderNameEquals(name, "x-ms-version");
+  case 13: return http::HeaderNameEquals(name, "authorization");
+  case 42: return http::HeaderNameEquals(name, "x-ms-documentdb-query-enablecrosspartition");
+  default: return false;
+  }
+}
+
 // What a failed attempt says about its region.
 enum class RegionFailure { None, Unreachable, Unavailable, WriteForbidden, SessionNotAvailable };
 
@@ -179,7 +191,9 @@ public:
     std::optional<std::string> rangeId;
     if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) rangeId = std::string(*r);
     RetryPolicy policy(m_retry, req.Idempotent);
-    asio::steady_timer timer(co_await asio::this_coro::executor);
+    // Made at the first back-off only: most operations never wait, and
+    // making a timer looks up the timer service under the io_context's lock.
+    std::optional<asio::steady_timer> timer;
     auto diagnostics = std::make_shared<OperationDiagnostics>();
     diagnostics->Operation = req.Operation;
     diagnostics->Resource = LoggedResource(req);
@@ -273,8 +287,9 @@ public:
       }
       attempt.BackoffMs = static_cast<double>(delay->count());
       if (delay->count() == 0) continue;
-      timer.expires_after(*delay);
-      co_await timer.async_wait(asio::use_awaitable);
+      if (!timer) timer.emplace(co_await asio::this_coro::executor);
+      timer->expires_after(*delay);
+      co_await timer->async_wait(asio::use_awaitable);
     }
   }
 
@@ -673,19 +688,28 @@ public:
     h.Target = region ? http::Endpoint::Parse(region->Endpoint) : m_endpoint;
     h.Method = req.Method;
     h.Path = detail::EncodePath(req.Path);
-    h.Headers = req.Headers;
     h.Body = req.Body;
     h.Idempotent = req.Idempotent;
+    // The request's headers, then those of the attempt, in one pass into
+    // one allocation: as if each attempt header were Set (any value of the
+    // request under its name dropped, the attempt's appended in this order).
+    h.Headers.Reserve(req.Headers.Size() + 6);
+    bool hasAccept = false;
+    for (auto const& [name, value] : req.Headers.Entries()) {
+      if (IsAttemptHeader(name)) continue;
+      hasAccept = hasAccept || http::HeaderNameEquals(name, "Accept");
+      h.Headers.Add(name, value);
+    }
     auto date = http::FormatHttpDate(std::chrono::system_clock::now());
-    h.Headers.Set("authorization",
+    h.Headers.Add("authorization",
                   MasterKeyAuthorizationHeader(m_key, req.Method, req.ResourceType, req.ResourceLink, date));
-    h.Headers.Set("x-ms-date", std::move(date));
-    h.Headers.Set("x-ms-version", ApiVersion);
+    h.Headers.Add("x-ms-date", std::move(date));
+    h.Headers.Add("x-ms-version", ApiVersion);
     // The official SDKs send it on every request; without it the local
     // server answers a point read of a missing document with 500, not 404.
-    h.Headers.Set("x-ms-documentdb-query-enablecrosspartition", "true");
-    if (!h.Headers.Contains("Accept")) h.Headers.Set("Accept", "application/json");
-    h.Headers.Set("User-Agent", m_userAgent);
+    h.Headers.Add("x-ms-documentdb-query-enablecrosspartition", "true");
+    if (!hasAccept) h.Headers.Add("Accept", "application/json");
+    h.Headers.Add("User-Agent", m_userAgent);
     return h;
   }
 

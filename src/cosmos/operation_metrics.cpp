@@ -62,9 +62,15 @@ bool ListHas(std::string_view list, std::string_view name) {
 }  // namespace
 
 std::string OperationMetricName(std::string_view operation) {
+  std::string storage;
+  return std::string(OperationMetricName(operation, storage));
+}
+
+std::string_view OperationMetricName(std::string_view operation, std::string& storage) {
   for (auto const& [docshard, otel] : OpenTelemetryNames)
-    if (operation == docshard) return std::string(otel);
-  std::string snake;
+    if (operation == docshard) return otel;
+  std::string& snake = storage;
+  snake.clear();
   for (char c : operation) {
     if (std::isupper(static_cast<unsigned char>(c))) {
       if (!snake.empty()) snake += '_';
@@ -91,7 +97,8 @@ void RecordOperationMetrics(Meter const& meter, OperationDiagnostics const& d, s
     errorType = statusText;
   else if (last.Status == 0)
     errorType = last.Outcome;
-  auto const operation = OperationMetricName(d.Operation);
+  std::string operationStorage;
+  auto const operation = OperationMetricName(d.Operation, operationStorage);
   // azure.cosmosdb.operation.contacted_regions: the regions the attempts went
   // to, each once, in order ("region-2,region-1": the attribute is a list in
   // OpenTelemetry, one label here). Usually one region: then no allocation.

@@ -15,6 +15,9 @@ namespace docshard::detail {
 // names without an OpenTelemetry counterpart in snake case
 // ("ReadPartitionKeyRanges" -> "read_partition_key_ranges").
 std::string OperationMetricName(std::string_view operation);
+// The same without an allocation for the named operations: a view of a
+// constant, or of `storage` (written only for other names).
+std::string_view OperationMetricName(std::string_view operation, std::string& storage);
 
 // Duration, request charge, retries and 429s of one finished operation on
 // `resourceLink` (only its database and collection names are recorded).

@@ -34,10 +34,23 @@ std::vector<std::pair<std::string, SessionToken>> ParseCompound(std::string_view
 void SessionContainer::Update(std::string_view collectionLink, std::string_view headerValue,
                               std::string_view ownerResourceId) {
   if (headerValue.empty()) return;
+  std::string link(TrimSlashes(collectionLink));
+  // Most answers to reads repeat, as one "<rangeId>:<token>", the token this
+  // client holds for that range already (nobody wrote to it since): then
+  // merging would change nothing, and nothing is parsed.
+  if (auto const colon = headerValue.find(':');
+      colon != std::string_view::npos && headerValue.find(',') == std::string_view::npos) {
+    std::lock_guard lock(m_mutex);
+    auto const known = m_collections.find(link);
+    if (known != m_collections.end() && (ownerResourceId.empty() || known->second.ResourceId == ownerResourceId)) {
+      auto const range = known->second.Ranges.find(headerValue.substr(0, colon));
+      if (range != known->second.Ranges.end() && range->second.ToString() == headerValue.substr(colon + 1)) return;
+    }
+  }
   auto entries = ParseCompound(headerValue);  // outside the lock
   if (entries.empty()) return;
   std::lock_guard lock(m_mutex);
-  auto& collection = m_collections[std::string(TrimSlashes(collectionLink))];
+  auto& collection = m_collections[std::move(link)];
   if (!ownerResourceId.empty() && collection.ResourceId != ownerResourceId) {
     // A new resource id under a known name: the collection was recreated and
     // the old LSNs mean nothing (worse, they are ahead of the new ones).

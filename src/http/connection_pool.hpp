@@ -15,24 +15,33 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 namespace docshard::http::detail {
 
 // A request waiting for a connection slot of a full pool. Grant ends its
-// wait (its timer's wait completes with m_granted set).
+// wait (its timer's wait completes with m_granted set). The timer is made
+// when a request first has to wait: most never do, and making one looks up
+// the timer service under the io_context's lock.
 class PoolWaiter {
 public:
-  explicit PoolWaiter(Executor const& executor) : m_waitTimer(executor) {}
+  explicit PoolWaiter(Executor const& executor) : m_executor(executor) {}
 
   void Grant() {
     m_granted = true;
-    m_waitTimer.cancel();
+    if (m_waitTimer) m_waitTimer->cancel();
   }
 
 protected:
-  Timer m_waitTimer;
+  Timer& WaitTimer() {
+    if (!m_waitTimer) m_waitTimer.emplace(m_executor);
+    return *m_waitTimer;
+  }
+
+  Executor m_executor;
+  std::optional<Timer> m_waitTimer;
   bool m_granted = false;
 };
 

@@ -12,6 +12,11 @@ std::string FormatHttpDate(std::chrono::system_clock::time_point time) {
   static constexpr char days[] = "SunMonTueWedThuFriSat";
   static constexpr char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
   std::time_t t = std::chrono::system_clock::to_time_t(time);
+  // Requests in the same second as this thread's previous one reuse its text
+  // (gmtime_r takes glibc's time zone lock and does the calendar arithmetic).
+  thread_local std::time_t lastSecond = -1;
+  thread_local std::string lastText;
+  if (t == lastSecond) return lastText;
   std::tm tm{};
   gmtime_r(&t, &tm);
   auto const two = [](char* p, int v) {
@@ -30,6 +35,8 @@ std::string FormatHttpDate(std::chrono::system_clock::time_point time) {
   two(p + 17, tm.tm_hour);
   two(p + 20, tm.tm_min);
   two(p + 23, tm.tm_sec);
+  lastSecond = t;
+  lastText = out;
   return out;
 }
 

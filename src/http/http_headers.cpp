@@ -4,12 +4,27 @@
 
 namespace docshard::http {
 
-bool HeaderNameEquals(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
+namespace {
+
+// Inlined into the lookups below: every request's headers are searched
+// several times (Set, Get) and most names differ in length or match exactly,
+// so both are settled before any case folding.
+bool NameEquals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char const x = a[i], y = b[i];
+    if (x == y) continue;
+    // Different bytes match only as the two cases of one ASCII letter.
+    if ((x ^ y) != 0x20) return false;
+    char const lower = static_cast<char>(x | 0x20);
+    if (lower < 'a' || lower > 'z') return false;
+  }
+  return true;
 }
+
+}  // namespace
+
+bool HeaderNameEquals(std::string_view a, std::string_view b) noexcept { return NameEquals(a, b); }
 
 void HttpHeaders::Set(std::string name, std::string value) {
   Remove(name);
@@ -21,12 +36,12 @@ void HttpHeaders::Add(std::string name, std::string value) {
 }
 
 void HttpHeaders::Remove(std::string_view name) {
-  std::erase_if(m_entries, [&](Entry const& e) { return HeaderNameEquals(e.first, name); });
+  std::erase_if(m_entries, [&](Entry const& e) { return NameEquals(e.first, name); });
 }
 
 std::optional<std::string_view> HttpHeaders::Get(std::string_view name) const {
   for (auto const& e : m_entries)
-    if (HeaderNameEquals(e.first, name)) return std::string_view(e.second);
+    if (NameEquals(e.first, name)) return std::string_view(e.second);
   return std::nullopt;
 }
 

@@ -41,6 +41,13 @@ constexpr std::size_t ReadChunk = std::size_t{16} * 1024;
 // Bodies up to this size travel in the same TLS write as the header.
 constexpr std::size_t InlineBodyBytes = std::size_t{64} * 1024;
 
+// SSL_get_error reads the thread's error queue, so it must be empty before
+// each SSL_read or SSL_write. ERR_clear_error walks every slot even when it
+// is: look first (ERR_peek_error is what SSL_get_error itself consults).
+void ClearErrors() {
+  if (ERR_peek_error() != 0) ERR_clear_error();
+}
+
 bool IsTooLarge(error_code const& ec) {
   return ec == bhttp::error::body_limit || ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow;
 }
@@ -93,7 +100,7 @@ private:
       if ((type & asio::cancellation_type::terminal) == asio::cancellation_type::none) return;
       Op->m_cancelled = true;
       switch (Op->m_phase) {
-      case Phase::Waiting: Op->m_waitTimer.cancel(); break;
+      case Phase::Waiting: Op->WaitTimer().cancel(); break;
       case Phase::Connecting: Op->m_connectCancel.emit(asio::cancellation_type::terminal); break;
       case Phase::Exchanging: {
         error_code ignored;
@@ -162,8 +169,8 @@ private:
     op.m_waited = true;
     op.m_granted = false;
     op.m_phase = Phase::Waiting;
-    op.m_waitTimer.expires_at(op.m_deadline);
-    op.m_waitTimer.async_wait(Resume<&SendOp::OnWaitDone>{std::move(self)});
+    op.WaitTimer().expires_at(op.m_deadline);
+    op.WaitTimer().async_wait(Resume<&SendOp::OnWaitDone>{std::move(self)});
   }
 
   std::exception_ptr CancelledNow() const {
@@ -248,7 +255,7 @@ private:
     Connection& c = *op.m_conn;
     for (;;) {
       std::string const& data = op.m_headWritten ? op.m_req.Body : c.Out;
-      ERR_clear_error();
+      ClearErrors();
       int const n = SSL_write(c.Ssl, data.data(), static_cast<int>(data.size()));
       if (n > 0) {
         // Without partial writes, success means all of it.
@@ -308,7 +315,7 @@ private:
         return;
       }
       char* space = in.Prepare(ReadChunk);
-      ERR_clear_error();
+      ClearErrors();
       int const n = SSL_read(c.Ssl, space, static_cast<int>(ReadChunk));
       if (n <= 0) {
         int const err = SSL_get_error(c.Ssl, n);
@@ -354,10 +361,10 @@ private:
       // Records read ahead with the response: a session ticket is harmless
       // (consumed here), an alert or unsolicited data makes it unusable.
       char probe[256];
-      ERR_clear_error();
+      ClearErrors();
       int const n = SSL_read(c->Ssl, probe, sizeof probe);
       reusable = n <= 0 && SSL_get_error(c->Ssl, n) == SSL_ERROR_WANT_READ;
-      ERR_clear_error();
+      ClearErrors();
     }
     op.m_shard.Pool.Release(*op.m_pool, std::move(c), reusable);
     op.m_phase = Phase::Idle;

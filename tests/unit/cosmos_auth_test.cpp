@@ -160,6 +160,14 @@ TEST_CASE("HTTP dates are RFC 1123 in GMT", "[http]") {
   auto t = sys_days{year{2017} / April / 27} + hours{0} + minutes{51} + seconds{12};
   CHECK(http::FormatHttpDate(t) == "Thu, 27 Apr 2017 00:51:12 GMT");
   CHECK(http::FormatHttpDate(sys_days{year{2024} / December / 1}) == "Sun, 01 Dec 2024 00:00:00 GMT");
+  // Within one second the text is reused; the next second, and going back,
+  // are written anew.
+  CHECK(http::FormatHttpDate(t + milliseconds{100}) == "Thu, 27 Apr 2017 00:51:12 GMT");
+  CHECK(http::FormatHttpDate(t + milliseconds{999}) == "Thu, 27 Apr 2017 00:51:12 GMT");
+  CHECK(http::FormatHttpDate(t + seconds{1}) == "Thu, 27 Apr 2017 00:51:13 GMT");
+  CHECK(http::FormatHttpDate(t + seconds{1} + milliseconds{500}) == "Thu, 27 Apr 2017 00:51:13 GMT");
+  CHECK(http::FormatHttpDate(t) == "Thu, 27 Apr 2017 00:51:12 GMT");
+  CHECK(http::FormatHttpDate(t + hours{24 * 366}) == "Sat, 28 Apr 2018 00:51:12 GMT");
 }
 
 TEST_CASE("one master key signs from many threads, and its copies sign alike", "[cosmos][auth][threads]") {

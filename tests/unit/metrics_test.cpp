@@ -63,6 +63,15 @@ TEST_CASE("metrics: OpenTelemetry operation names", "[metrics]") {
   CHECK(detail::OperationMetricName("ReadPartitionKeyRanges") == "read_partition_key_ranges");
   CHECK(detail::OperationMetricName("X") == "x");
   CHECK(detail::OperationMetricName("") == "");
+  // Without an allocation: a named operation leaves the storage alone, any
+  // other is spelled into it (and the view points there).
+  std::string storage = "untouched";
+  CHECK(detail::OperationMetricName("ReadDocument", storage) == "read_item");
+  CHECK(storage == "untouched");
+  auto const other = detail::OperationMetricName("ReadPartitionKeyRanges", storage);
+  CHECK(other == "read_partition_key_ranges");
+  CHECK(storage == "read_partition_key_ranges");
+  CHECK(other.data() == storage.data());
 }
 
 TEST_CASE("metrics: one operation's duration, charge, retries and 429s", "[metrics]") {

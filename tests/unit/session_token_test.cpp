@@ -116,6 +116,25 @@ TEST_CASE("session container forgets a recreated or deleted collection", "[cosmo
   CHECK(s.CollectionToken("dbs/d2/colls/c") == "0:-1#1");
 }
 
+TEST_CASE("session container: a repeated token changes nothing, a new resource id still resets", "[cosmos][session]") {
+  SessionContainer s;
+  s.Update("dbs/d/colls/c", "0:-1#5", "pLJdAOlEdgA=");
+  s.Update("dbs/d/colls/c", "1:-1#9", "pLJdAOlEdgA=");
+  s.Update("dbs/d/colls/c", "0:-1#5", "pLJdAOlEdgA=");  // what a read of range 0 answers again and again
+  s.Update("/dbs/d/colls/c", "1:-1#9");
+  CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5,1:-1#9");
+  s.Update("dbs/d/colls/c", "1:-1#8");  // older: kept at 9
+  s.Update("dbs/d/colls/c", "1:1#8");   // another version: merged
+  CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5,1:1#9");
+  // The same token text under a new resource id: the collection was
+  // recreated, so range 1's progress goes even though range 0's text repeats.
+  s.Update("dbs/d/colls/c", "0:-1#5", "pLJdAPxEdgA=");
+  CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5");
+  // A repeated entry with a space before it is the same entry.
+  s.Update("dbs/d/colls/c", " 0:-1#5");
+  CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5");
+}
+
 TEST_CASE("session container: concurrent updates keep the maximum", "[cosmos][session]") {
   SessionContainer s;
   std::vector<std::thread> threads;

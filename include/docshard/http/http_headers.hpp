@@ -2,6 +2,7 @@
 // HTTP header names are case-insensitive; servers (and the Node server in
 // particular) send them lower-cased, callers spell them as documented.
 #include "docshard/export.hpp"
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,9 @@ public:
   void Add(std::string name, std::string value);
   // Removes every value of `name`; nothing when there is none.
   void Remove(std::string_view name);
+  // Room for `count` entries without reallocating: a hint for code that
+  // knows how many headers it will add (the transport, the Cosmos client).
+  void Reserve(std::size_t count) { m_entries.reserve(count); }
   // The first value of `name`, or nullopt. Valid until the headers change.
   std::optional<std::string_view> Get(std::string_view name) const;
   // True when `name` has a value.
