@@ -112,11 +112,11 @@ RoutedResponse WithRouting(detail::RoutedDiagnostics& diagnostics, Call const& c
   try {
     RoutedResponse routed = call();
     diagnostics.Add(routed.Response.Diagnostics());
-    routed.Response.SetDiagnostics(diagnostics.Build(routed.Response.Diagnostics()));
+    diagnostics.PublishOn(routed.Response);
     return routed;
   } catch (Error& e) {
     diagnostics.Add(e.Diagnostics());
-    e.SetDiagnostics(diagnostics.Build(e.Diagnostics()));
+    diagnostics.PublishOn(e);
     throw;
   }
 }
@@ -300,7 +300,7 @@ RoutedResponse PartitionedClient::OnCandidates(char const* operation, std::strin
       }
     }
     if (first) {
-      first->Response.SetDiagnostics(diagnostics.Build(first->Response.Diagnostics()));
+      diagnostics.PublishOn(first->Response);
       return std::move(*first);
     }
     if (lastMiss) {
@@ -309,7 +309,7 @@ RoutedResponse PartitionedClient::OnCandidates(char const* operation, std::strin
     }
   } catch (Error& e) {
     if (!missRethrown) diagnostics.Add(e.Diagnostics());  // a miss's were added when it was caught
-    e.SetDiagnostics(diagnostics.Build(e.Diagnostics()));
+    diagnostics.PublishOn(e);
     throw;
   }
   throw NoTargetError("no collection can hold key " + key.ToJson());

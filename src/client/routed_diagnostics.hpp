@@ -25,8 +25,24 @@ public:
 
   // Every part's attempts in order, their summed latency and charge, and the
   // routing. Operation and Resource are those of `answer` (the collection
-  // that answered), else of the last part. Never null.
-  std::shared_ptr<OperationDiagnostics const> Build(std::shared_ptr<OperationDiagnostics const> const& answer) const;
+  // that answered), else of the last part. Never null. Consumes the parts
+  // and the routing: call once, last.
+  //
+  // When `answer` is the last part and nothing else holds it (the caller
+  // let go of its own reference), its record becomes the routed one: the
+  // routing (and any earlier part's attempts) go into it instead of every
+  // attempt being copied into a new record. CosmosClient allocates every
+  // record it hands out non-const, so that record may be changed.
+  std::shared_ptr<OperationDiagnostics const> Build(std::shared_ptr<OperationDiagnostics const> answer);
+
+  // Build on what the caller gets, a CosmosResponse or an Error: its record
+  // is replaced by the routed one (and shared, as Build says).
+  template <typename Holder>
+  void PublishOn(Holder& holder) {
+    std::shared_ptr<OperationDiagnostics const> answer = holder.Diagnostics();
+    holder.SetDiagnostics(nullptr);
+    holder.SetDiagnostics(Build(std::move(answer)));
+  }
 
 private:
   RoutingDiagnostics m_routing;
