@@ -5,41 +5,14 @@
 #include "docshard/hash_generator.hpp"
 #include "docshard/murmur3.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 namespace docshard {
-
-namespace detail {
-// Leaves trivial elements uninitialised on resize: the ring writes every
-// element right after, and zeroing megabytes first is a measurable part of
-// building a large ring.
-template <class T>
-struct UninitialisedAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UninitialisedAllocator<U>;
-  };
-  UninitialisedAllocator() = default;
-  template <class U>
-  UninitialisedAllocator(UninitialisedAllocator<U> const&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-template <class T>
-using RingVector = std::vector<T, UninitialisedAllocator<T>>;
-}  // namespace detail
 
 // Nodes (collections) placed on the 128-bit ring of RingPosition, each at
 // several points; a key belongs to the node of the point its hash finds
@@ -125,31 +98,34 @@ private:
   // points at or below `position`, or a tie on the top bits, loops.
   std::uint32_t OwnerInBucket(RingPosition position, std::uint32_t top) const noexcept;
   RingPosition PointAt(std::size_t i) const noexcept {
-    return m_fullPositions.empty() ? static_cast<RingPosition>(m_top[i]) << 96 : m_fullPositions[m_pointIndex[i]];
+    return m_fullPositions == nullptr ? static_cast<RingPosition>(m_top[i]) << 96 : m_fullPositions[m_pointIndex[i]];
   }
 
-  // The hot path reads only these first members and one slot.
+  // The hot path reads only these first members and one slot. Every array
+  // below lives in m_memory (one block per build, shared by copies: the
+  // ring never changes after its constructor).
   bool m_isMurmur3 = false;
-  unsigned m_slotShift = 32;                 // 32 - log2(slot count); 32 = one slot
-  detail::RingVector<std::uint8_t> m_slots;  // owner, or kNoSlotOwner: look in m_table
-  unsigned m_bucketShift = 32;               // 32 - log2(bucket count)
+  unsigned m_slotShift = 32;              // 32 - log2(slot count); 32 = one slot
+  std::uint8_t const* m_slots = nullptr;  // owner, or kNoSlotOwner: look in m_table
+  unsigned m_bucketShift = 32;            // 32 - log2(bucket count)
   std::shared_ptr<IHashGenerator const> m_hash;
   Lookup m_lookup;
   std::size_t m_nodeCount;
   std::size_t m_pointCount;
-  detail::RingVector<std::uint32_t> m_table;  // 2^bits + 1 entries
+  std::uint32_t const* m_table = nullptr;  // 2^bits + 1 entries
   // Top 32 bits of the sorted points (all of a murmur3 position), then one
   // padding entry.
-  detail::RingVector<std::uint32_t> m_top;
+  std::uint32_t const* m_top = nullptr;
   // Only when some point has non-zero low 96 bits (md5): every point's full
   // position in insertion order, and each sorted point's insertion index.
-  // Empty otherwise, and PointAt rebuilds positions from m_top. (Not a
+  // Null otherwise, and PointAt rebuilds positions from m_top. (Not a
   // sorted copy: that would be megabytes more to build for a rare compare.)
-  detail::RingVector<RingPosition> m_fullPositions;
-  detail::RingVector<std::uint32_t> m_pointIndex;
+  RingPosition const* m_fullPositions = nullptr;
+  std::uint32_t const* m_pointIndex = nullptr;
   // m_pointCount + 2 entries: [0] = owner of the last point, [k + 1] = owner of
   // point k, [m_pointCount + 1] = owner of the first point.
-  detail::RingVector<std::uint32_t> m_owners;
+  std::uint32_t const* m_owners = nullptr;
+  std::shared_ptr<std::byte const> m_memory;  // holds every array above
 };
 
 }  // namespace docshard

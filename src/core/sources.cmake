@@ -23,6 +23,7 @@ target_sources(docshard_core_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/region_name.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resolver_target.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ring_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ring_ownership.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ring_position_field.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ring_position_store.cpp

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +33,8 @@ std::vector<std::string> Links(std::size_t n) {
 
 TEST_CASE("ring fast paths equal the generic path", "[ring][build]") {
   for (char const* name : {"murmur3", "md5"}) {
-    for (auto [nodes, vnodes] : {std::pair<std::size_t, std::uint32_t>{1, 1}, {2, 5}, {3, 128}, {17, 33}, {40, 200}}) {
+    for (auto [nodes, vnodes] :
+         {std::pair<std::size_t, std::uint32_t>{1, 1}, {2, 5}, {3, 128}, {17, 33}, {40, 200}, {1024, 128}}) {
       for (auto lookup : {ConsistentHashRing::Lookup::Predecessor, ConsistentHashRing::Lookup::Successor}) {
         INFO(name << " " << nodes << " x " << vnodes << " lookup " << static_cast<int>(lookup));
         auto const links = Links(nodes);
@@ -88,4 +91,30 @@ TEST_CASE("ring with equal positions: ties keep insertion order, lookups take th
     REQUIRE(ring.OwnerOf(points[i].Position) == points[last].Owner);
   }
   REQUIRE(ring.OwnerOf(0) == (points.front().Position == 0 ? ring.OwnerOf(0) : points.back().Owner));
+}
+
+// A ring's arrays live in one block shared by its copies (a big ring's block
+// is mapped memory of its own): a copy must answer the same after the ring it
+// was copied from is gone, for a small ring and for one past the huge-page
+// size (md5 1024 x 128: 4 MiB).
+TEST_CASE("ring copies keep answering after the original is gone", "[ring][build]") {
+  for (char const* name : {"murmur3", "md5"}) {
+    for (std::size_t nodes : {std::size_t{3}, std::size_t{1024}}) {
+      INFO(name << " " << nodes << " x 128");
+      auto const links = Links(nodes);
+      ConsistentHashRing const reference(std::make_shared<Wrapped const>(MakeHashGenerator(name)), links, 128);
+      std::optional<ConsistentHashRing> copy;
+      {
+        auto original = std::make_unique<ConsistentHashRing>(MakeHashGenerator(name), links, 128);
+        copy.emplace(*original);
+      }
+      for (int k = 0; k < 5000; ++k) {
+        auto const key = "key-" + std::to_string(k);
+        REQUIRE(copy->OwnerOfKey(key) == reference.OwnerOfKey(key));
+      }
+      auto const points = copy->Points();
+      REQUIRE(points.size() == nodes * 128);
+      for (auto const& p : points) REQUIRE(copy->OwnerOf(p.Position) == reference.OwnerOf(p.Position));
+    }
+  }
 }
