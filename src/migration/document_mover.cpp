@@ -5,6 +5,7 @@
 #include "client/tombstone.hpp"
 #include "core/ring_position_store.hpp"
 #include "migration/document_content.hpp"
+#include "migration/request_charge.hpp"
 
 #include <chrono>
 #include <thread>
@@ -28,9 +29,16 @@ std::string ETagOfResponse(CosmosResponse const& response) {
   return etag.empty() ? ETagOf(response.Json()) : etag;
 }
 
-void Record(MoveDiagnostics& diagnostics, std::shared_ptr<OperationDiagnostics const> const& request) {
+// Every request of a move passes here once, answered or thrown: into the
+// move's record and, at the same figure, into the budget. The 404, 409 and
+// 412 answers the protocol expects are charged by the service like any
+// other (request_charge.hpp).
+void Record(MoveDiagnostics& diagnostics, RequestUnitBudget* budget,
+            std::shared_ptr<OperationDiagnostics const> const& request) {
   if (!request) return;  // failed before reaching the service: nothing on the wire
-  diagnostics.TotalRequestCharge += request->TotalRequestCharge;
+  double const charge = detail::RequestChargeOf(request);
+  diagnostics.TotalRequestCharge += charge;
+  if (budget) budget->Spend(charge);
   diagnostics.Requests.push_back(request);
 }
 }  // namespace
@@ -59,22 +67,21 @@ CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operation&& ope
   for (int attempt = 1;; ++attempt) {
     try {
       auto response = operation();
-      Record(diagnostics, response.Diagnostics());
-      if (m_budget) m_budget->Spend(response.RequestCharge());
+      Record(diagnostics, m_budget, response.Diagnostics());
       if (response.Retries() > 0)
         m_pacer.OnThrottled(std::chrono::milliseconds(0));  // it needed retries: slow down a little
       else
         m_pacer.OnSuccess();
       return response;
     } catch (ThrottledError const& e) {
-      Record(diagnostics, e.Diagnostics());
+      Record(diagnostics, m_budget, e.Diagnostics());
       if (attempt >= MaxThrottledTries) throw;
       m_pacer.OnThrottled(e.RetryAfter());
       std::this_thread::sleep_for(m_pacer.CurrentBackoff());
     } catch (Error const& e) {
       // 404, 409, 412 are steps of the protocol, not failures: their
       // requests belong to the move's record as much as the successes.
-      Record(diagnostics, e.Diagnostics());
+      Record(diagnostics, m_budget, e.Diagnostics());
       throw;
     }
   }

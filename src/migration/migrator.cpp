@@ -2,6 +2,7 @@
 
 #include "checkpoint_work_store.hpp"
 #include "lease_work_store.hpp"
+#include "request_charge.hpp"
 #include "worker_pool.hpp"
 
 #include "core/document_id.hpp"
@@ -163,13 +164,16 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       state.Budget.SetRate(state.Options.RateRu /
                            static_cast<double>(std::max<std::size_t>(1, state.Store->LiveWorkers())));
     state.Budget.Wait();
-    auto page = Paced(state.Pacer, [&] {
-      if (query)
-        return sourceClient.QueryDocumentsPage(source.Link(), *query, at.Continuation, ScopeToRangeStream(at, feed));
-      return ReadRangeStreamPage(sourceClient, source.Link(), at, feed);
+    // Each try charged as it ends: the attempts the client retried (410,
+    // 429) and a try that threw (throttled past the client's retries, the
+    // range gone) cost request units as much as the page that came.
+    return Paced(state.Pacer, [&] {
+      return detail::Charged(state.Budget, [&] {
+        if (query)
+          return sourceClient.QueryDocumentsPage(source.Link(), *query, at.Continuation, ScopeToRangeStream(at, feed));
+        return ReadRangeStreamPage(sourceClient, source.Link(), at, feed);
+      });
     });
-    state.Budget.Spend(page.RequestCharge());
-    return page;
   };
 
   QueryPage page;

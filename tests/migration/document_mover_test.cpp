@@ -11,9 +11,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -455,4 +457,109 @@ TEST_CASE("mover: diagnostics of a move name every request in order, with the to
   CHECK(moves[0].Message == "document moved");
   CHECK(moves[0].Fields.at("outcome") == "moved");
   CHECK(moves[0].Fields.at("diagnostics") == json);
+}
+
+namespace {
+
+// Every answer the clients received, as their verbose "cosmos.request"
+// records give it: the operation and the answer's own status and
+// x-ms-request-charge, one record per HTTP answer (retries included),
+// whoever made the request. Set it up before the clients: they take the
+// default logger when they are built. Clients log on their I/O threads.
+class AnswerLog {
+public:
+  struct Answer {
+    std::string Operation;
+    std::int64_t Status = 0;
+    double Charge = 0;
+  };
+  AnswerLog() : m_previous(DefaultLogger()) { SetDefaultLogger(Logger(m_sink, LogLevel::Verbose)); }
+  ~AnswerLog() { SetDefaultLogger(m_previous); }
+  AnswerLog(AnswerLog const&) = delete;
+  AnswerLog& operator=(AnswerLog const&) = delete;
+  void Clear() {
+    std::lock_guard lock(m_sink->Mutex);
+    m_sink->Answers.clear();
+  }
+  // The answers to document operations (not the collection or range reads
+  // a client may make on its own) since the last Clear.
+  std::vector<Answer> DocumentAnswers() const {
+    std::lock_guard lock(m_sink->Mutex);
+    std::vector<Answer> out;
+    for (auto const& a : m_sink->Answers)
+      if (a.Operation.ends_with("Document")) out.push_back(a);
+    return out;
+  }
+
+private:
+  struct Sink final : ILogSink {
+    void Write(LogRecord const& record) noexcept override {
+      if (record.Category != "cosmos.request" || record.Message != "response") return;
+      Answer a;
+      for (auto const& f : record.Fields) {
+        if (f.Name == "operation") a.Operation = std::string(f.Text);
+        if (f.Name == "status") a.Status = f.Number;
+        if (f.Name == "requestCharge") a.Charge = f.Real;
+      }
+      std::lock_guard lock(Mutex);
+      Answers.push_back(std::move(a));
+    }
+    std::mutex Mutex;
+    std::vector<Answer> Answers;
+  };
+  std::shared_ptr<Sink> m_sink = std::make_shared<Sink>();
+  Logger m_previous;
+};
+
+}  // namespace
+
+// --rate-ru (docs/migration.md, "Request-unit pacing"): the service charges
+// the answers the protocol expects to fail as much as the others. A budget
+// that saw only the successes let a job with many conflicts run above its cap.
+TEST_CASE("mover: the request-unit budget is charged every answer, 404, 409 and 412 included", "[protocol][pacing]") {
+  AnswerLog answers;
+  MoverFixture m;
+  m.Setup();
+
+  // Moves `snapshot` with a budget of its own (unlimited: it only sums) and
+  // checks that it was charged exactly what the answers of the move cost,
+  // among them `operation` answered with status `failed`.
+  auto check = [&](rapidjson::Document const& snapshot, std::string const& operation, std::int64_t failed,
+                   MoveOutcome outcome) {
+    RequestUnitBudget budget;
+    answers.Clear();
+    DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer, &budget);
+    auto const r = mover.Move(snapshot, PartitionKeyValue("k"));
+    CHECK(r.Outcome == outcome);
+    double total = 0, ofFailed = 0;
+    for (auto const& a : answers.DocumentAnswers()) {
+      total += a.Charge;
+      if (a.Operation == operation && a.Status == failed) ofFailed += a.Charge;
+    }
+    INFO("the move's requests: " << r.Diagnostics.ToJson());
+    CHECK(ofFailed > 0);  // the scenario met that answer, and it cost something
+    CHECK(budget.Spent() == Approx(total));
+    CHECK(r.Diagnostics.TotalRequestCharge == Approx(total));  // the move's own record agrees
+  };
+
+  SECTION("409: the target holds another version already") {
+    m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("c409", 1), "k");
+    m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("c409", 2), "k");
+    check(m.ReadSource("c409"), "CreateDocument", 409, MoveOutcome::KeptNewer);
+    CHECK(m.TargetValue("c409") == 2);
+  }
+  SECTION("412: the source changed after the read") {
+    m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("c412", 1), "k");
+    auto const stale = m.ReadSource("c412");
+    m.S.ReplaceDocument(m.Source.Link(), "c412", MoverFixture::Doc("c412", 7), "k");
+    check(stale, "DeleteDocument", 412, MoveOutcome::Moved);
+    CHECK(m.TargetValue("c412") == 7);
+  }
+  SECTION("404: the source was deleted after the read") {
+    m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("c404", 1), "k");
+    auto const snapshot = m.ReadSource("c404");
+    m.S.DeleteDocument(m.Source.Link(), "c404", "k");
+    check(snapshot, "DeleteDocument", 404, MoveOutcome::Unresurrected);
+    CHECK_FALSE(m.TargetValue("c404"));
+  }
 }

@@ -71,8 +71,8 @@ DOCSHARD_API char const* ToString(MoveOutcome outcome) noexcept;
 class DOCSHARD_API DocumentMover {
 public:
   // `pacer` receives throttling signals and is never waited on here (the
-  // caller acquires one token per document). `budget`, when given, is
-  // charged every successful request's request units (never waited on here).
+  // caller acquires one token per document). `budget`, when given, is charged
+  // every request's units, 404/409/412 too (never waited on here).
   DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target, CollectionRef targetRef,
                 TokenBucket& pacer, RequestUnitBudget* budget = nullptr);
 

@@ -72,7 +72,7 @@ struct DOCSHARD_API MigrationProgress {
   static constexpr std::size_t MaxLeftListed = 1000;
   std::vector<LeftDocument> Left;    // this run's, the first MaxLeftListed
   std::uint64_t RangesReplaced = 0;  // this run: range streams continued on other ranges after a split or merge
-  double RequestCharge = 0;          // this run: request units of the reads and moves (successful requests)
+  double RequestCharge = 0;          // this run: request units of the reads and moves (failed ones too)
   // Every source was read to the end (Run's final report).
   bool Finished = false;
   // How the sources are read (MigrationReadPlan): only the moving arcs and
