@@ -9,8 +9,8 @@
 # "moved" counts; it verifies 0/0/0 itself, else it exits 1 and so does this).
 #
 # Usage: scripts/bench-arcs.sh [BUILD_DIR] [--documents D] [--hash md5|murmur3]
-#   BUILD_DIR defaults to build-bench (configured Release and built here when
-#   it has no CLI yet).
+#   BUILD_DIR defaults to build-bench (configured and built here by
+#   bench_build, scripts/bench-support.sh, when it has no CLI yet).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-bench documents=20000 hash=md5
@@ -24,11 +24,12 @@ while (($#)); do
 done
 [[ $documents =~ ^[0-9]+$ ]] && ((documents >= 100)) || { echo "bench-arcs: need --documents >= 100" >&2; exit 2; }
 [[ $hash == md5 || $hash == murmur3 ]] || { echo "bench-arcs: --hash md5 or murmur3" >&2; exit 2; }
+log() { printf 'bench-arcs: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
+bench_name=arcsbench
+# shellcheck source=scripts/bench-support.sh
+source "$root/scripts/bench-support.sh"
 cli=$build/tools/docshard/docshard
-if [ ! -x "$cli" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >/dev/null
-  cmake --build "$build" --target docshard_cli -j"${DOCSHARD_JOBS:-2}" >&2
-fi
+[ -x "$cli" ] || bench_build docshard_cli
 
 server=$root/scripts/cosmos-server.sh
 name=arcsbench-$$
@@ -42,7 +43,6 @@ url=$("$server" start --name "$name" --gateway strict --partitions 4)
 run_dir=${DOCSHARD_RUN_DIR:-$root/.run}
 key_file=$run_dir/servers/$name.key
 ca=$run_dir/certs/ca.pem
-log() { printf 'bench-arcs: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
 scheme() {  # DB N STORE: hash over N collections of DB
   local colls="" i
   for ((i = 0; i < $2; i++)); do colls+="${colls:+,}\"dbs/$1/colls/c$i\""; done

@@ -9,8 +9,8 @@
 # (polled every 0.2 s), the moved count from the same status.
 #
 # Usage: scripts/bench-migrate.sh [BUILD_DIR] [--documents D] [--workers "1 2 4"] [--delay-ms MS]
-#   BUILD_DIR defaults to build-bench (configured Release and built here when
-#   it has no CLI yet).
+#   BUILD_DIR defaults to build-bench (configured and built here by
+#   bench_build, scripts/bench-support.sh, when it has no CLI yet).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-bench documents=8000 workers_list="1 2 4" delay=10
@@ -25,11 +25,12 @@ while (($#)); do
 done
 [[ $documents =~ ^[0-9]+$ && $delay =~ ^[0-9]+$ ]] && ((documents >= 100)) \
   || { echo "bench-migrate: need --documents >= 100 and a whole --delay-ms" >&2; exit 2; }
+log() { printf 'bench-migrate: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
+bench_name=migratebench
+# shellcheck source=scripts/bench-support.sh
+source "$root/scripts/bench-support.sh"
 cli=$build/tools/docshard/docshard
-if [ ! -x "$cli" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >/dev/null
-  cmake --build "$build" --target docshard_cli -j"${DOCSHARD_JOBS:-2}" >&2
-fi
+[ -x "$cli" ] || bench_build docshard_cli
 
 server=$root/scripts/cosmos-server.sh
 name=migratebench-$$
@@ -45,7 +46,6 @@ url=$("$server" start --name "$name" --gateway strict --partitions 4 --fault-jso
 run_dir=${DOCSHARD_RUN_DIR:-$root/.run}
 key_file=$run_dir/servers/$name.key
 ca=$run_dir/certs/ca.pem
-log() { printf 'bench-migrate: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$*" >&2; }
 scheme() {  # DB N: hash over N collections of DB
   local colls="" i
   for ((i = 0; i < $2; i++)); do colls+="${colls:+,}\"dbs/$1/colls/c$i\""; done

@@ -1,4 +1,5 @@
-# Sourced by the benchmark scripts (bench.sh, bench-client.sh, bench-fanout.sh):
+# Sourced by the benchmark scripts (bench.sh, bench-client.sh, bench-fanout.sh,
+# bench-observe.sh, bench-arcs.sh, bench-migrate.sh, bench-verify.sh):
 # the Release benchmark build and local servers that stop when the script
 # exits. The caller sets `root`, `build` and `bench_name` (the prefix of its
 # messages, logs and server names) and defines log() before sourcing.

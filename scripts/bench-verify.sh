@@ -13,8 +13,8 @@
 # the verify summary line) and the ratios 100k / 10k.
 #
 # Usage: scripts/bench-verify.sh [BUILD_DIR] [--small N] [--large N] [--baseline-cli PATH]
-#   BUILD_DIR defaults to build-bench (configured Release and built here when
-#   it has no CLI yet).
+#   BUILD_DIR defaults to build-bench (configured and built here by
+#   bench_build, scripts/bench-support.sh, when it has no CLI yet).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-bench small=10000 large=100000 baseline_cli=""
@@ -30,10 +30,6 @@ done
 [[ $small =~ ^[0-9]+$ && $large =~ ^[0-9]+$ ]] && ((small >= 100 && large > small && large <= 2000000)) \
   || { echo "bench-verify: need 100 <= --small < --large <= 2000000" >&2; exit 2; }
 cli=$build/tools/docshard/docshard
-if [ ! -x "$cli" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDOCSHARD_BUILD_TESTS=OFF -DDOCSHARD_BUILD_SAMPLES=OFF >/dev/null
-  cmake --build "$build" --target docshard_cli -j"${DOCSHARD_JOBS:-2}" >&2
-fi
 [ -z "$baseline_cli" ] || [ -x "$baseline_cli" ] || { echo "bench-verify: --baseline-cli: $baseline_cli is not executable" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench-verify: /usr/bin/time (Debian package time) is needed for peak RSS" >&2; exit 1; }
 
@@ -41,6 +37,7 @@ log() { printf 'bench-verify: [%s load %s] %s\n' "$(date -u +%H:%M:%S)" "$(cut -
 bench_name=verifybench
 # shellcheck source=scripts/bench-support.sh
 source "$root/scripts/bench-support.sh"
+[ -x "$cli" ] || bench_build docshard_cli
 bench_servers_begin  # sets ca, tmp; stops the server and removes $tmp on exit
 work=$tmp
 start_server one --gateway strict --partitions 4

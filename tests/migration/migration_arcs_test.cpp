@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 using namespace docshard;
 using namespace docshard::test;
@@ -134,6 +135,21 @@ std::vector<SeededDocument> Users(std::string const& prefix, int n) {
   return docs;
 }
 
+// Migrates A -> B (Migrate) and prints what it read and moved against the
+// ideal: the documents of `record` whose owner changes, returned as well.
+std::pair<MigrationProgress, std::uint64_t> MigrateAndPrint(MigrationFixture& f,
+                                                            std::shared_ptr<PartitionedClient> const& client,
+                                                            std::map<std::string, std::string> const& record,
+                                                            std::string const& checkpoint, char const* way) {
+  std::uint64_t ideal = 0;
+  for (auto const& [id, user] : record) ideal += Moving(f, user);
+  auto p = Migrate(f, client, checkpoint);
+  std::printf("arcs: %zu documents, 4 -> 5 %s: read %llu, moved %llu (ideal %llu): %.3f\n", record.size(), way,
+              static_cast<unsigned long long>(p.Scanned), static_cast<unsigned long long>(p.Moved),
+              static_cast<unsigned long long>(ideal), static_cast<double>(p.Scanned) / static_cast<double>(p.Moved));
+  return {std::move(p), ideal};
+}
+
 // The test's record: id -> user (the key), from the documents it writes.
 std::map<std::string, std::string> Record(std::vector<SeededDocument> const& docs) {
   std::map<std::string, std::string> out;
@@ -160,13 +176,8 @@ TEST_CASE("hash 4 -> 5 with stored ring positions reads about what moves", "[arc
     if (copies.front().Position != static_cast<std::int64_t>(MurmurHash3X86_32(copies.front().User, 0)))
       FAIL("document " << id << " was stored without its ring position");
 
-  std::uint64_t ideal = 0;
-  for (auto const& [id, user] : record) ideal += Moving(f, user);
   auto client = f.TransitionClient();
-  auto const p = Migrate(f, client, "arcs.checkpoint");
-  std::printf("arcs: 2,000 documents, 4 -> 5 with stored positions: read %llu, moved %llu (ideal %llu): %.3f\n",
-              static_cast<unsigned long long>(p.Scanned), static_cast<unsigned long long>(p.Moved),
-              static_cast<unsigned long long>(ideal), static_cast<double>(p.Scanned) / static_cast<double>(p.Moved));
+  auto const [p, ideal] = MigrateAndPrint(f, client, record, "arcs.checkpoint", "with stored positions");
   INFO(p.ReadReason);
   CHECK(p.ReadsMovingArcs);
   CHECK(ideal > 250);
@@ -190,13 +201,8 @@ TEST_CASE("hash 4 -> 5 without stored positions reads every document", "[arcs]")
   for (auto const& [id, copies] : stored)
     if (copies.front().HasField) FAIL("document " << id << " has a ring position its scheme does not store");
 
-  std::uint64_t ideal = 0;
-  for (auto const& [id, user] : record) ideal += Moving(f, user);
   auto client = f.TransitionClient();
-  auto const p = Migrate(f, client, "scan.checkpoint");
-  std::printf("arcs: 2,000 documents, 4 -> 5 without stored positions: read %llu, moved %llu (ideal %llu): %.3f\n",
-              static_cast<unsigned long long>(p.Scanned), static_cast<unsigned long long>(p.Moved),
-              static_cast<unsigned long long>(ideal), static_cast<double>(p.Scanned) / static_cast<double>(p.Moved));
+  auto const [p, ideal] = MigrateAndPrint(f, client, record, "scan.checkpoint", "without stored positions");
   CHECK_FALSE(p.ReadsMovingArcs);
   CHECK(p.ReadReason.find("does not store ring positions") != std::string::npos);
   CHECK(p.Scanned == 2000);
