@@ -7,16 +7,21 @@
 //     application creates, replaces and deletes through the transition
 //     client; a worker SIGKILLed and restarted (same name) every few
 //     seconds, one killed for good (its items are taken over after the
-//     lease expires). Counted from the test's own record of the
-//     application's writes: 0 lost, 0 stale values, and `docshard verify
-//     --expected` 0 lost / 0 duplicated / 0 misplaced, and 0 resurrected:
-//     every acknowledged delete stays deleted (the tombstones of
-//     docs/migration.md; before them about one run of three brought one back).
+//     lease expires). Counted by the test from its own record of the
+//     application's writes: 0 lost, 0 stale values, 0 resurrected (every
+//     acknowledged delete stays deleted: the tombstones of docs/migration.md;
+//     before them about one run of three brought one back), and, from a
+//     plain query of every collection of A and B on both accounts placed by
+//     the test's own md5 ring (tests/unit/ring_oracle.hpp), 0 duplicated and
+//     0 misplaced; a planted duplicate and a planted misplaced document show
+//     that count can fail. `docshard verify --expected` (0 lost / 0
+//     duplicated / 0 misplaced) is a second opinion.
 //
 // Twice during the kills the fullest range of every source splits: the
 // items reading them are replaced by children items.
 //
 // CI: 10,000 documents, 10 kills (DOCSHARD_LONG_TESTS=1: 30,000 and 40).
+#include "../unit/ring_oracle.hpp"
 #include "child_process.hpp"
 #include "migration_fixture.hpp"
 
@@ -151,6 +156,92 @@ std::map<std::string, std::string> LeaseVersions(MigrationFixture const& f) {
   return out;
 }
 
+// Every document of `collections`, read with plain cross-partition queries
+// on each account's own CosmosClient (not through a resolver, the migrator
+// or the verifier): (id, key) -> the collections (texts) holding it.
+// Collections that do not exist are empty.
+std::map<std::pair<std::string, std::string>, std::vector<std::string>>
+ReadEveryDocument(std::vector<std::string> const& collections, Roles const& roles) {
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;
+  for (auto const& text : collections) {
+    auto const c = CollectionRef::Parse(text);
+    CosmosClient client(ClientOptions(roles.Of(c)));
+    QueryOptions options;
+    options.MaxItemCount = 1000;
+    try {
+      auto const all = client.QueryDocuments(c.Link(), SqlQuery("SELECT * FROM c"), options);
+      for (auto const& d : all.Documents.GetArray())
+        out[{d["id"].GetString(), d.HasMember("userId") ? d["userId"].GetString() : ""}].push_back(text);
+    } catch (NotFoundError const&) {}
+  }
+  return out;
+}
+
+// B's placement computed here, not by the resolver under test: the naive
+// md5 ring of tests/unit/ring_oracle.hpp (128 points per collection,
+// predecessor lookup, the defaults of docs/config.md) over the collection
+// texts of SchemeB's JSON; only the raw MD5 digest comes from the library.
+class IndependentPlacement {
+public:
+  IndependentPlacement(char const* scheme, std::string const& database) {
+    rapidjson::Document doc;
+    doc.Parse(Substitute(scheme, database).c_str());
+    for (auto const& c : doc["collections"].GetArray()) m_texts.emplace_back(c.GetString());
+    m_points = oracle::BuildPoints(oracle::Md5(), m_texts, 128);
+  }
+  std::string const& HomeOf(std::string const& key) const {
+    return m_texts[oracle::PredecessorOwner(m_points, oracle::Md5Pos(key))];
+  }
+  std::vector<std::string> const& Texts() const { return m_texts; }
+
+private:
+  std::vector<std::string> m_texts;
+  std::vector<oracle::Point> m_points;
+};
+
+// What a scan of every collection shows against the application's record.
+struct PlacementCount {
+  std::uint64_t Documents = 0;    // (id, key) pairs found, deleted ones aside
+  std::uint64_t Duplicated = 0;   // in more than one collection
+  std::uint64_t Misplaced = 0;    // in none of them where B places it
+  std::uint64_t Resurrected = 0;  // an acknowledged delete, found anywhere
+  std::uint64_t Unknown = 0;      // an id+key the application never wrote
+  std::string FirstProblem;
+};
+
+PlacementCount CountPlacement(std::map<std::pair<std::string, std::string>, std::vector<std::string>> const& found,
+                              std::map<std::string, Tracked const*> const& record, IndependentPlacement const& b) {
+  PlacementCount n;
+  auto problem = [&](std::string const& what) {
+    if (n.FirstProblem.empty()) n.FirstProblem = what;
+  };
+  for (auto const& [idKey, where] : found) {
+    auto const& [id, key] = idKey;
+    std::string places;
+    for (auto const& w : where) places += " " + w;
+    auto const r = record.find(id);
+    if (r == record.end() || r->second->User != key) {
+      ++n.Unknown;
+      problem(id + " (" + key + "): never written, found in" + places);
+      continue;
+    }
+    if (r->second->Deleted) {
+      ++n.Resurrected;
+      problem(id + ": deleted, found in" + places);
+      continue;
+    }
+    ++n.Documents;
+    if (where.size() > 1) {
+      ++n.Duplicated;
+      problem(id + ": duplicated, in" + places);
+    }
+    if (std::find(where.begin(), where.end(), b.HomeOf(key)) == where.end()) {
+      ++n.Misplaced;
+      problem(id + ": misplaced, in" + places + ", B places it in " + b.HomeOf(key));
+    }
+  }
+  return n;
+}
 }  // namespace
 
 TEST_CASE("leases: a worker with other configs is refused and changes nothing", "[leases]") {
@@ -479,6 +570,20 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
       }
     }
   }
+  // Duplicated and misplaced counted here as well, not by docshard verify
+  // alone: every document of every collection of A and B (both accounts)
+  // read with plain queries, against the application's record and B's
+  // placement computed by the test's own ring.
+  IndependentPlacement const placeB(SchemeB, f.Database);
+  std::vector<std::string> scanned = placeB.Texts();
+  IndependentPlacement const placeA(SchemeA, f.Database);
+  for (auto const& text : placeA.Texts())
+    if (std::find(scanned.begin(), scanned.end(), text) == scanned.end()) scanned.push_back(text);
+  std::map<std::string, Tracked const*> record;
+  for (auto const& a : apps)
+    for (auto const& entry : a->Documents()) record[entry.first] = &entry.second;
+  auto const found = ReadEveryDocument(scanned, f.Servers);
+  auto const census = CountPlacement(found, record, placeB);
   auto const verifyLog = f.WriteFile("verify.log", "");
   auto const verifyStatus =
       Wait(Spawn({cli, "verify", "--config", finalConfig, "--also", fromPath, "--expected", expectedPath}, verifyLog));
@@ -494,6 +599,11 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
       static_cast<unsigned long long>(failures), static_cast<unsigned long long>(checked),
       static_cast<unsigned long long>(lost), static_cast<unsigned long long>(stale),
       static_cast<unsigned long long>(deleted), static_cast<unsigned long long>(resurrected));
+  std::printf("lease workers: every collection read (%zu): %llu documents, %llu duplicated, %llu misplaced, %llu "
+              "resurrected, %llu never written\n",
+              scanned.size(), static_cast<unsigned long long>(census.Documents),
+              static_cast<unsigned long long>(census.Duplicated), static_cast<unsigned long long>(census.Misplaced),
+              static_cast<unsigned long long>(census.Resurrected), static_cast<unsigned long long>(census.Unknown));
   auto const line = verifyText.rfind("documents: ");
   std::printf("lease workers: docshard verify: %s\n",
               line == std::string::npos ? "(no summary)" : verifyText.substr(line).c_str());
@@ -505,6 +615,15 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
   // its copy, then a SIGKILL between that copy and its delete of the source,
   // brought one document of ~1,500 deleted back in about one run of three.
   CHECK(resurrected == 0);
+  {
+    INFO(census.FirstProblem);
+    CHECK(census.Duplicated == 0);
+    CHECK(census.Misplaced == 0);
+    CHECK(census.Resurrected == 0);
+    CHECK(census.Unknown == 0);
+    CHECK(census.Documents >= checked);  // every acknowledged live document, read back by the scan too
+  }
+  // docshard verify --expected as a second opinion.
   CHECK(ExitCode(verifyStatus) == 0);
   CHECK(verifyText.find("0 lost / 0 duplicated / 0 misplaced") != std::string::npos);
   CHECK(kills >= 5);
@@ -539,4 +658,45 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
   // those of the sources not finished by then).
   CHECK(splitItems >= 1);
   CHECK(children >= 2 * splitItems);
+
+  // The scan's count can fail: one live document copied into another of B's
+  // collections (duplicated) and another moved out of the collection B
+  // places it in (misplaced), then everything read again.
+  {
+    std::vector<std::pair<std::string, std::string>> picked;  // (id, key), found once where B places it
+    for (auto const& [idKey, where] : found) {
+      auto const r = record.find(idKey.first);
+      if (r == record.end() || r->second->Deleted || r->second->DeleteUncertain || where.size() != 1 ||
+          where.front() != placeB.HomeOf(idKey.second))
+        continue;
+      picked.push_back(idKey);
+      if (picked.size() == 2) break;
+    }
+    REQUIRE(picked.size() == 2);
+    auto other = [&](std::string const& home) {
+      return *std::find_if(placeB.Texts().begin(), placeB.Texts().end(),
+                           [&](std::string const& text) { return text != home; });
+    };
+    auto client = [&](std::string const& text) {
+      return CosmosClient(ClientOptions(f.Servers.Of(CollectionRef::Parse(text))));
+    };
+    for (std::size_t i = 0; i < 2; ++i) {
+      auto const& [id, key] = picked[i];
+      auto const home = placeB.HomeOf(key);
+      auto const elsewhere = other(home);
+      client(elsewhere).CreateDocument(CollectionRef::Parse(elsewhere).Link(),
+                                       "{\"id\":\"" + id + "\",\"userId\":\"" + key + "\",\"v\":-2}", key);
+      if (i == 1) client(home).DeleteDocument(CollectionRef::Parse(home).Link(), id, key);
+    }
+    std::this_thread::sleep_for(std::max(ReplicaLag(f.Servers.Default), ReplicaLag(f.Servers.B)));
+    auto const planted = CountPlacement(ReadEveryDocument(scanned, f.Servers), record, placeB);
+    INFO(planted.FirstProblem);
+    CHECK(planted.Duplicated == census.Duplicated + 1);
+    CHECK(planted.Misplaced == census.Misplaced + 1);
+    CHECK(planted.Documents == census.Documents);
+    std::printf("lease workers: after planting one duplicate and one misplaced document: %llu duplicated, %llu "
+                "misplaced\n",
+                static_cast<unsigned long long>(planted.Duplicated),
+                static_cast<unsigned long long>(planted.Misplaced));
+  }
 }
