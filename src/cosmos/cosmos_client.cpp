@@ -693,17 +693,21 @@ public:
     // The request's headers, then those of the attempt, in one pass into
     // one allocation: as if each attempt header were Set (any value of the
     // request under its name dropped, the attempt's appended in this order).
-    h.Headers.Reserve(req.Headers.Size() + 6);
+    // The attempt's own headers: the signature (~90 bytes), date, version,
+    // cross-partition flag, Accept and User-Agent.
+    std::size_t text = 256 + m_userAgent.size();
+    for (auto const& [name, value] : req.Headers.Entries()) text += name.size() + value.size();
+    h.Headers.Reserve(req.Headers.Size() + 6, text);
     bool hasAccept = false;
     for (auto const& [name, value] : req.Headers.Entries()) {
       if (IsAttemptHeader(name)) continue;
       hasAccept = hasAccept || http::HeaderNameEquals(name, "Accept");
       h.Headers.Add(name, value);
     }
-    auto date = http::FormatHttpDate(std::chrono::system_clock::now());
+    auto const date = http::FormatHttpDateText(std::chrono::system_clock::now());
     h.Headers.Add("authorization",
-                  MasterKeyAuthorizationHeader(m_key, req.Method, req.ResourceType, req.ResourceLink, date));
-    h.Headers.Add("x-ms-date", std::move(date));
+                  MasterKeyAuthorizationHeader(m_key, req.Method, req.ResourceType, req.ResourceLink, date.View()));
+    h.Headers.Add("x-ms-date", date.View());
     h.Headers.Add("x-ms-version", ApiVersion);
     // The official SDKs send it on every request; without it the local
     // server answers a point read of a missing document with 500, not 404.

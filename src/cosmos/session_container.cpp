@@ -34,7 +34,7 @@ std::vector<std::pair<std::string, SessionToken>> ParseCompound(std::string_view
 void SessionContainer::Update(std::string_view collectionLink, std::string_view headerValue,
                               std::string_view ownerResourceId) {
   if (headerValue.empty()) return;
-  std::string link(TrimSlashes(collectionLink));
+  auto const link = TrimSlashes(collectionLink);
   // Most answers to reads repeat, as one "<rangeId>:<token>", the token this
   // client holds for that range already (nobody wrote to it since): then
   // merging would change nothing, and nothing is parsed.
@@ -50,7 +50,9 @@ void SessionContainer::Update(std::string_view collectionLink, std::string_view 
   auto entries = ParseCompound(headerValue);  // outside the lock
   if (entries.empty()) return;
   std::lock_guard lock(m_mutex);
-  auto& collection = m_collections[std::move(link)];
+  auto found = m_collections.find(link);
+  if (found == m_collections.end()) found = m_collections.emplace(std::string(link), Collection{}).first;
+  auto& collection = found->second;
   if (!ownerResourceId.empty() && collection.ResourceId != ownerResourceId) {
     // A new resource id under a known name: the collection was recreated and
     // the old LSNs mean nothing (worse, they are ahead of the new ones).
@@ -68,7 +70,7 @@ void SessionContainer::Update(std::string_view collectionLink, std::string_view 
 
 std::string SessionContainer::CollectionToken(std::string_view collectionLink) const {
   std::lock_guard lock(m_mutex);
-  auto it = m_collections.find(std::string(TrimSlashes(collectionLink)));
+  auto it = m_collections.find(TrimSlashes(collectionLink));
   if (it == m_collections.end()) return {};
   std::string out;
   for (auto const& [range, token] : it->second.Ranges) {
@@ -83,7 +85,7 @@ std::string SessionContainer::CollectionToken(std::string_view collectionLink) c
 std::string SessionContainer::RangeToken(std::string_view collectionLink, std::string_view rangeId,
                                          std::vector<std::string> const& parents) const {
   std::lock_guard lock(m_mutex);
-  auto it = m_collections.find(std::string(TrimSlashes(collectionLink)));
+  auto it = m_collections.find(TrimSlashes(collectionLink));
   if (it == m_collections.end()) return {};
   auto const& ranges = it->second.Ranges;
   std::optional<SessionToken> chosen;
@@ -104,7 +106,7 @@ std::string SessionContainer::RangeToken(std::string_view collectionLink, std::s
 
 std::optional<SessionToken> SessionContainer::Token(std::string_view collectionLink, std::string_view rangeId) const {
   std::lock_guard lock(m_mutex);
-  auto it = m_collections.find(std::string(TrimSlashes(collectionLink)));
+  auto it = m_collections.find(TrimSlashes(collectionLink));
   if (it == m_collections.end()) return std::nullopt;
   auto r = it->second.Ranges.find(rangeId);
   if (r == it->second.Ranges.end()) return std::nullopt;
@@ -113,7 +115,7 @@ std::optional<SessionToken> SessionContainer::Token(std::string_view collectionL
 
 void SessionContainer::Clear(std::string_view collectionLink) {
   std::lock_guard lock(m_mutex);
-  m_collections.erase(std::string(TrimSlashes(collectionLink)));
+  if (auto it = m_collections.find(TrimSlashes(collectionLink)); it != m_collections.end()) m_collections.erase(it);
 }
 
 void SessionContainer::ClearDatabase(std::string_view databaseId) {

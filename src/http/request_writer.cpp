@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace docshard::http::detail {
@@ -111,7 +112,8 @@ void ValidateRequest(HttpRequest const& req) {
   for (auto const& [name, value] : req.Headers.Entries()) {
     if (!IsToken(name)) throw InvalidArgumentError("invalid HTTP header name (not a token)");
     if (!IsFieldValue(value))
-      throw InvalidArgumentError("the value of HTTP header '" + name + "' holds a line break or control character");
+      throw InvalidArgumentError(
+          std::string("the value of HTTP header '").append(name).append("' holds a line break or control character"));
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <string_view>
 #include <thread>
 
 using namespace docshard;
@@ -145,4 +147,34 @@ TEST_CASE("session container: concurrent updates keep the maximum", "[cosmos][se
     });
   for (auto& th : threads) th.join();
   CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#2003,1:-1#500");
+}
+
+TEST_CASE("session container: links given as views of longer text find the same collection", "[cosmos][session]") {
+  // Lookups take the caller's view as is (no copy into a std::string key):
+  // a view that is not NUL-terminated, or ends inside a longer link, must
+  // name exactly the collection it spells.
+  std::string const text = "/dbs/d/colls/c/docs/x";
+  std::string_view const link = std::string_view(text).substr(0, 15);    // "/dbs/d/colls/c/"
+  std::string_view const longer = std::string_view(text).substr(1, 15);  // "dbs/d/colls/c/d"
+  SessionContainer s;
+  s.Update(link, "0:-1#5");
+  s.Update(std::string_view(text).substr(1, 13), "1:-1#2");  // "dbs/d/colls/c"
+  CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5,1:-1#2");
+  CHECK(s.CollectionToken(link) == "0:-1#5,1:-1#2");
+  CHECK(s.CollectionToken(longer).empty());
+  CHECK(s.RangeToken(link, "1") == "1:-1#2");
+  CHECK(s.Token(link, "0")->GlobalLsn() == 5);
+  // A long link (heap-allocated as a std::string) and a short one differ.
+  std::string const big = "dbs/database-with-a-long-name/colls/collection-with-a-long-name";
+  s.Update(big, "0:-1#7");
+  CHECK(s.CollectionToken(std::string_view(big)) == "0:-1#7");
+  CHECK(s.CollectionToken(std::string_view(big).substr(0, big.size() - 1)).empty());
+  s.Clear(longer);  // nothing under that name
+  CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#5,1:-1#2");
+  s.Clear(link);
+  CHECK(s.CollectionToken("dbs/d/colls/c").empty());
+  CHECK(s.CollectionToken(big) == "0:-1#7");
+  // Recreated after a Clear: a fresh entry under the same key.
+  s.Update(link, "0:-1#1");
+  CHECK(s.CollectionToken("dbs/d/colls/c") == "0:-1#1");
 }

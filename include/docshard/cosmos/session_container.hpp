@@ -14,6 +14,8 @@
 #include "docshard/export.hpp"
 #include <docshard/cosmos/session_token.hpp>
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -55,8 +57,14 @@ private:
     std::string ResourceId;
     std::map<std::string, SessionToken, std::less<>> Ranges;  // by range id
   };
+  // Hashes a link as std::hash<std::string> does, for std::string and
+  // std::string_view alike: lookups by a caller's link allocate nothing.
+  struct LinkHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view link) const noexcept { return std::hash<std::string_view>{}(link); }
+  };
   mutable std::mutex m_mutex;
-  std::unordered_map<std::string, Collection> m_collections;
+  std::unordered_map<std::string, Collection, LinkHash, std::equal_to<>> m_collections;
 };
 
 }  // namespace docshard
