@@ -20,14 +20,16 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/use_future.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 namespace docshard {
 
@@ -157,6 +159,58 @@ std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayNa
   }
   return ids;
 }
+
+// A blocking call's wait for its operation on an I/O thread. The result
+// lives on the caller's stack: no promise/future shared state, no type-erased
+// promise handler, no once-flag. The handler sets it and notifies under the
+// lock, so the caller cannot return (and free the wait) before the I/O
+// thread is done with it. A handler destroyed without being called (the
+// client destroyed with the operation pending) completes the wait with
+// CancelledError instead of leaving the caller blocked.
+template <typename Result>
+class BlockingWait {
+public:
+  class Handler {
+  public:
+    explicit Handler(BlockingWait& w) noexcept : m_wait(&w) {}
+    Handler(Handler&& other) noexcept : m_wait(std::exchange(other.m_wait, nullptr)) {}
+    Handler& operator=(Handler&&) = delete;
+    ~Handler() {
+      if (m_wait != nullptr)
+        m_wait->Set(std::make_exception_ptr(CancelledError("the client was destroyed with the operation pending")),
+                    std::nullopt);
+    }
+    void operator()(std::exception_ptr e, Result r) { std::exchange(m_wait, nullptr)->Set(std::move(e), std::move(r)); }
+
+  private:
+    BlockingWait* m_wait;
+  };
+
+  Handler MakeHandler() noexcept { return Handler(*this); }
+
+  // Waits for the handler; throws what the operation failed with.
+  Result Get() {
+    std::unique_lock lock(m_mutex);
+    m_done.wait(lock, [&] { return m_finished; });
+    if (m_error) std::rethrow_exception(m_error);
+    return std::move(*m_result);
+  }
+
+private:
+  void Set(std::exception_ptr e, std::optional<Result> r) {
+    std::lock_guard lock(m_mutex);
+    m_error = std::move(e);
+    m_result = std::move(r);
+    m_finished = true;
+    m_done.notify_one();
+  }
+
+  std::mutex m_mutex;
+  std::condition_variable m_done;
+  bool m_finished = false;
+  std::exception_ptr m_error;
+  std::optional<Result> m_result;
+};
 
 }  // namespace
 
@@ -774,7 +828,9 @@ void CosmosClient::CheckNotIoThread() const {
 
 CosmosResponse CosmosClient::Send(CosmosRequest request) {
   CheckNotIoThread();
-  return AsyncSend(std::move(request), asio::use_future).get();
+  BlockingWait<CosmosResponse> wait;
+  StartSend(std::move(request), wait.MakeHandler());
+  return wait.Get();
 }
 
 asio::any_io_executor CosmosClient::GetExecutor() const { return m_impl->m_transport.GetExecutor(); }
@@ -925,13 +981,17 @@ SessionContainer& CosmosClient::Sessions() noexcept { return m_impl->m_sessions;
 QueryPage CosmosClient::QueryDocumentsPage(std::string_view collectionLink, SqlQuery const& query,
                                            std::string_view continuation, QueryOptions const& options) {
   CheckNotIoThread();
-  return AsyncQueryDocumentsPage(collectionLink, query, continuation, options, asio::use_future).get();
+  BlockingWait<QueryPage> wait;
+  StartSendForPage(QueryDocumentsRequest(collectionLink, query, continuation, options), wait.MakeHandler());
+  return wait.Get();
 }
 
 QueryPage CosmosClient::ReadFeedPage(std::string_view collectionLink, std::string_view continuation,
                                      QueryOptions const& options) {
   CheckNotIoThread();
-  return AsyncReadFeedPage(collectionLink, continuation, options, asio::use_future).get();
+  BlockingWait<QueryPage> wait;
+  StartSendForPage(ReadFeedRequest(collectionLink, continuation, options), wait.MakeHandler());
+  return wait.Get();
 }
 
 namespace {
