@@ -68,7 +68,7 @@ int main(int argc, char** argv) try {
     read.Path = c.Link() + "/pkranges";
     read.Idempotent = true;
     auto response = client->Account(c.Account()).Send(std::move(read));
-    ranges += response.Json()["PartitionKeyRanges"].Size();
+    ranges += response.Json().View()["PartitionKeyRanges"].Size();
   }
 
   std::printf("workload: upserts=%d reads=%d missing=%d notfound=%d queried=%zu collections=%zu ranges=%zu\n", Writes,

@@ -104,7 +104,7 @@ int main(int argc, char** argv) try {
       scoped.PartitionKeyRangeId = range.Id;
       auto n = account.QueryDocuments(c.Link(), SqlQuery("SELECT VALUE COUNT(1) FROM c"), scoped);
       long long count = 0;
-      for (auto const& v : n.Documents.GetArray()) count += v.GetInt64();
+      for (JsonView v : n.Documents.View().Elements()) count += v.GetInt64();
       inRanges += count;
       std::printf(" %s=%lld", range.Id.c_str(), count);
     }
@@ -119,8 +119,8 @@ int main(int argc, char** argv) try {
   int readOk = 0;
   for (int i = 0; i < Documents; i += 97) {
     auto r = client->ReadDocument("order-" + std::to_string(i), PartitionKey("user-" + std::to_string(i % 500)));
-    auto doc = r.Response.Json();
-    if (doc["amount"].GetInt() == (i * 7919) % 10007) ++readOk;
+    auto const doc = r.Response.Json();
+    if (doc.View()["amount"].GetInt64() == (i * 7919) % 10007) ++readOk;
   }
   int const reads = (Documents + 96) / 97;
   std::printf("\n4. point-read %d documents in %.0f ms\n", reads, Ms(Clock::now() - t0));

@@ -107,39 +107,39 @@ private:
     if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
     auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_sum, "", o, boost::asio::use_future);
     auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_count, "", o, boost::asio::use_future);
-    return std::async(
-        std::launch::deferred, [sum = std::move(sum), count = std::move(count), alias = m_averageAlias]() mutable {
-          auto s = sum.get();
-          auto c = count.get();
-          auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
-          auto& alloc = body->GetAllocator();
-          rapidjson::Value partial(rapidjson::kObjectType);
-          if (s.Count() == 1 && s.Documents()[0].IsNumber())
-            partial.AddMember("sum", rapidjson::Value(s.Documents()[0], alloc), alloc);
-          partial.AddMember("count", c.Count() == 1 ? rapidjson::Value(c.Documents()[0], alloc) : rapidjson::Value(0),
-                            alloc);
-          rapidjson::Value item(rapidjson::kObjectType);
-          item.AddMember("item", partial, alloc);
-          if (alias.empty()) {
-            // SELECT VALUE AVG(x): [{"item": {"sum", "count"}}], as the gateway's rewrite gives.
-            rapidjson::Value row(rapidjson::kArrayType);
-            row.PushBack(item, alloc);
-            body->PushBack(row, alloc);
-          } else {
-            // SELECT AVG(x) AS a: {"payload": {"a": {"item": {"sum", "count"}}}}.
-            rapidjson::Value payload(rapidjson::kObjectType);
-            payload.AddMember(rapidjson::Value(alias.c_str(), alloc), item, alloc);
-            rapidjson::Value row(rapidjson::kObjectType);
-            row.AddMember("payload", payload, alloc);
-            body->PushBack(row, alloc);
-          }
-          StreamPage page;
-          page.RequestCharge = s.RequestCharge() + c.RequestCharge();
-          page.Requests = {s.Response().Diagnostics(), c.Response().Diagnostics()};
-          page.Items = body.get();
-          page.Body = std::move(body);
-          return page;
-        });
+    return std::async(std::launch::deferred, [sum = std::move(sum), count = std::move(count),
+                                              alias = m_averageAlias]() mutable {
+      auto s = sum.get();
+      auto c = count.get();
+      auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
+      auto& alloc = body->GetAllocator();
+      rapidjson::Value partial(rapidjson::kObjectType);
+      auto const& sums = JsonInterop::Value(s.Documents());
+      auto const& counts = JsonInterop::Value(c.Documents());
+      if (sums.Size() == 1 && sums[0].IsNumber()) partial.AddMember("sum", rapidjson::Value(sums[0], alloc), alloc);
+      partial.AddMember("count", counts.Size() == 1 ? rapidjson::Value(counts[0], alloc) : rapidjson::Value(0), alloc);
+      rapidjson::Value item(rapidjson::kObjectType);
+      item.AddMember("item", partial, alloc);
+      if (alias.empty()) {
+        // SELECT VALUE AVG(x): [{"item": {"sum", "count"}}], as the gateway's rewrite gives.
+        rapidjson::Value row(rapidjson::kArrayType);
+        row.PushBack(item, alloc);
+        body->PushBack(row, alloc);
+      } else {
+        // SELECT AVG(x) AS a: {"payload": {"a": {"item": {"sum", "count"}}}}.
+        rapidjson::Value payload(rapidjson::kObjectType);
+        payload.AddMember(rapidjson::Value(alias.c_str(), alloc), item, alloc);
+        rapidjson::Value row(rapidjson::kObjectType);
+        row.AddMember("payload", payload, alloc);
+        body->PushBack(row, alloc);
+      }
+      StreamPage page;
+      page.RequestCharge = s.RequestCharge() + c.RequestCharge();
+      page.Requests = {s.Response().Diagnostics(), c.Response().Diagnostics()};
+      page.Items = body.get();
+      page.Body = std::move(body);
+      return page;
+    });
   }
 
   static StreamPage ToStreamPage(QueryPage const& page, std::vector<std::string> const& orderByPath) {
@@ -148,15 +148,16 @@ private:
     out.RequestCharge = page.RequestCharge();
     out.Requests.push_back(page.Response().Diagnostics());
     if (orderByPath.empty()) {
-      out.Body = page.Parsed();
-      out.Items = &page.Documents();
+      // The page's own parse, no copy: a JsonValue copy shares it.
+      out.Body = std::make_shared<JsonValue const>(page.Parsed());
+      out.Items = &JsonInterop::Value(page.Documents());
       return out;
     }
     // A server without query plans returns whole documents: the sort key is
     // read from each, as the gateway's rewritten query would have returned it.
     auto body = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
     auto& alloc = body->GetAllocator();
-    for (auto const& doc : page.Documents().GetArray()) {
+    for (auto const& doc : JsonInterop::Value(page.Documents()).GetArray()) {
       rapidjson::Value const* v = &doc;
       for (auto const& p : orderByPath) {
         if (!v || !v->IsObject()) {
@@ -254,7 +255,7 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
     // Every document of the stale collection, by the next collection its key goes to.
     auto rows = t.Client->QueryDocuments(t.Collection.Link(), SqlQuery(projection));
     std::map<std::string, std::pair<CollectionRef, std::vector<std::pair<std::string, std::string>>>> byNext;
-    for (auto const& row : rows.Documents.GetArray()) {
+    for (auto const& row : JsonInterop::Value(rows.Documents.View()).GetArray()) {
       if (!row.IsObject() || !row.HasMember("id") || !row["id"].IsString()) continue;
       std::optional<PartitionKey> key;
       try {
@@ -293,7 +294,7 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
         probe.WithJsonParameter("@ids", list);
         std::set<std::string> present;
         auto const result = client.QueryDocuments(group.first.Link(), probe);
-        for (auto const& found : result.Documents.GetArray())
+        for (auto const& found : JsonInterop::Value(result.Documents.View()).GetArray())
           if (found.IsArray() && found.Size() == 2 && found[0].IsString())
             present.insert(std::string(found[0].GetString()) + '\n' + CanonicalJson(found[1]));
         for (std::size_t j = b; j < std::min(ids.size(), b + 1000); ++j) {

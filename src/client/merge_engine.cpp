@@ -98,7 +98,7 @@ struct Stream {
 
 struct RowRef {
   Stream* From = nullptr;
-  std::shared_ptr<rapidjson::Document const> Body;  // keeps Row alive
+  std::shared_ptr<void const> Body;  // keeps Row alive
   Value const* Row = nullptr;
   std::size_t Position = 0;
 };
@@ -656,7 +656,7 @@ private:
     } else if (m_orderBy) {
       // ORDER BY with unordered DISTINCT: the ordered merge, then first occurrences.
       RowRef r;
-      std::vector<std::pair<std::shared_ptr<rapidjson::Document const>, Value const*>> rows;
+      std::vector<std::pair<std::shared_ptr<void const>, Value const*>> rows;
       Prefetch();
       while (NextRow(r))
         if (!Suppressed(r)) {

@@ -46,7 +46,7 @@ struct StreamTarget {
 };
 
 struct StreamPage {
-  std::shared_ptr<rapidjson::Document const> Body;
+  std::shared_ptr<void const> Body;         // keeps Items alive (a document, or a JsonValue holding one)
   rapidjson::Value const* Items = nullptr;  // a JSON array inside Body
   std::string Continuation;                 // "" on the last page
   double RequestCharge = 0;

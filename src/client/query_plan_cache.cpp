@@ -3,6 +3,7 @@
 #include "cosmos_value.hpp"
 
 #include "cosmos/cosmos_requests.hpp"
+#include "cosmos/response_json.hpp"
 #include "docshard/errors.hpp"
 #include "docshard/query_plan.hpp"
 
@@ -48,7 +49,7 @@ std::string QueryPlanCache::PartitionKeyDefinition(CosmosClient& client, Collect
 }
 
 std::string QueryPlanCache::Remember(std::string const& key, CosmosResponse const& collection) {
-  auto body = collection.Json();
+  auto body = detail::ParseBody(collection);
   std::string definition;
   if (body.IsObject())
     if (auto pk = body.FindMember("partitionKey"); pk != body.MemberEnd()) definition = CanonicalJson(pk->value);

@@ -5,6 +5,8 @@
 #include "docshard/partitioned_client.hpp"
 #include "docshard/transition_state.hpp"
 
+#include <rapidjson/document.h>
+
 namespace docshard::detail {
 
 // Replaces the document in next's collection for it; when it is only in one

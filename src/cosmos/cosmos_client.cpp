@@ -4,6 +4,7 @@
 #include <docshard/cosmos/retry_policy.hpp>
 #include <docshard/logging.hpp>
 #include <docshard/operation_diagnostics.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include "core/json_depth.hpp"
 #include "core/region_name.hpp"
@@ -13,6 +14,7 @@
 #include "cosmos/operation_metrics.hpp"
 #include "cosmos/region_router.hpp"
 #include "cosmos/resource_path.hpp"
+#include "cosmos/response_json.hpp"
 #include "http/http_date.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -149,7 +151,7 @@ bool LooksLikeCollectionRid(std::string_view rid) { return rid.size() == 12 && r
 
 std::vector<std::string> Ids(CosmosResponse const& response, char const* arrayName) {
   std::vector<std::string> ids;
-  auto const doc = response.Json();
+  auto const doc = detail::ParseBody(response);
   if (!doc.IsObject()) return ids;
   auto it = doc.FindMember(arrayName);
   if (it == doc.MemberEnd() || !it->value.IsArray()) return ids;
@@ -999,15 +1001,18 @@ namespace {
 template <typename NextPage>
 QueryResult CollectAll(NextPage&& next) {
   QueryResult result;
-  auto& alloc = result.Documents.GetAllocator();
+  auto documents = std::make_shared<rapidjson::Document>(rapidjson::kArrayType);
+  auto& alloc = documents->GetAllocator();
   std::string continuation;
   do {
     QueryPage page = next(continuation);
-    for (auto const& doc : page.Documents().GetArray()) result.Documents.PushBack(rapidjson::Value(doc, alloc), alloc);
+    for (auto const& doc : JsonInterop::Value(page.Documents()).GetArray())
+      documents->PushBack(rapidjson::Value(doc, alloc), alloc);
     result.RequestCharge += page.RequestCharge();
     ++result.Pages;
     continuation = page.Continuation();
   } while (!continuation.empty());
+  result.Documents = JsonInterop::Adopt(std::move(documents));
   return result;
 }
 

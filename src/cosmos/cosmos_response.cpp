@@ -1,9 +1,11 @@
 #include <docshard/cosmos/cosmos_response.hpp>
 
 #include <docshard/errors.hpp>
+#include <docshard/rapidjson_interop.hpp>
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"
+#include "cosmos/response_json.hpp"
 
 #include <cstdlib>
 
@@ -34,19 +36,29 @@ std::string CosmosResponse::SessionToken() const { return HeaderOrEmpty(m_header
 
 std::string CosmosResponse::Continuation() const { return HeaderOrEmpty(m_headers, "x-ms-continuation"); }
 
-rapidjson::Document CosmosResponse::Json() const {
+namespace detail {
+
+rapidjson::Document ParseBody(CosmosResponse const& response) {
+  auto const& body = response.Body();
   // The body comes from the network: bound its depth before RapidJSON's
   // recursive parser (and later recursive copies) see it.
-  if (detail::JsonDepthExceeds(m_body))
-    throw Error(ErrorCode::Internal, "response body nests deeper than " + std::to_string(detail::MaxJsonDepth) +
-                                         " levels (status " + std::to_string(m_status) + ")");
+  if (JsonDepthExceeds(body))
+    throw Error(ErrorCode::Internal, "response body nests deeper than " + std::to_string(MaxJsonDepth) +
+                                         " levels (status " + std::to_string(response.Status()) + ")");
   // Numbers exactly (see core/full_precision_json.hpp): documents read here
   // are routed by their keys, merged by ORDER BY values and copied by the
   // migrator; an ulp off would move or change them.
   rapidjson::Document doc;
-  if (detail::ParseFullPrecision<0>(doc, m_body).IsError())
-    throw Error(ErrorCode::Internal, "response body is not JSON (status " + std::to_string(m_status) + ")");
+  if (ParseFullPrecision<0>(doc, body).IsError())
+    throw Error(ErrorCode::Internal, "response body is not JSON (status " + std::to_string(response.Status()) + ")");
   return doc;
+}
+
+}  // namespace detail
+
+// One parse into a document the JsonValue owns: no copy of the tree.
+JsonValue CosmosResponse::Json() const {
+  return JsonInterop::Adopt(std::make_shared<rapidjson::Document const>(detail::ParseBody(*this)));
 }
 
 }  // namespace docshard

@@ -5,6 +5,7 @@
 
 #include "cosmos/cosmos_requests.hpp"
 #include "cosmos/resource_path.hpp"
+#include "cosmos/response_json.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -53,7 +54,7 @@ Page ParsePage(std::string const& link, CosmosResponse const& response) {
     page.NotModified = true;
     return page;
   }
-  auto const doc = response.Json();
+  auto const doc = detail::ParseBody(response);
   auto const what = "partition key ranges of " + link;
   if (!doc.IsObject()) throw Error(ErrorCode::Internal, what + ": the response is not a JSON object");
   auto it = doc.FindMember("PartitionKeyRanges");

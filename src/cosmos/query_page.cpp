@@ -1,6 +1,11 @@
 #include <docshard/cosmos/query_page.hpp>
 
 #include <docshard/errors.hpp>
+#include <docshard/rapidjson_interop.hpp>
+
+#include "cosmos/response_json.hpp"
+
+#include <memory>
 
 namespace docshard {
 
@@ -13,19 +18,21 @@ rapidjson::Value const& EmptyArray() {
 
 QueryPage::QueryPage(CosmosResponse response)
     : m_response(std::move(response)), m_continuation(m_response.Continuation()) {
-  auto doc = std::make_shared<rapidjson::Document>(m_response.Json());
+  auto doc = std::make_shared<rapidjson::Document>(detail::ParseBody(m_response));
   if (!doc->IsObject()) throw Error(ErrorCode::Internal, "query response is not a JSON object");
   auto it = doc->FindMember("Documents");
   if (it == doc->MemberEnd() || !it->value.IsArray())
     throw Error(ErrorCode::Internal, "query response has no \"Documents\" array");
-  m_parsed = std::move(doc);
+  m_parsed = JsonInterop::Adopt(std::move(doc));
 }
 
-rapidjson::Value const& QueryPage::Documents() const {
-  if (!m_parsed) return EmptyArray();
-  return (*m_parsed)["Documents"];
+JsonView QueryPage::Documents() const {
+  // The constructor checked that a parsed body has the array.
+  auto const& body = JsonInterop::Value(m_parsed.View());
+  if (!body.IsObject()) return JsonInterop::View(EmptyArray());
+  return JsonInterop::View(body.FindMember("Documents")->value);
 }
 
-std::size_t QueryPage::Count() const { return Documents().Size(); }
+std::size_t QueryPage::Count() const { return JsonInterop::Value(Documents()).Size(); }
 
 }  // namespace docshard

@@ -2,6 +2,9 @@
 
 #include "docshard/cosmos/partition_key_range.hpp"
 #include "docshard/errors.hpp"
+#include "docshard/json_value.hpp"
+
+#include <rapidjson/document.h>
 
 #include <algorithm>
 
@@ -24,7 +27,7 @@ RangeStream On(PartitionKeyRange const& range, std::string_view min, std::string
 
 std::uint64_t AddCounts(QueryResult const& result) {
   std::uint64_t n = 0;
-  for (auto const& v : result.Documents.GetArray())  // one number per page: add them up
+  for (JsonView v : result.Documents.View().Elements())  // one number per page: add them up
     if (v.IsUint64())
       n += v.GetUint64();
     else if (v.IsNumber() && v.GetDouble() > 0)

@@ -1,9 +1,11 @@
 #include "docshard/migration/document_mover.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include "client/tombstone.hpp"
 #include "core/ring_position_store.hpp"
+#include "cosmos/response_json.hpp"
 #include "migration/document_content.hpp"
 #include "migration/request_charge.hpp"
 
@@ -26,7 +28,7 @@ std::string ETagOf(rapidjson::Value const& document) {
 
 std::string ETagOfResponse(CosmosResponse const& response) {
   auto etag = response.ETag();
-  return etag.empty() ? ETagOf(response.Json()) : etag;
+  return etag.empty() ? ETagOf(detail::ParseBody(response)) : etag;
 }
 
 // Every request of a move passes here once, answered or thrown: into the
@@ -87,7 +89,7 @@ CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operation&& ope
   }
 }
 
-MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyValue const& partitionKey) {
+MoveResult DocumentMover::Move(JsonView document, PartitionKeyValue const& partitionKey) {
   MoveDiagnostics diagnostics;
   diagnostics.Source = m_sourceRef.Text();
   diagnostics.Target = m_targetRef.Text();
@@ -126,8 +128,10 @@ MoveResult DocumentMover::Move(rapidjson::Value const& document, PartitionKeyVal
   }
 }
 
-MoveResult DocumentMover::MoveSteps(rapidjson::Value const& document, PartitionKeyValue const& partitionKey,
+MoveResult DocumentMover::MoveSteps(JsonView view, PartitionKeyValue const& partitionKey,
                                     MoveDiagnostics& diagnostics) {
+  auto const& document = JsonInterop::Value(view);
+  if (!document.IsObject()) throw InvalidArgumentError("document that is not a JSON object in " + m_sourceRef.Text());
   auto const idMember = document.FindMember("id");
   if (idMember == document.MemberEnd() || !idMember->value.IsString())
     throw InvalidArgumentError("document without a string id in " + m_sourceRef.Text());
@@ -220,7 +224,7 @@ MoveResult DocumentMover::MoveSteps(rapidjson::Value const& document, PartitionK
       std::string targetETag;
       try {
         auto r = Call(diagnostics, [&] { return m_target.ReadDocument(m_targetRef.Link(), id, partitionKey); });
-        existing = r.Json();
+        existing = detail::ParseBody(r);
         targetETag = r.ETag().empty() ? ETagOf(existing) : r.ETag();
       } catch (NotFoundError const&) {
         continue;  // deleted between our create and read: copy again
@@ -261,7 +265,7 @@ MoveResult DocumentMover::MoveSteps(rapidjson::Value const& document, PartitionK
       // Changed after our copy: copy the new version.
       try {
         auto r = Call(diagnostics, [&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
-        current = r.Json();
+        current = detail::ParseBody(r);
         asTarget(current);
         sourceETag = r.ETag().empty() ? ETagOf(current) : r.ETag();
         ++result.Recopies;

@@ -3,6 +3,8 @@
 #include "docshard/errors.hpp"
 #include "docshard/http/transport_errors.hpp"
 
+#include "cosmos/response_json.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -77,7 +79,7 @@ std::string LeaseWorkStore::Write(MigrationLeaseItem const& item) {
     });
     auto etag = r.ETag();
     if (etag.empty()) {
-      auto const json = r.Json();
+      auto const json = detail::ParseBody(r);
       if (json.IsObject() && json.HasMember("_etag") && json["_etag"].IsString()) etag = json["_etag"].GetString();
     }
     return etag;

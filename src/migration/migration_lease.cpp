@@ -1,8 +1,10 @@
 #include "docshard/migration/migration_lease.hpp"
 
 #include "docshard/errors.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include <openssl/evp.h>
+#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -25,6 +27,14 @@ std::string Sha256Hex(std::string const& text) {
     out += Hex[digest[i] & 15];
   }
   return out;
+}
+
+// The object a FromJson reads: a view may hold any JSON, and RapidJSON's
+// member lookups need an object.
+rapidjson::Value const& Object(JsonView json) {
+  auto const& document = JsonInterop::Value(json);
+  if (!document.IsObject()) throw ConfigError("lease document", "expected a JSON object");
+  return document;
 }
 
 std::string Place(rapidjson::Value const& document) {
@@ -88,7 +98,8 @@ MigrationLeaseItem MigrationLeaseItem::ForStream(std::string source, RangeStream
   return item;
 }
 
-MigrationLeaseItem MigrationLeaseItem::FromJson(rapidjson::Value const& document) {
+MigrationLeaseItem MigrationLeaseItem::FromJson(JsonView json) {
+  auto const& document = Object(json);
   MigrationLeaseItem item;
   item.Id = Text(document, "id");
   item.Source = Text(document, "source");
@@ -162,7 +173,8 @@ std::string MigrationLeaseItem::ToJson() const {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-MigrationJobDocument MigrationJobDocument::FromJson(rapidjson::Value const& document) {
+MigrationJobDocument MigrationJobDocument::FromJson(JsonView json) {
+  auto const& document = Object(json);
   auto const version = document.FindMember("docshardMigrationJob");
   if (version == document.MemberEnd() || !version->value.IsInt() || version->value.GetInt() != FormatVersion)
     throw ConfigError(Place(document) + ".docshardMigrationJob",
@@ -249,7 +261,7 @@ MigrationJobStatus ReadMigrationJob(CosmosClient& client, std::string_view lease
   std::string continuation;
   do {
     auto page = client.ReadFeedPage(leaseCollection, continuation, options);
-    for (auto const& d : page.Documents().GetArray()) {
+    for (auto const& d : JsonInterop::Value(page.Documents()).GetArray()) {
       if (!d.IsObject()) continue;
       auto const kind = d.FindMember("kind");
       if (kind == d.MemberEnd() || !kind->value.IsString()) continue;

@@ -45,7 +45,7 @@ MigrationReadPlan ScanAll(IPartitionResolver const& from, std::string reason) {
 
 std::uint64_t SumCounts(QueryResult const& result) {
   std::uint64_t total = 0;
-  for (auto const& v : result.Documents.GetArray())
+  for (JsonView v : result.Documents.View().Elements())
     if (v.IsUint64()) total += v.GetUint64();
   return total;
 }

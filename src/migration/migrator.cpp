@@ -66,7 +66,7 @@ auto Paced(TokenBucket& pacer, Operation&& operation) {
 // Every step of a move is idempotent, so a move that failed on the way
 // (connection dropped after a create was processed, a timeout, a 503) is
 // simply run again from the start; the protocol sorts out what was done.
-MoveResult MoveWithRetries(DocumentMover& mover, rapidjson::Value const& document, PartitionKeyValue const& key) {
+MoveResult MoveWithRetries(DocumentMover& mover, JsonView document, PartitionKeyValue const& key) {
   constexpr int Attempts = 6;
   for (int attempt = 1;; ++attempt) {
     try {
@@ -195,7 +195,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
     }
 
     auto parsed = page.Parsed();
-    auto const& documents = page.Documents();
+    auto const& documents = JsonInterop::Value(page.Documents());
     std::uint64_t scanned = 0, skipped = 0;
     auto tally = std::make_shared<PageTally>();
     std::mutex pageMutex;
@@ -253,7 +253,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
                                 &state.Budget);
             if (state.Options.StepHook) mover.SetStepHook(state.Options.StepHook);
             mover.SetTargetScheme(state.To);
-            auto const r = MoveWithRetries(mover, (*parsed)["Documents"][i], header);
+            auto const r = MoveWithRetries(mover, parsed.View()["Documents"][i], header);
             if (r.Outcome == MoveOutcome::DeletePending) {
               std::lock_guard lock(pageMutex);
               left.push_back({source.Text(), id, keyJson,
@@ -461,7 +461,7 @@ MigrationProgress Migrator::Run() {
         } catch (PartitionKeyRangeGoneError const&) {
           continue;  // split since: the sample does without it
         }
-        for (auto const& d : samplePages.back().Documents().GetArray()) sample.emplace_back(d);
+        for (JsonView d : samplePages.back().Documents().Elements()) sample.push_back(d);
       }
     }
   }

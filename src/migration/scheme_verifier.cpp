@@ -82,7 +82,7 @@ bool Exists(CosmosClient& account, std::string const& collection, std::string co
   options.PartitionKey = PartitionedClient::HeaderValue(key);
   auto const result = account.QueryDocuments(
       collection, SqlQuery("SELECT c.id FROM c WHERE c.id = @id").WithParameter("@id", id), options);
-  return !result.Documents.Empty();
+  return result.Documents.View().Size() != 0;
 }
 
 // A document kept after the scan: misplaced, or without a partition key.
@@ -162,7 +162,7 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
       std::lock_guard lock(mutex);
       auto& count = report.Counts[collection.Text()];
       std::set<std::string>* ids = options.KeepIds ? &report.Ids[collection.Text()] : nullptr;
-      for (auto const& d : page.Documents().GetArray()) {
+      for (auto const& d : JsonInterop::Value(page.Documents()).GetArray()) {
         ++count;
         ++copies;
         std::string const id =

@@ -3,6 +3,8 @@
 #include "docshard/atomic_file.hpp"
 #include "docshard/md5_hash_generator.hpp"
 
+#include "cosmos/response_json.hpp"
+
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -128,7 +130,7 @@ std::optional<StoredScheme> SchemeStore::Load() const {
   } catch (NotFoundError const&) {
     return std::nullopt;
   }
-  auto doc = response.Json();
+  auto doc = detail::ParseBody(response);
   auto scheme = doc.FindMember("scheme");
   if (scheme == doc.MemberEnd() || !scheme->value.IsString())
     throw InvalidArgumentError("scheme document " + m_link + "/docs/" + m_options.DocumentId +

@@ -101,8 +101,9 @@ TEST_CASE("a fan-out through a transition scheme returns each (id, key) once, ne
     f.Client->UpsertDocument("{\"id\":\"m" + std::to_string(i) + "\",\"userId\":\"k" + std::to_string(i) +
                              "\",\"v\":2}");
     CHECK(f.Client->ReadDocument("m" + std::to_string(i), PartitionKey("k" + std::to_string(i)))
-              .Response.Json()["v"]
-              .GetInt() == 2);
+              .Response.Json()
+              .View()["v"]
+              .GetInt64() == 2);
   }
   std::map<std::pair<std::string, std::string>, int> expected;  // (id, key) -> v
   for (int i = 0; i < 30; ++i)

@@ -21,7 +21,7 @@ std::map<std::string, std::vector<std::string>> ActualPlacement(PartitionedClien
   std::map<std::string, std::vector<std::string>> where;
   for (auto const& c : client.GetResolver()->Collections()) {
     auto all = client.Account(c.Account()).ReadAllDocuments(c.Link());
-    for (auto const& d : all.Documents.GetArray()) where[d["id"].GetString()].push_back(c.Text());
+    for (JsonView d : all.Documents.View().Elements()) where[std::string(d["id"].GetString())].push_back(c.Text());
   }
   return where;
 }
@@ -93,9 +93,10 @@ TEST_CASE("point reads, replace with If-Match and delete go to the owning collec
     f.Client->CreateDocument(DocJson("d" + std::to_string(i), "u" + std::to_string(i), i, 0));
 
   auto read = f.Client->ReadDocument("d7", PartitionKey("u7"));
-  auto body = read.Response.Json();
+  auto const json = read.Response.Json();
+  JsonView const body = json.View();
   CHECK(std::string(body["id"].GetString()) == "d7");
-  CHECK(body["n"].GetInt() == 7);
+  CHECK(body["n"].GetInt64() == 7);
   CHECK(read.Collection.Text() == f.Client->GetResolver()->ResolveForCreate(PartitionKey("u7")).Text());
 
   auto etag = read.Response.ETag();
@@ -104,7 +105,7 @@ TEST_CASE("point reads, replace with If-Match and delete go to the owning collec
   ifMatch.Request.IfMatchETag = etag;
   auto replaced = f.Client->ReplaceDocument("d7", PartitionKey("u7"), DocJson("d7", "u7", 700, 0), ifMatch);
   CHECK(replaced.Response.Status() == 200);
-  CHECK(f.Client->ReadDocument("d7", PartitionKey("u7")).Response.Json()["n"].GetInt() == 700);
+  CHECK(f.Client->ReadDocument("d7", PartitionKey("u7")).Response.Json().View()["n"].GetInt64() == 700);
   // The old etag is stale now.
   CHECK_THROWS_AS(f.Client->ReplaceDocument("d7", PartitionKey("u7"), DocJson("d7", "u7", 701, 0), ifMatch),
                   PreconditionFailedError);
@@ -201,7 +202,7 @@ TEST_CASE("several resolvers in one client and routing traces", "[routing]") {
 
   // A point read by the tenant key tries the big tenant's collections in order.
   auto read = f.Client->ReadDocument("b5", PartitionKey("big"), tenants);
-  CHECK(std::string(read.Response.Json()["userId"].GetString()) == "user5");
+  CHECK(std::string(read.Response.Json().View()["userId"].GetString()) == "user5");
   CHECK(traces.back().Operation == "read");
   CHECK(traces.back().Collections.size() == 2);
 }

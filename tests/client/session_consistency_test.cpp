@@ -56,7 +56,8 @@ PairCounts CreateThenRead(PartitionedClient& client, std::string const& prefix, 
         read.Request.Consistency = consistency;
         try {
           auto got = client.ReadDocument(id, PartitionKey(user), read);
-          if (got.Response.Json()["n"].GetInt() != i || !(got.Collection == created.Collection)) ++mine.StaleReads;
+          if (got.Response.Json().View()["n"].GetInt64() != i || !(got.Collection == created.Collection))
+            ++mine.StaleReads;
         } catch (NotFoundError const&) {
           ++mine.StaleReads;
         }

@@ -51,8 +51,8 @@ TEST_CASE("a reset after a write was processed never duplicates or loses a docum
   for (int i = 0; i < creates; ++i) CHECK(client.ReadDocument(link, "c" + std::to_string(i), "p").Status() == 200);
   std::map<std::string, int> ids;
   auto all = client.ReadAllDocuments(link);
-  for (auto const& d : all.Documents.GetArray()) ++ids[d["id"].GetString()];
+  for (JsonView d : all.Documents.View().Elements()) ++ids[std::string(d["id"].GetString())];
   CHECK(ids.size() == static_cast<std::size_t>(creates + 10));
-  CHECK(all.Documents.Size() == static_cast<rapidjson::SizeType>(creates + 10));
+  CHECK(all.Documents.View().Size() == static_cast<std::size_t>(creates + 10));
   client.DeleteDatabase(db);
 }

@@ -77,7 +77,7 @@ TEST_CASE("credentials never reach messages or output", "[secrets]") {
     REQUIRE(read.Diagnostics() != nullptr);
     std::cout << "read diagnostics: " << read.Diagnostics()->ToJson() << "\n";  // scanned with the rest
   }
-  CHECK(client.QueryDocuments(link, SqlQuery("SELECT * FROM c")).Documents.Size() == 1);
+  CHECK(client.QueryDocuments(link, SqlQuery("SELECT * FROM c")).Documents.View().Size() == 1);
   // A typed failure with the right key, whose message is printed too.
   try {
     client.CreateDocument(link, R"({"id":"a","pk":"p"})", "p");

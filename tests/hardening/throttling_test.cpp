@@ -66,7 +66,7 @@ TEST_CASE("every request type succeeds under 429 on every 3rd request", "[thrott
   do {
     auto page = client.QueryDocumentsPage(link, q, continuation, paged);
     retries += page.Response().Retries();
-    for (auto const& d : page.Documents().GetArray()) queried.insert(d["id"].GetString());
+    for (JsonView d : page.Documents().Elements()) queried.insert(std::string(d["id"].GetString()));
     continuation = page.Continuation();
   } while (!continuation.empty());
   CHECK(queried.size() == 13);
@@ -74,11 +74,11 @@ TEST_CASE("every request type succeeds under 429 on every 3rd request", "[thrott
   do {
     auto page = client.ReadFeedPage(link, continuation, paged);
     retries += page.Response().Retries();
-    for (auto const& d : page.Documents().GetArray()) fed.insert(d["id"].GetString());
+    for (JsonView d : page.Documents().Elements()) fed.insert(std::string(d["id"].GetString()));
     continuation = page.Continuation();
   } while (!continuation.empty());
   CHECK(fed == queried);
-  CHECK(client.ReadAllDocuments(link).Documents.Size() == 13);
+  CHECK(client.ReadAllDocuments(link).Documents.View().Size() == 13);
 
   // Concurrent writes through the async API share the throttled server.
   std::vector<std::future<CosmosResponse>> inflight;

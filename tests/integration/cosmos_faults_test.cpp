@@ -61,7 +61,7 @@ TEST_CASE("429 storms are retried to success, honouring x-ms-retry-after-ms", "[
   CHECK(retried >= 10);
   CHECK(Seconds(Clock::now() - start) >= 0.3);  // waited retry-after each time
   faults.Clear();
-  CHECK(client.ReadAllDocuments(s.Link).Documents.Size() == 20);
+  CHECK(client.ReadAllDocuments(s.Link).Documents.View().Size() == 20);
 }
 
 TEST_CASE("429 beyond the retry budget is a ThrottledError", "[faults]") {
@@ -161,8 +161,8 @@ TEST_CASE("a reset after a create was sent is not blindly retried", "[faults]") 
   SqlQuery q("SELECT VALUE COUNT(1) FROM c WHERE c.pk = 'p' AND c.id = @id");  // one key: one range counts
   q.WithParameter("@id", "once");
   auto count = client.QueryDocuments(s.Link, q);
-  REQUIRE(count.Documents.Size() == 1);
-  CHECK(count.Documents[0].GetInt() == 1);
+  REQUIRE(count.Documents.View().Size() == 1);
+  CHECK(count.Documents.View()[0].GetInt64() == 1);
 }
 
 TEST_CASE("a dropped read is retried by the policy", "[faults]") {

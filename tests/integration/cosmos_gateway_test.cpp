@@ -67,7 +67,7 @@ std::vector<std::string> ReadRange(CosmosClient& client, std::string const& link
   for (int page = 0; page < maxPages; ++page) {
     auto p = feed ? client.ReadFeedPage(link, continuation, options)
                   : client.QueryDocumentsPage(link, query, continuation, options);
-    for (auto const& d : p.Documents().GetArray()) ids.emplace_back(d["id"].GetString());
+    for (JsonView d : p.Documents().Elements()) ids.emplace_back(d["id"].GetString());
     continuation = p.Continuation();
     if (continuation.empty()) break;
   }
@@ -128,16 +128,18 @@ TEST_CASE("gateway: query plans for the features a caller declares", "[gateway]"
   auto plan = client.GetQueryPlan(s.Link, SqlQuery("SELECT TOP 5 c.id FROM c ORDER BY c.v DESC"),
                                   "Aggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top,CompositeAggregate,"
                                   "GroupBy,MultipleAggregates,NonValueAggregate");
-  auto doc = plan.Json();
-  REQUIRE(doc.HasMember("queryInfo"));
-  CHECK(doc["queryInfo"]["top"].GetInt() == 5);
+  auto const json = plan.Json();
+  JsonView const doc = json.View();
+  REQUIRE(doc.Find("queryInfo"));
+  CHECK(doc["queryInfo"]["top"].GetInt64() == 5);
   REQUIRE(doc["queryInfo"]["orderBy"].Size() == 1);
   CHECK(std::string(doc["queryInfo"]["orderBy"][0].GetString()) == "Descending");
   CHECK(std::string(doc["queryInfo"]["rewrittenQuery"].GetString()).find("orderByItems") != std::string::npos);
   REQUIRE(doc["queryRanges"].IsArray());
   // Pinned to one key: one point range.
   auto pinned = client.GetQueryPlan(s.Link, SqlQuery("SELECT * FROM c WHERE c.pk = 'k1'"), "Top");
-  auto pd = pinned.Json();
+  auto const pinnedJson = pinned.Json();
+  JsonView const pd = pinnedJson.View();
   REQUIRE(pd["queryRanges"].Size() == 1);
   CHECK(std::string(pd["queryRanges"][0]["min"].GetString()) == pd["queryRanges"][0]["max"].GetString());
   // A caller that does not declare what the query needs gets the service's 400.
@@ -201,9 +203,9 @@ TEST_CASE("gateway: a single-key query reads that key's documents only", "[gatew
     // TOP and ORDER BY are served within one key without a plan.
     auto result = client.QueryDocuments(s.Link, SqlQuery("SELECT * FROM c ORDER BY c.id"), o);
     std::set<std::string> ids;
-    for (auto const& d : result.Documents.GetArray()) {
+    for (JsonView d : result.Documents.View().Elements()) {
       CHECK(std::string(d["pk"].GetString()) == key);
-      ids.insert(d["id"].GetString());
+      ids.insert(std::string(d["id"].GetString()));
     }
     std::set<std::string> expected;
     if (key == unicode) {
@@ -239,7 +241,7 @@ TEST_CASE("gateway: a split between pages is a PartitionKeyRangeGoneError; the c
     SqlQuery const query("SELECT c.id FROM c");
     auto first = feed ? client.ReadFeedPage(s.Link, "", o) : client.QueryDocumentsPage(s.Link, query, "", o);
     std::vector<std::string> got;
-    for (auto const& d : first.Documents().GetArray()) got.emplace_back(d["id"].GetString());
+    for (JsonView d : first.Documents().Elements()) got.emplace_back(d["id"].GetString());
     REQUIRE(first.HasMoreResults());
 
     auto children = ServerControl(Role).Split(s.Link, range.Id);
@@ -296,7 +298,7 @@ TEST_CASE("gateway: 1,000 write-then-read pairs see their writes; without tokens
           RequestOptions r;
           r.Consistency = consistency;
           try {
-            if (client.ReadDocument(s.Link, id, Key(doc), r).Json()["v"].GetInt() != i + 1) ++stale;
+            if (client.ReadDocument(s.Link, id, Key(doc), r).Json().View()["v"].GetInt64() != i + 1) ++stale;
           } catch (NotFoundError const&) {
             ++stale;
           }
@@ -325,14 +327,14 @@ TEST_CASE("gateway: queries see the client's writes: single-key, range-scoped, a
     QueryOptions single;
     single.PartitionKey = PartitionKeyValue(Key(i % 30));
     auto q = client.QueryDocuments(s.Link, SqlQuery(byId).WithParameter("@id", id), single);
-    if (q.Documents.Size() != 1 || q.Documents[0]["v"].GetInt() != i + 1) ++stale;
+    if (q.Documents.View().Size() != 1 || q.Documents.View()[0]["v"].GetInt64() != i + 1) ++stale;
     // Range by range (each with its own token): exactly one range has it, current.
     int found = 0;
     for (auto const& r : ranges) {
       QueryOptions scoped;
       scoped.PartitionKeyRangeId = r.Id;
       auto page = client.QueryDocuments(s.Link, SqlQuery(byId).WithParameter("@id", id), scoped);
-      for (auto const& d : page.Documents.GetArray()) found += d["v"].GetInt() == i + 1 ? 1 : 100;
+      for (JsonView d : page.Documents.View().Elements()) found += d["v"].GetInt64() == i + 1 ? 1 : 100;
     }
     if (found != 1) ++stale;
   }

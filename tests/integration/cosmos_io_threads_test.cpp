@@ -55,7 +55,7 @@ struct Chain {
           } catch (std::exception const& ex) {
             if (FirstError.empty()) FirstError = ex.what();
           }
-        } else if (r.Json()["n"].GetInt() == Expected) {
+        } else if (r.Json().View()["n"].GetInt64() == Expected) {
           ++Good;
         }
       }
@@ -132,7 +132,7 @@ TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load",
           auto const user = "u" + std::to_string(i % 3);
           client.CreateDocument(link, Doc(id, user, t * 100 + i), PartitionKeyValue(user));
           auto r = client.ReadDocument(link, id, PartitionKeyValue(user));
-          if (r.Json()["n"].GetInt() == t * 100 + i) ++blockingGood;
+          if (r.Json().View()["n"].GetInt64() == t * 100 + i) ++blockingGood;
         }
       } catch (std::exception const& e) {
         errors[t] = e.what();
@@ -170,7 +170,7 @@ TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load",
   // Every document the callers wrote is there once.
   std::multiset<std::string> ids;
   auto all = client.ReadAllDocuments(link);
-  for (auto const& d : all.Documents.GetArray()) ids.insert(d["id"].GetString());
+  for (JsonView d : all.Documents.View().Elements()) ids.insert(std::string(d["id"].GetString()));
   std::multiset<std::string> expected;
   for (int t = 0; t < CallerThreads; ++t)
     for (int i = 0; i < DocsPerThread; ++i) expected.insert("t" + std::to_string(t) + "-" + std::to_string(i));

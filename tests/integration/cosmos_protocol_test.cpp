@@ -32,10 +32,9 @@ struct ProtocolScratch {
 };
 
 std::string StringField(CosmosResponse const& r, char const* name) {
-  auto doc = r.Json();
-  auto it = doc.FindMember(name);
-  return it != doc.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
-                                                       : std::string();
+  auto const doc = r.Json();
+  auto const it = doc.View().Find(name);
+  return it && it->IsString() ? std::string(it->GetString()) : std::string();
 }
 
 }  // namespace
@@ -92,17 +91,17 @@ TEST_CASE("every Unicode partition key round-trips through create, read, replace
     CHECK(client.CreateDocument(s.Link, doc(1), key).Status() == 201);
     auto read = client.ReadDocument(s.Link, id, key);
     CHECK(StringField(read, "pk") == key);
-    CHECK(read.Json()["v"].GetInt() == 1);
+    CHECK(read.Json().View()["v"].GetInt64() == 1);
     CHECK(client.ReplaceDocument(s.Link, id, doc(2), key).Status() == 200);
-    CHECK(client.ReadDocument(s.Link, id, key).Json()["v"].GetInt() == 2);
+    CHECK(client.ReadDocument(s.Link, id, key).Json().View()["v"].GetInt64() == 2);
     CHECK(client.UpsertDocument(s.Link, doc(3), key).Status() == 200);
-    CHECK(client.ReadDocument(s.Link, id, key).Json()["v"].GetInt() == 3);
+    CHECK(client.ReadDocument(s.Link, id, key).Json().View()["v"].GetInt64() == 3);
     // A single-key query finds it through the header too.
     QueryOptions single;
     single.PartitionKey = PartitionKeyValue(key);
     auto q =
         client.QueryDocuments(s.Link, SqlQuery("SELECT * FROM c WHERE c.id = @id").WithParameter("@id", id), single);
-    CHECK(q.Documents.Size() == 1);
+    CHECK(q.Documents.View().Size() == 1);
     CHECK(client.DeleteDocument(s.Link, id, key).Status() == 204);
     CHECK_THROWS_AS(client.ReadDocument(s.Link, id, key), NotFoundError);
   }

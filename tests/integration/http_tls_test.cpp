@@ -100,7 +100,7 @@ TEST_CASE("stock server: connection: close on every response still works", "[sto
   CHECK(client.ReadDocument(link, "s3", "p").Status() == 200);
   QueryOptions options;
   options.MaxItemCount = 2;
-  CHECK(client.ReadAllDocuments(link, options).Documents.Size() == 5);
+  CHECK(client.ReadAllDocuments(link, options).Documents.View().Size() == 5);
   auto stats = client.TransportStatistics();
   CHECK(stats.ConnectionsReused == 0);  // nothing kept after connection: close
   CHECK(stats.IdleConnections == 0);

@@ -156,7 +156,7 @@ struct Round {
         bool const gone = deleted.count(d.Id) > 0;
         std::optional<long> got;
         try {
-          got = bClient->ReadDocument(d.Id, d.Key).Response.Json()["n"].GetInt64();
+          got = bClient->ReadDocument(d.Id, d.Key).Response.Json().View()["n"].GetInt64();
         } catch (NotFoundError const&) {}
         if (gone) {
           bool inA = true;

@@ -42,8 +42,8 @@ struct MoverFixture {
   static std::string Doc(std::string const& id, int v) {
     return "{\"id\":\"" + id + "\",\"userId\":\"k\",\"v\":" + std::to_string(v) + "}";
   }
-  rapidjson::Document ReadSource(std::string const& id) { return S.ReadDocument(Source.Link(), id, "k").Json(); }
-  MoveResult Move(rapidjson::Document const& snapshot) {
+  JsonValue ReadSource(std::string const& id) { return S.ReadDocument(Source.Link(), id, "k").Json(); }
+  MoveResult Move(JsonView snapshot) {
     DocumentMover mover(S, Source, T, Target, Pacer);
     return mover.Move(snapshot, PartitionKeyValue("k"));
   }
@@ -57,7 +57,7 @@ struct MoverFixture {
   }
   std::optional<int> TargetValue(std::string const& id) {
     try {
-      return T.ReadDocument(Target.Link(), id, "k").Json()["v"].GetInt();
+      return static_cast<int>(T.ReadDocument(Target.Link(), id, "k").Json().View()["v"].GetInt64());
     } catch (NotFoundError const&) {
       return std::nullopt;
     }

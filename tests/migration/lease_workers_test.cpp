@@ -542,8 +542,9 @@ TEST_CASE("leases: 3 workers, SIGKILLed and restarted under live writes, one kil
         if ((t.CreateUncertain && t.Acked < 0) || t.DeleteUncertain) continue;
         auto read = [&](PartitionedClient& client) -> long {
           try {
-            auto doc = client.ReadDocument(id, PartitionKey(t.User)).Response.Json();
-            return doc.HasMember("v") ? doc["v"].GetInt64() : -1;
+            auto const doc = client.ReadDocument(id, PartitionKey(t.User)).Response.Json();
+            auto const v = doc.View().Find("v");
+            return v ? v->GetInt64() : -1;
           } catch (NotFoundError const&) {
             return -3;
           }

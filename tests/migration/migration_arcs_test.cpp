@@ -47,14 +47,14 @@ std::map<std::string, std::vector<Found>> ReadEverything(PartitionedClient& clie
     for (auto stream : OpenRangeStreams(account, c.Link())) {
       do {
         auto page = ReadRangeStreamPage(account, c.Link(), stream);
-        for (auto const& d : page.Documents().GetArray()) {
+        for (JsonView d : page.Documents().Elements()) {
           Found f;
           f.Collection = c.Text();
           f.User = d["userId"].GetString();
-          auto const field = d.FindMember(RingPositionField);
-          f.HasField = field != d.MemberEnd();
-          if (f.HasField && field->value.IsInt64()) f.Position = field->value.GetInt64();
-          out[d["id"].GetString()].push_back(std::move(f));
+          auto const field = d.Find(RingPositionField);
+          f.HasField = field.has_value();
+          if (f.HasField && field->IsInt64()) f.Position = field->GetInt64();
+          out[std::string(d["id"].GetString())].push_back(std::move(f));
         }
         stream.Continuation = page.Continuation();
         stream.Done = !page.HasMoreResults();

@@ -85,10 +85,10 @@ TEST_CASE("inputs: a document with an unaddressable id is left in place and name
   options.Client = ClientOptions(f.Servers.Default);
   auto client = PartitionedClient::FromScheme(f.B, options);
   for (auto const& d : f.Seeded)
-    CHECK(client->ReadDocument(d.Id, d.Key).Response.Json()["n"].GetInt() == std::stoi(d.Id.substr(1)));
+    CHECK(client->ReadDocument(d.Id, d.Key).Response.Json().View()["n"].GetInt64() == std::stoi(d.Id.substr(1)));
   auto const left = source.QueryDocuments(from.Link(), SqlQuery("SELECT VALUE c.n FROM c WHERE c.id = 'a/b'"));
-  REQUIRE(left.Documents.Size() == 1);
-  CHECK(left.Documents[0].GetInt() == -1);
+  REQUIRE(left.Documents.View().Size() == 1);
+  CHECK(left.Documents.View()[0].GetInt64() == -1);
   // Run again: the same answer, nothing lost, nothing half-done.
   args.push_back("--resume");
   out = Run(args, log, code);
@@ -143,11 +143,11 @@ TEST_CASE("inputs: put drops a UTF-8 byte order mark on its first line", "[input
   CHECK(code == 0);
   CHECK_THAT(out, Catch::Contains("{\"id\":\"bom\",\"collection\":"));
   CHECK_THAT(out, Catch::Contains("\"status\":201}"));
-  CHECK(f.ClientA->ReadDocument("bom", PartitionKey("u1")).Response.Json()["n"].GetInt() == 7);
+  CHECK(f.ClientA->ReadDocument("bom", PartitionKey("u1")).Response.Json().View()["n"].GetInt64() == 7);
   // The library's own writes drop it too.
   CHECK(f.ClientA->CreateDocument("\xEF\xBB\xBF{\"id\":\"bom2\",\"userId\":\"u2\",\"n\":8}").Response.Status() == 201);
   CHECK(f.ClientA->UpsertDocument("\xEF\xBB\xBF{\"id\":\"bom2\",\"userId\":\"u2\",\"n\":9}").Response.Status() == 200);
-  CHECK(f.ClientA->ReadDocument("bom2", PartitionKey("u2")).Response.Json()["n"].GetInt() == 9);
+  CHECK(f.ClientA->ReadDocument("bom2", PartitionKey("u2")).Response.Json().View()["n"].GetInt64() == 9);
 }
 
 TEST_CASE("inputs: fan-out SQL that cannot be merged says why (TOP past 10^18, several aggregates)", "[inputs]") {
@@ -206,7 +206,7 @@ TEST_CASE("inputs: documents with non-ASCII keys migrate and read back by key", 
   std::uint64_t goneFromA = 0;
   for (auto const& d : f.Seeded) {
     INFO(d.Id);
-    CHECK(bClient->ReadDocument(d.Id, d.Key).Response.Json()["n"].GetInt() == std::stoi(d.Id.substr(1)));
+    CHECK(bClient->ReadDocument(d.Id, d.Key).Response.Json().View()["n"].GetInt64() == std::stoi(d.Id.substr(1)));
     auto const& from = f.A.Resolver()->ResolveForCreate(d.Key);
     auto const& to = f.B.Resolver()->ResolveForCreate(d.Key);
     if (from.Text() == to.Text()) continue;
@@ -214,7 +214,7 @@ TEST_CASE("inputs: documents with non-ASCII keys migrate and read back by key", 
         f.ClientA->Account(from.Account())
             .QueryDocuments(from.Link(),
                             SqlQuery("SELECT VALUE c.n FROM c WHERE c.id = @id").WithParameter("@id", d.Id));
-    CHECK(left.Documents.Size() == 0);
+    CHECK(left.Documents.View().Size() == 0);
     ++goneFromA;
   }
   CHECK(goneFromA == moving);

@@ -29,8 +29,8 @@ TEST_CASE("managedHash: create from the template, place, grow by one", "[managed
   std::sort(ids.begin(), ids.end());
   CHECK(ids == std::vector<std::string>{"part-0", "part-1", "part-2"});
   // The template's partition key made it to the service.
-  auto coll = account.ReadCollection("dbs/" + db + "/colls/part-1").Json();
-  CHECK(std::string(coll["partitionKey"]["paths"][0].GetString()) == "/userId");
+  auto const coll = account.ReadCollection("dbs/" + db + "/colls/part-1").Json();
+  CHECK(std::string(coll.View()["partitionKey"]["paths"][0].GetString()) == "/userId");
 
   std::map<std::string, std::string> placed;  // user -> collection id
   for (int i = 0; i < 120; ++i) {

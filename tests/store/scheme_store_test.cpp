@@ -87,9 +87,10 @@ TEST_CASE("scheme store in a document: If-Match, the loser gets a conflict", "[s
   SchemeStore second(MakeCosmosClient(), "dbs/" + db + "/colls/schemes");  // its own connection pool
   TwoWriters(store, second, db);
   // The document is readable to people: epoch and text.
-  auto doc =
+  auto const json =
       cosmos->ReadDocument("dbs/" + db + "/colls/schemes", "docshard-scheme", PartitionKeyValue("docshard-scheme"))
           .Json();
+  JsonView const doc = json.View();
   CHECK(doc["epoch"].GetInt64() == 3);
   CHECK(PartitionScheme::Load(doc["scheme"].GetString()).Epoch() == 3);
 

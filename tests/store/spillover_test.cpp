@@ -43,7 +43,7 @@ std::shared_ptr<SpilloverPartitionResolver const> Spill(PartitionedClient& clien
 
 // The documents of a collection by its read feed (every range), not by the manager's count.
 std::int64_t CountDocuments(CosmosClient& account, std::string const& link) {
-  return static_cast<std::int64_t>(account.ReadAllDocuments(link).Documents.Size());
+  return static_cast<std::int64_t>(account.ReadAllDocuments(link).Documents.View().Size());
 }
 
 // Numbers of prefix+N collections in the database; fails on anything else

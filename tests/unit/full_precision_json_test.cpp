@@ -263,12 +263,12 @@ TEST_CASE("responses and documents keep every number exactly", "[json][number][c
   }
   body += "]}";
   auto const doc = CosmosResponse(200, {}, body).Json();
-  auto const& documents = doc["Documents"];
+  JsonView const documents = doc.View()["Documents"];
   REQUIRE(documents.Size() == values.size());
   int mismatches = 0;
-  for (rapidjson::SizeType i = 0; i < documents.Size(); ++i) mismatches += documents[i]["n"].GetDouble() != values[i];
+  for (std::size_t i = 0; i < documents.Size(); ++i) mismatches += documents[i]["n"].GetDouble() != values[i];
   CHECK(mismatches == 0);
-  CHECK(CosmosResponse(200, {}, R"({"n":-97570.19231092371,"i":7,"u":4294967296})").Json()["n"].GetDouble() ==
+  CHECK(CosmosResponse(200, {}, R"({"n":-97570.19231092371,"i":7,"u":4294967296})").Json().View()["n"].GetDouble() ==
         -97570.19231092371);
 
   // A create routes by the exact key: seen through the trace hook, before the

@@ -3,12 +3,11 @@
 // ids are stable and distinct for distinct streams, totals add up; and the
 // request-unit budget's bookkeeping (no timing is asserted).
 #include <docshard/errors.hpp>
+#include <docshard/json_value.hpp>
 #include <docshard/migration/migration_lease.hpp>
 #include <docshard/migration/request_unit_budget.hpp>
 
 #include <catch2/catch.hpp>
-
-#include <rapidjson/document.h>
 
 #include <set>
 
@@ -25,10 +24,9 @@ RangeStream Stream(std::string range, std::string min, std::string max) {
   return s;
 }
 
-rapidjson::Document Parse(std::string const& text) {
-  rapidjson::Document d;
-  d.Parse(text.c_str());
-  REQUIRE(d.IsObject());
+JsonValue Parse(std::string const& text) {
+  auto d = JsonValue::Parse(text);
+  REQUIRE(d.View().IsObject());
   return d;
 }
 }  // namespace
@@ -49,8 +47,8 @@ TEST_CASE("lease item: every stored field round-trips, the partition key is set"
   item.RequestCharge = 1234.5;
   item.Parent = "item-0123";
   auto const doc = Parse(item.ToJson());
-  CHECK(std::string(doc["job"].GetString()) == "docshard");
-  CHECK(std::string(doc["kind"].GetString()) == "item");
+  CHECK(std::string(doc.View()["job"].GetString()) == "docshard");
+  CHECK(std::string(doc.View()["kind"].GetString()) == "item");
   auto const back = MigrationLeaseItem::FromJson(doc);
   CHECK(back.Id == item.Id);
   CHECK(back.Source == "b:dbs/app/colls/c2");
@@ -109,6 +107,12 @@ TEST_CASE("lease documents: malformed ones are refused naming the document and f
   CHECK_THROWS_AS(MigrationLeaseItem::FromJson(broken("\"min\":\"\"", "\"min\":7")), ConfigError);
   CHECK_THROWS_AS(MigrationLeaseItem::FromJson(broken("\"requestCharge\":0.0", "\"requestCharge\":\"x\"")),
                   ConfigError);
+  // Not an object at all: refused, not a crash inside the JSON library.
+  for (char const* notObject : {"null", "[]", "\"item\"", "7"}) {
+    CHECK_THROWS_AS(MigrationLeaseItem::FromJson(JsonValue::Parse(notObject)), ConfigError);
+    CHECK_THROWS_AS(MigrationJobDocument::FromJson(JsonValue::Parse(notObject)), ConfigError);
+  }
+  CHECK_THROWS_AS(MigrationLeaseItem::FromJson(JsonView()), ConfigError);
 
   MigrationJobDocument job;
   job.FromHash = "aa";

@@ -4,6 +4,8 @@
 // arguments, and JSON result lines.
 #include <docshard/partitioned_client.hpp>
 
+#include <rapidjson/document.h>
+
 #include <functional>
 #include <memory>
 #include <optional>

@@ -3,9 +3,8 @@
 // callers need, plus the raw body and a way to parse it.
 #include "docshard/export.hpp"
 #include <docshard/http/http_headers.hpp>
+#include <docshard/json_value.hpp>
 #include <docshard/operation_diagnostics.hpp>
-
-#include <rapidjson/document.h>
 
 #include <memory>
 #include <optional>
@@ -39,8 +38,11 @@ public:
   // The body as an rvalue for the caller to move out; Body() is then valid
   // but unspecified.
   std::string&& ExtractBody() noexcept { return std::move(m_body); }
-  // Throws Error(ErrorCode::Internal) when the body is not JSON.
-  rapidjson::Document Json() const;
+  // The body parsed, numbers exact (as JsonValue::Parse converts them). Each
+  // call parses the body again: keep the result rather than calling twice.
+  // Throws Error(ErrorCode::Internal) when the body is not JSON or nests
+  // deeper than 512 levels.
+  JsonValue Json() const;
   // Attempts beyond the first that this operation needed.
   int Retries() const noexcept { return m_retries; }
   // Every attempt of the operation (null for a response built by hand).

@@ -3,10 +3,9 @@
 // verbatim to QueryPage/ReadFeedPage to get the next page.
 #include "docshard/export.hpp"
 #include <docshard/cosmos/cosmos_response.hpp>
+#include <docshard/json_value.hpp>
 
-#include <rapidjson/document.h>
-
-#include <memory>
+#include <cstddef>
 #include <string>
 
 namespace docshard {
@@ -19,8 +18,10 @@ public:
   // Parses the body's "Documents" array.
   explicit QueryPage(CosmosResponse response);
 
-  // The documents (a JSON array) of this page.
-  rapidjson::Value const& Documents() const;
+  // The documents (a JSON array) of this page: a view into Parsed(), valid
+  // while this page, a copy of it or Parsed() lives. An empty array for a
+  // default-constructed page.
+  JsonView Documents() const;
   // The number of documents on this page (may be 0 on any page).
   std::size_t Count() const;
   // Empty on the last page.
@@ -33,20 +34,24 @@ public:
   std::string ActivityId() const { return m_response.ActivityId(); }
   // The response the page was parsed from (headers, body, diagnostics).
   CosmosResponse const& Response() const noexcept { return m_response; }
-  // The parsed body (owner of Documents()), shareable across threads read-only.
-  std::shared_ptr<rapidjson::Document const> Parsed() const noexcept { return m_parsed; }
+  // The parsed body, an object whose "Documents" member is Documents()
+  // (null for a default-constructed page). Copy it to keep the documents
+  // alive beyond the page; copies share it, read-only across threads.
+  JsonValue const& Parsed() const noexcept { return m_parsed; }
 
 private:
   CosmosResponse m_response;
   std::string m_continuation;
-  std::shared_ptr<rapidjson::Document const> m_parsed;
+  JsonValue m_parsed;
 };
 
 // Every page of a query, concatenated.
 struct DOCSHARD_API QueryResult {
-  rapidjson::Document Documents{rapidjson::kArrayType};  // every page's documents, in page order
-  double RequestCharge = 0;                              // the request units of all pages
-  int Pages = 0;                                         // the number of pages read
+  // Every page's documents in page order, one JSON array (null in a
+  // default-constructed QueryResult; CosmosClient always sets an array).
+  JsonValue Documents;
+  double RequestCharge = 0;  // the request units of all pages
+  int Pages = 0;             // the number of pages read
 };
 
 }  // namespace docshard

@@ -26,15 +26,15 @@
 #include "docshard/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/export.hpp"
+#include "docshard/json_value.hpp"
 #include "docshard/logging.hpp"
 #include "docshard/migration/move_diagnostics.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
 #include "docshard/partition_resolver.hpp"
 
-#include <rapidjson/document.h>
-
 #include <functional>
+#include <string>
 
 namespace docshard {
 
@@ -76,13 +76,15 @@ public:
   DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target, CollectionRef targetRef,
                 TokenBucket& pacer, RequestUnitBudget* budget = nullptr);
 
-  // `document` as read from the source (with _etag). `partitionKey` is the
+  // `document` as read from the source (a JSON object with id and _etag;
+  // copied, so the view need only live for the call). `partitionKey` is the
   // server-side partition-key header value of the document.
-  // Throws RequestFailedError / transport errors when the service keeps
+  // Throws InvalidArgumentError for a document that is not an object or has
+  // no string id; RequestFailedError / transport errors when the service keeps
   // failing; the document is then in a state the next attempt repairs.
   // Logs the move's diagnostics (MoveDiagnostics) to the process default
   // logger: verbose on success, warning with the failure when it throws.
-  MoveResult Move(rapidjson::Value const& document, PartitionKeyValue const& partitionKey);
+  MoveResult Move(JsonView document, PartitionKeyValue const& partitionKey);
 
   // For tests of interleavings: `hook` runs at each MoveStep of every Move
   // (on the moving thread) with the document's id; what it throws leaves
@@ -102,8 +104,7 @@ private:
   MoveResult AwaitSourceDelete(std::string const& id, PartitionKeyValue const& partitionKey, MoveResult result,
                                MoveOutcome gone, MoveDiagnostics& diagnostics);
   // The protocol of Move (above); records every request in `diagnostics`.
-  MoveResult MoveSteps(rapidjson::Value const& document, PartitionKeyValue const& partitionKey,
-                       MoveDiagnostics& diagnostics);
+  MoveResult MoveSteps(JsonView document, PartitionKeyValue const& partitionKey, MoveDiagnostics& diagnostics);
 
   // Runs `operation` (one request) with the throttling loop below, recording
   // its diagnostics, success or failure, in `diagnostics`.

@@ -17,6 +17,7 @@
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/export.hpp"
+#include "docshard/json_value.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -74,8 +75,10 @@ struct DOCSHARD_API MigrationLeaseItem {
 
   // A new item of `source` reading `stream`; Id derived from both.
   static MigrationLeaseItem ForStream(std::string source, RangeStream stream);
-  // Throws ConfigError naming the document and field when malformed.
-  static MigrationLeaseItem FromJson(rapidjson::Value const& document);
+  // The item stored as `document` (a JSON object as read, with _etag and
+  // _ts). Throws ConfigError naming the document and field when malformed
+  // (or when it is not an object).
+  static MigrationLeaseItem FromJson(JsonView document);
   std::string ToJson() const;  // the stored document (without system properties)
 };
 
@@ -93,9 +96,10 @@ struct DOCSHARD_API MigrationJobDocument {
   std::string ETag;            // _etag from the service ("" when absent); not written
   std::int64_t Timestamp = 0;  // _ts from the service, seconds since 1970 (0 when absent); not written
 
-  // Throws ConfigError naming the document and field when malformed or of
-  // another format version.
-  static MigrationJobDocument FromJson(rapidjson::Value const& document);
+  // The job stored as `document` (a JSON object as read, with _etag and
+  // _ts). Throws ConfigError naming the document and field when malformed
+  // (or not an object) or of another format version.
+  static MigrationJobDocument FromJson(JsonView document);
   std::string ToJson() const;  // the stored document (without system properties)
 };
 
