@@ -149,7 +149,7 @@ private:
     out.Requests.push_back(page.Response().Diagnostics());
     if (orderByPath.empty()) {
       // The page's own parse, no copy: a JsonValue copy shares it.
-      out.Body = std::make_shared<JsonValue const>(page.Parsed());
+      out.Body = std::make_shared<JsonValue>(page.Parsed());
       out.Items = &JsonInterop::Value(page.Documents());
       return out;
     }

@@ -58,7 +58,7 @@ rapidjson::Document ParseBody(CosmosResponse const& response) {
 
 // One parse into a document the JsonValue owns: no copy of the tree.
 JsonValue CosmosResponse::Json() const {
-  return JsonInterop::Adopt(std::make_shared<rapidjson::Document const>(detail::ParseBody(*this)));
+  return JsonInterop::Adopt(std::make_shared<rapidjson::Document>(detail::ParseBody(*this)));
 }
 
 }  // namespace docshard

@@ -34,7 +34,7 @@ void UseSuccess(docshard::CosmosResponse response) {
   try {
     docshard::QueryPage page(std::move(response));
     std::size_t n = 0;
-    for (JsonView d : page.Documents().Elements()) n += d.IsObject() ? 1 : 0;
+    for (docshard::JsonView d : page.Documents().Elements()) n += d.IsObject() ? 1 : 0;
     if (n > page.Count()) std::abort();
     (void)page.HasMoreResults();
   } catch (docshard::Error const&) {}

@@ -130,7 +130,7 @@ TEST_CASE("gateway: query plans for the features a caller declares", "[gateway]"
                                   "GroupBy,MultipleAggregates,NonValueAggregate");
   auto const json = plan.Json();
   JsonView const doc = json.View();
-  REQUIRE(doc.Find("queryInfo"));
+  REQUIRE(doc.Find("queryInfo").has_value());
   CHECK(doc["queryInfo"]["top"].GetInt64() == 5);
   REQUIRE(doc["queryInfo"]["orderBy"].Size() == 1);
   CHECK(std::string(doc["queryInfo"]["orderBy"][0].GetString()) == "Descending");

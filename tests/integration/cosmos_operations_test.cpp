@@ -75,7 +75,7 @@ TEST_CASE("collections: create-if-missing with a partition key, read, list, dele
   client.CreateCollectionIfNotExists(db, "c2", "/userId");
   auto const json = client.ReadCollection("dbs/" + db + "/colls/c1").Json();
   JsonView const read = json.View();
-  REQUIRE(read.Find("partitionKey"));
+  REQUIRE(read.Find("partitionKey").has_value());
   CHECK(std::string(read["partitionKey"]["paths"][0].GetString()) == "/userId");
   auto colls = client.ListCollections(db);
   std::sort(colls.begin(), colls.end());
