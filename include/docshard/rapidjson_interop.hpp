@@ -11,7 +11,9 @@
 // numbers, which moves number keys: parse number-keyed documents with
 // JsonValue::Parse or RapidJSON's kParseFullPrecisionFlag.
 // Requirements: RapidJSON's default encoding and allocator (rapidjson::Value,
-// rapidjson::Document), and the same RapidJSON the library was built with.
+// rapidjson::Document), and the same RapidJSON the library was built with,
+// which the including code brings itself: RapidJSON is a private dependency
+// of the package (docs/config.md).
 #include "docshard/json_value.hpp"
 
 #include <rapidjson/document.h>

@@ -70,6 +70,16 @@ function(install_package build prefix)
       message(FATAL_ERROR "package test (${MODE}): the install has no include/docshard/${h}")
     endif()
   endforeach()
+  # RapidJSON is private: the package neither finds it nor passes it on (only
+  # users of the optional docshard/rapidjson_interop.hpp bring it).
+  file(GLOB_RECURSE package_cmake_files ${prefix}/*/docshard*.cmake)
+  foreach(f IN LISTS package_cmake_files package_pc)
+    file(STRINGS ${f} mentions REGEX "[Rr][Aa][Pp][Ii][Dd][Jj][Ss][Oo][Nn]")
+    list(FILTER mentions EXCLUDE REGEX "^#")  # comments may say why it is not there
+    if(mentions)
+      message(FATAL_ERROR "package test (${MODE}): ${f} names RapidJSON, a private dependency:\n${mentions}")
+    endif()
+  endforeach()
   set(PACKAGE_PC ${package_pc} PARENT_SCOPE)
 endfunction()
 

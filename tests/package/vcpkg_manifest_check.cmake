@@ -1,9 +1,11 @@
 # Checks vcpkg.json and the overlay port (ports/docshard) against the package
 # they describe: name and version equal the project's; the dependencies are
-# exactly what the library uses, derived here from the sources and the package
-# config (each Boost library docshard includes -> boost-<library>, and every
-# find_dependency of docshardConfig.cmake.in -> its vcpkg port; Threads has
-# none); the port fixes up the config directory the install uses.
+# exactly what building the library uses, derived here from the sources and
+# the CMake files (each Boost library docshard includes -> boost-<library>,
+# and every package of a top-level find_package(... REQUIRED) in
+# CMakeLists.txt -> its vcpkg port; Threads has none); every find_dependency
+# of docshardConfig.cmake.in (what consumers need) is one of those packages;
+# the port fixes up the config directory the install uses.
 # Usage: cmake -DSOURCE_DIR=<repo> -DVERSION=<project version> -P vcpkg_manifest_check.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -19,15 +21,29 @@ foreach(f IN LISTS sources)
     list(APPEND expected "${lib}")
   endforeach()
 endforeach()
-file(STRINGS "${SOURCE_DIR}/cmake/docshardConfig.cmake.in" deps REGEX "^find_dependency\\(")
+# Built with: the top-level find_package calls (RapidJSON among them: private
+# and header-only, so consumers do not find it).
+file(STRINGS "${SOURCE_DIR}/CMakeLists.txt" builds REGEX "^find_package\\([A-Za-z0-9_]+ .*REQUIRED")
+set(built_with "")
+foreach(line IN LISTS builds)
+  string(REGEX REPLACE "^find_package\\(([A-Za-z0-9_]+).*" "\\1" pkg "${line}")
+  list(APPEND built_with ${pkg})
+endforeach()
+# Consumers' dependencies must be among them.
+file(STRINGS "${SOURCE_DIR}/cmake/docshardConfig.cmake.in" consumer_deps REGEX "^find_dependency\\(")
+foreach(line IN LISTS consumer_deps)
+  string(REGEX REPLACE "^find_dependency\\(([A-Za-z0-9_]+).*" "\\1" pkg "${line}")
+  if(NOT pkg IN_LIST built_with)
+    message(FATAL_ERROR "docshardConfig.cmake.in finds ${pkg}, which CMakeLists.txt does not build with")
+  endif()
+endforeach()
 set(port_of_OpenSSL openssl)
 set(port_of_RapidJSON rapidjson)
 set(port_of_Threads "")
 set(port_of_Boost "")  # the Boost libraries come from the includes above
-foreach(line IN LISTS deps)
-  string(REGEX REPLACE "^find_dependency\\(([A-Za-z0-9_]+).*" "\\1" pkg "${line}")
+foreach(pkg IN LISTS built_with)
   if(NOT DEFINED port_of_${pkg})
-    message(FATAL_ERROR "docshardConfig.cmake.in depends on ${pkg}: say which vcpkg port provides it (this check and vcpkg.json)")
+    message(FATAL_ERROR "CMakeLists.txt builds with ${pkg}: say which vcpkg port provides it (this check and vcpkg.json)")
   endif()
   list(APPEND expected ${port_of_${pkg}})
 endforeach()
