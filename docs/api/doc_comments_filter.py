@@ -19,6 +19,7 @@ import sys
 COMMENT = re.compile(r"^(\s*)//(?!/)(.*)$")
 PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])<([a-z][^<>]*)>")
 TRAILING = re.compile(r"^(\s*[^/\s}].*?[;,{}])(\s+)//(?![/<])(.*)$")
+STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 
 
 def escape(text):
@@ -45,7 +46,9 @@ def convert(lines):
             i = j
             continue
         m = TRAILING.match(lines[i])
-        if m and '"' not in m.group(1):
+        # Only a `//` outside string literals: the code before it may hold
+        # whole literals (`= "FF";  // note`), not an open one.
+        if m and '"' not in STRING.sub("", m.group(1)):
             out[i] = f"{m.group(1)}{m.group(2)}///<{escape(m.group(3))}"
         i += 1
     return out

@@ -9,7 +9,7 @@
 namespace docshard {
 
 // Writes `text` to `path` atomically: a temporary file beside it
-// (`<path>.tmp.<pid>`), fsync, rename over `path`, fsync of the directory.
+// (named after it, plus ".tmp." and the process id), fsync, rename over `path`, fsync of the directory.
 // Throws std::system_error naming the step and the file (creating, writing,
 // fsync, closing, renaming); the temporary file is removed on failure.
 DOCSHARD_API void WriteFileAtomically(std::filesystem::path const& path, std::string const& text);

@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace docshard {
-
+// What a fan-out query does when some of its collections fail.
 enum class PartialResultsPolicy {
   Fail,           // any collection failing fails the query
   ReturnPartial,  // return what answered plus a per-collection error list

@@ -51,13 +51,13 @@ public:
   // instead of through a virtual call per key. Default false.
   virtual bool IsMurmur3X86_32() const noexcept { return false; }
 };
-
+// Makes a generator for RegisterHashGenerator: called by each MakeHashGenerator of its name; never null.
 using HashGeneratorFactory = std::function<std::shared_ptr<IHashGenerator const>()>;
 
 // Built-in names: "md5", "murmur3". Throws InvalidArgumentError for an unknown name.
 DOCSHARD_API std::shared_ptr<IHashGenerator const> MakeHashGenerator(std::string_view name);
 // Makes a user hash available to configs by name. Built-in names cannot be replaced.
 DOCSHARD_API void RegisterHashGenerator(std::string name, HashGeneratorFactory factory);
-DOCSHARD_API bool IsKnownHashGenerator(std::string_view name);
+DOCSHARD_API bool IsKnownHashGenerator(std::string_view name);  // built in or registered
 
 }  // namespace docshard

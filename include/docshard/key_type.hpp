@@ -5,7 +5,7 @@
 #include "docshard/export.hpp"
 
 namespace docshard {
-
+// How a partition key compares and hashes: as its string or as its number.
 enum class KeyType { String, Number };
 
 // "string" or "number", as written in config.

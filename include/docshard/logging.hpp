@@ -94,7 +94,7 @@ private:
 // The process default for clients whose options set no logger. Thread-safe;
 // clients built before a change keep the logger they were built with.
 DOCSHARD_API void SetDefaultLogger(Logger logger);
-DOCSHARD_API Logger DefaultLogger();
+DOCSHARD_API Logger DefaultLogger();  // the process default (SetDefaultLogger)
 
 // A sink writing one line per record to stderr:
 //   2026-11-26T13:20:00.123Z warn cosmos.retry retrying after 429 {"status":429,...}

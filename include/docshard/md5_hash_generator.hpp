@@ -7,7 +7,7 @@
 #include <string_view>
 
 namespace docshard {
-
+// The MD5 digest of `bytes`.
 DOCSHARD_API std::array<std::uint8_t, 16> Md5Digest(std::string_view bytes) noexcept;
 
 // The .NET SDK's hash: the MD5 digest read as a big-endian 128-bit integer;

@@ -94,7 +94,7 @@ public:
   // PartitionScheme::Save are built on it. Throws only what the writer throws.
   virtual void WriteJson(JsonWriter& writer) const = 0;
 };
-
+// A shared, immutable resolver, as clients and schemes hold them.
 using ResolverPtr = std::shared_ptr<IPartitionResolver const>;
 
 }  // namespace docshard

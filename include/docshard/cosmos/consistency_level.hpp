@@ -8,7 +8,7 @@
 #include <string_view>
 
 namespace docshard {
-
+// A Cosmos DB consistency level, as sent in x-ms-consistency-level.
 enum class ConsistencyLevel { Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual };
 
 // The header text ("Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual").

@@ -24,6 +24,6 @@ struct DOCSHARD_API PartitionKeyRange {
 
 // Bounds of the EPK space.
 inline constexpr std::string_view MinimumEpk = "";
-inline constexpr std::string_view MaximumEpk = "FF";
+inline constexpr std::string_view MaximumEpk = "FF";  // exclusive
 
 }  // namespace docshard

@@ -50,11 +50,11 @@ private:
     using RequestFailedError::RequestFailedError;                                                                      \
   }
 
-DOCSHARD_REQUEST_FAILED_SUBCLASS(BadRequestError);          // 400
+DOCSHARD_REQUEST_FAILED_SUBCLASS(BadRequestError);          // 400: the service refused the request as malformed
 DOCSHARD_REQUEST_FAILED_SUBCLASS(UnauthorizedError);        // 401: wrong key or clock skew
-DOCSHARD_REQUEST_FAILED_SUBCLASS(ForbiddenError);           // 403
-DOCSHARD_REQUEST_FAILED_SUBCLASS(NotFoundError);            // 404
-DOCSHARD_REQUEST_FAILED_SUBCLASS(ConflictError);            // 409
+DOCSHARD_REQUEST_FAILED_SUBCLASS(ForbiddenError);           // 403: not allowed (see SubStatus())
+DOCSHARD_REQUEST_FAILED_SUBCLASS(NotFoundError);            // 404: no such resource
+DOCSHARD_REQUEST_FAILED_SUBCLASS(ConflictError);            // 409: a resource with that id exists
 DOCSHARD_REQUEST_FAILED_SUBCLASS(PreconditionFailedError);  // 412: If-Match etag is stale
 DOCSHARD_REQUEST_FAILED_SUBCLASS(ServiceUnavailableError);  // 503 after retries
 #undef DOCSHARD_REQUEST_FAILED_SUBCLASS
@@ -106,11 +106,11 @@ private:
   std::string m_rangeId;
 };
 
-inline constexpr unsigned SubStatusNameCacheIsStale = 1000;
-inline constexpr unsigned SubStatusPartitionKeyRangeGone = 1002;
-inline constexpr unsigned SubStatusCompletingSplit = 1007;
-inline constexpr unsigned SubStatusCompletingPartitionMigration = 1008;
-inline constexpr unsigned SubStatusReadSessionNotAvailable = 1002;  // with 404
+inline constexpr unsigned SubStatusNameCacheIsStale = 1000;       // with 410: a cached name maps to an old resource
+inline constexpr unsigned SubStatusPartitionKeyRangeGone = 1002;  // with 410: the range split or merged
+inline constexpr unsigned SubStatusCompletingSplit = 1007;        // with 410: the range is completing a split
+inline constexpr unsigned SubStatusCompletingPartitionMigration = 1008;  // with 410: completing a migration
+inline constexpr unsigned SubStatusReadSessionNotAvailable = 1002;       // with 404
 // With 403: a write sent to a region that does not take writes (the write
 // region moved); nothing was applied.
 inline constexpr unsigned SubStatusWriteForbidden = 3;

@@ -37,7 +37,7 @@
 #include <string>
 
 namespace docshard {
-
+// Where a document ended up after DocumentMover::Move.
 enum class MoveOutcome {
   Moved,          // the target holds the source's content; the source is gone
   KeptNewer,      // the target already held another version (an app write): kept, source removed
