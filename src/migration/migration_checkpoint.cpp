@@ -4,6 +4,7 @@
 #include "docshard/partition_scheme.hpp"
 
 #include <openssl/evp.h>
+#include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
