@@ -524,8 +524,7 @@ TEST_CASE("mover: the request-unit budget is charged every answer, 404, 409 and 
   // Moves `snapshot` with a budget of its own (unlimited: it only sums) and
   // checks that it was charged exactly what the answers of the move cost,
   // among them `operation` answered with status `failed`.
-  auto check = [&](rapidjson::Document const& snapshot, std::string const& operation, std::int64_t failed,
-                   MoveOutcome outcome) {
+  auto check = [&](JsonView snapshot, std::string const& operation, std::int64_t failed, MoveOutcome outcome) {
     RequestUnitBudget budget;
     answers.Clear();
     DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer, &budget);
