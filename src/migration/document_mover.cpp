@@ -128,17 +128,17 @@ MoveResult DocumentMover::Move(JsonView document, PartitionKeyValue const& parti
   }
 }
 
-MoveResult DocumentMover::MoveSteps(JsonView view, PartitionKeyValue const& partitionKey,
+MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& partitionKey,
                                     MoveDiagnostics& diagnostics) {
-  auto const& document = JsonInterop::Value(view);
-  if (!document.IsObject()) throw InvalidArgumentError("document that is not a JSON object in " + m_sourceRef.Text());
-  auto const idMember = document.FindMember("id");
-  if (idMember == document.MemberEnd() || !idMember->value.IsString())
+  auto const& read = JsonInterop::Value(document);
+  if (!read.IsObject()) throw InvalidArgumentError("document that is not a JSON object in " + m_sourceRef.Text());
+  auto const idMember = read.FindMember("id");
+  if (idMember == read.MemberEnd() || !idMember->value.IsString())
     throw InvalidArgumentError("document without a string id in " + m_sourceRef.Text());
   std::string const id(idMember->value.GetString(), idMember->value.GetStringLength());
 
   rapidjson::Document current;
-  current.CopyFrom(document, current.GetAllocator());
+  current.CopyFrom(read, current.GetAllocator());
   // The copy's ring position as B's writers write it (docs/migration.md).
   auto asTarget = [this](rapidjson::Document& d) {
     if (!m_targetScheme || !d.IsObject()) return;

@@ -98,18 +98,18 @@ MigrationLeaseItem MigrationLeaseItem::ForStream(std::string source, RangeStream
   return item;
 }
 
-MigrationLeaseItem MigrationLeaseItem::FromJson(JsonView json) {
-  auto const& document = Object(json);
+MigrationLeaseItem MigrationLeaseItem::FromJson(JsonView document) {
+  auto const& object = Object(document);
   MigrationLeaseItem item;
-  item.Id = Text(document, "id");
-  item.Source = Text(document, "source");
-  item.Stream.RangeId = Text(document, "range");
-  item.Stream.Min = Text(document, "min");
-  item.Stream.Max = Text(document, "max");
-  item.Stream.RangeMin = Text(document, "rangeMin");
-  item.Stream.RangeMax = Text(document, "rangeMax");
-  item.Stream.Continuation = Text(document, "continuation");
-  auto const state = Text(document, "state");
+  item.Id = Text(object, "id");
+  item.Source = Text(object, "source");
+  item.Stream.RangeId = Text(object, "range");
+  item.Stream.Min = Text(object, "min");
+  item.Stream.Max = Text(object, "max");
+  item.Stream.RangeMin = Text(object, "rangeMin");
+  item.Stream.RangeMax = Text(object, "rangeMax");
+  item.Stream.Continuation = Text(object, "continuation");
+  auto const state = Text(object, "state");
   if (state == "free")
     item.State = LeaseItemState::Free;
   else if (state == "leased")
@@ -119,26 +119,26 @@ MigrationLeaseItem MigrationLeaseItem::FromJson(JsonView json) {
   else if (state == "split")
     item.State = LeaseItemState::Split;
   else
-    throw ConfigError(Place(document) + ".state", "expected free, leased, done or split");
+    throw ConfigError(Place(object) + ".state", "expected free, leased, done or split");
   item.Stream.Done = item.State == LeaseItemState::Done;
-  item.Owner = Text(document, "owner");
-  item.Renewals = Count(document, "renewals");
-  item.Scanned = Count(document, "scanned");
-  item.Moved = Count(document, "moved");
-  item.Skipped = Count(document, "skipped");
-  item.KeptNewer = Count(document, "keptNewer");
-  item.Recopied = Count(document, "recopied");
-  item.Unresurrected = Count(document, "unresurrected");
-  item.LeftInPlace = Count(document, "leftInPlace");
-  auto const charge = document.FindMember("requestCharge");
-  if (charge != document.MemberEnd()) {
+  item.Owner = Text(object, "owner");
+  item.Renewals = Count(object, "renewals");
+  item.Scanned = Count(object, "scanned");
+  item.Moved = Count(object, "moved");
+  item.Skipped = Count(object, "skipped");
+  item.KeptNewer = Count(object, "keptNewer");
+  item.Recopied = Count(object, "recopied");
+  item.Unresurrected = Count(object, "unresurrected");
+  item.LeftInPlace = Count(object, "leftInPlace");
+  auto const charge = object.FindMember("requestCharge");
+  if (charge != object.MemberEnd()) {
     if (!charge->value.IsNumber() || charge->value.GetDouble() < 0)
-      throw ConfigError(Place(document) + ".requestCharge", "expected a non-negative number");
+      throw ConfigError(Place(object) + ".requestCharge", "expected a non-negative number");
     item.RequestCharge = charge->value.GetDouble();
   }
-  item.Parent = Text(document, "parent", false);
-  item.ETag = Text(document, "_etag", false);
-  item.Timestamp = ServerTime(document);
+  item.Parent = Text(object, "parent", false);
+  item.ETag = Text(object, "_etag", false);
+  item.Timestamp = ServerTime(object);
   return item;
 }
 
@@ -173,32 +173,32 @@ std::string MigrationLeaseItem::ToJson() const {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-MigrationJobDocument MigrationJobDocument::FromJson(JsonView json) {
-  auto const& document = Object(json);
-  auto const version = document.FindMember("docshardMigrationJob");
-  if (version == document.MemberEnd() || !version->value.IsInt() || version->value.GetInt() != FormatVersion)
-    throw ConfigError(Place(document) + ".docshardMigrationJob",
+MigrationJobDocument MigrationJobDocument::FromJson(JsonView document) {
+  auto const& object = Object(document);
+  auto const version = object.FindMember("docshardMigrationJob");
+  if (version == object.MemberEnd() || !version->value.IsInt() || version->value.GetInt() != FormatVersion)
+    throw ConfigError(Place(object) + ".docshardMigrationJob",
                       "not a docshard migration job of version " + std::to_string(FormatVersion));
   MigrationJobDocument job;
-  job.FromHash = Text(document, "from");
-  job.ToHash = Text(document, "to");
-  auto const sources = document.FindMember("sources");
-  if (sources == document.MemberEnd() || !sources->value.IsArray())
-    throw ConfigError(Place(document) + ".sources", "expected an array");
+  job.FromHash = Text(object, "from");
+  job.ToHash = Text(object, "to");
+  auto const sources = object.FindMember("sources");
+  if (sources == object.MemberEnd() || !sources->value.IsArray())
+    throw ConfigError(Place(object) + ".sources", "expected an array");
   for (auto const& s : sources->value.GetArray()) {
-    if (!s.IsString()) throw ConfigError(Place(document) + ".sources", "expected strings");
+    if (!s.IsString()) throw ConfigError(Place(object) + ".sources", "expected strings");
     job.Sources.emplace_back(s.GetString(), s.GetStringLength());
   }
-  auto const ready = document.FindMember("ready");
-  job.Ready = ready != document.MemberEnd() && ready->value.IsBool() && ready->value.GetBool();
-  job.Creator = Text(document, "creator", false);
-  if (document.HasMember("read")) {
-    job.Read = Text(document, "read");
+  auto const ready = object.FindMember("ready");
+  job.Ready = ready != object.MemberEnd() && ready->value.IsBool() && ready->value.GetBool();
+  job.Creator = Text(object, "creator", false);
+  if (object.HasMember("read")) {
+    job.Read = Text(object, "read");
     if (job.Read != "scan" && job.Read != "arcs")
-      throw ConfigError(Place(document) + ".read", "expected \"scan\" or \"arcs\", got \"" + job.Read + "\"");
+      throw ConfigError(Place(object) + ".read", "expected \"scan\" or \"arcs\", got \"" + job.Read + "\"");
   }
-  job.ETag = Text(document, "_etag", false);
-  job.Timestamp = ServerTime(document);
+  job.ETag = Text(object, "_etag", false);
+  job.Timestamp = ServerTime(object);
   return job;
 }
 
