@@ -170,8 +170,10 @@ ReadEveryDocument(std::vector<std::string> const& collections, Roles const& role
     options.MaxItemCount = 1000;
     try {
       auto const all = client.QueryDocuments(c.Link(), SqlQuery("SELECT * FROM c"), options);
-      for (auto const& d : all.Documents.GetArray())
-        out[{d["id"].GetString(), d.HasMember("userId") ? d["userId"].GetString() : ""}].push_back(text);
+      for (JsonView d : all.Documents.View().Elements()) {
+        auto const user = d.Find("userId");
+        out[{std::string(d["id"].GetString()), user ? std::string(user->GetString()) : std::string()}].push_back(text);
+      }
     } catch (NotFoundError const&) {}
   }
   return out;
