@@ -36,12 +36,12 @@
 //          (8 collections spread round-robin over the endpoints)
 #include "bench_support.hpp"
 
+#include <docshard/client/partitioned_client.hpp>
+#include <docshard/core/murmur3.hpp>
+#include <docshard/core/partition_key_path.hpp>
+#include <docshard/core/read_selector.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
-#include <docshard/hash_partition_resolver.hpp>
-#include <docshard/murmur3.hpp>
-#include <docshard/partition_key_path.hpp>
-#include <docshard/partitioned_client.hpp>
-#include <docshard/read_selector.hpp>
+#include <docshard/resolvers/hash_partition_resolver.hpp>
 #ifdef DOCSHARD_BENCH_PROMETHEUS
 #include <docshard/prometheus/prometheus_metrics_sink.hpp>
 

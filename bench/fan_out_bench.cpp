@@ -28,13 +28,13 @@
 // COMMON: --endpoint URL [--endpoint URL2 ...] --ca PEM --key-file F [--key-file F2 ...]
 #include "bench_support.hpp"
 
+#include <docshard/client/partitioned_client.hpp>
+#include <docshard/client/query_plan.hpp>
+#include <docshard/core/murmur3.hpp>
+#include <docshard/core/partition_key_path.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
-#include <docshard/hash_partition_resolver.hpp>
-#include <docshard/murmur3.hpp>
-#include <docshard/partition_key_path.hpp>
-#include <docshard/partitioned_client.hpp>
-#include <docshard/query_plan.hpp>
 #include <docshard/rapidjson_interop.hpp>
+#include <docshard/resolvers/hash_partition_resolver.hpp>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>

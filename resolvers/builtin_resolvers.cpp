@@ -1,12 +1,12 @@
-#include "docshard/builtin_resolvers.hpp"
+#include "docshard/resolvers/builtin_resolvers.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/hash_partition_resolver.hpp"
-#include "docshard/lookup_partition_resolver.hpp"
-#include "docshard/managed_hash_partition_resolver.hpp"
-#include "docshard/range_partition_resolver.hpp"
-#include "docshard/spillover_partition_resolver.hpp"
-#include "docshard/transition_partition_resolver.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/resolvers/hash_partition_resolver.hpp"
+#include "docshard/resolvers/lookup_partition_resolver.hpp"
+#include "docshard/resolvers/managed_hash_partition_resolver.hpp"
+#include "docshard/resolvers/range_partition_resolver.hpp"
+#include "docshard/resolvers/spillover_partition_resolver.hpp"
+#include "docshard/resolvers/transition_partition_resolver.hpp"
 
 namespace docshard {
 

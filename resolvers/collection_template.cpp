@@ -1,9 +1,9 @@
-#include "docshard/collection_template.hpp"
+#include "docshard/resolvers/collection_template.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/json_writer.hpp"
-#include "docshard/partition_key_path.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/json_writer.hpp"
+#include "docshard/core/partition_key_path.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include "core/full_precision_json.hpp"

@@ -1,12 +1,12 @@
-#include "docshard/hash_partition_resolver.hpp"
+#include "docshard/resolvers/hash_partition_resolver.hpp"
 
 #include "core/ring_position_field.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/md5_hash_generator.hpp"
-#include "docshard/resolver_target.hpp"
-#include "docshard/resolver_visitor.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/md5_hash_generator.hpp"
+#include "docshard/core/resolver_target.hpp"
+#include "docshard/core/resolver_visitor.hpp"
 
 #include <unordered_map>
 

@@ -1,10 +1,10 @@
-#include "docshard/managed_hash_partition_resolver.hpp"
+#include "docshard/resolvers/managed_hash_partition_resolver.hpp"
 
 #include "core/ring_position_field.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/resolver_visitor.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/resolver_visitor.hpp"
 
 #include <cctype>
 

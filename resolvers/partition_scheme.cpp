@@ -1,8 +1,8 @@
-#include "docshard/partition_scheme.hpp"
+#include "docshard/resolvers/partition_scheme.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/json_writer.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/json_writer.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include "core/full_precision_json.hpp"

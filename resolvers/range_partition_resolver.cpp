@@ -1,7 +1,7 @@
-#include "docshard/range_partition_resolver.hpp"
+#include "docshard/resolvers/range_partition_resolver.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
 
 namespace docshard {
 

@@ -1,7 +1,7 @@
-#include "docshard/spillover_partition_resolver.hpp"
+#include "docshard/resolvers/spillover_partition_resolver.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>

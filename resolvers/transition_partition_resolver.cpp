@@ -1,8 +1,8 @@
-#include "docshard/transition_partition_resolver.hpp"
+#include "docshard/resolvers/transition_partition_resolver.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/resolver_target.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/resolver_target.hpp"
 
 namespace docshard {
 

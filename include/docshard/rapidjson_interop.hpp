@@ -14,7 +14,7 @@
 // rapidjson::Document), and the same RapidJSON the library was built with,
 // which the including code brings itself: RapidJSON is a private dependency
 // of the package (docs/config.md).
-#include "docshard/json_value.hpp"
+#include "docshard/core/json_value.hpp"
 
 #include <rapidjson/document.h>
 

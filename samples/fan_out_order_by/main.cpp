@@ -1,8 +1,8 @@
 // A leaderboard over 8 collections on 2 accounts: ORDER BY merged across
 // collections, read page by page with the composite continuation.
 //   docshard_sample_fan_out_order_by SCHEME.json
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <algorithm>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // Multi-tenant: small tenants share a collection; the one big tenant gets
 // its own collections on another account, hashed by user.
 //   docshard_sample_multi_tenant SCHEME.json
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <cstdio>
 #include <map>

@@ -2,8 +2,8 @@
 // collection's partition key ranges, point reads, fan-out queries, and a
 // report. Exits 0 only if every check passed.
 //   quickstart SCHEME.json
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -1,8 +1,8 @@
 // Time series: one collection per quarter, keyed by month ("2026-05").
 // Queries over a span of months touch only the quarters in the span.
 //   docshard_sample_time_series SCHEME.json
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <cstdio>
 

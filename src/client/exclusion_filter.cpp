@@ -2,8 +2,8 @@
 
 #include "core/json_string.hpp"
 
-#include "docshard/errors.hpp"
-#include "docshard/query_plan.hpp"
+#include "docshard/client/query_plan.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <cctype>
 #include <optional>

@@ -1,5 +1,5 @@
 // FanOutResult::DiagnosticsJson: a fan-out's diagnostics as one JSON object.
-#include "docshard/fan_out_query.hpp"
+#include "docshard/client/fan_out_query.hpp"
 
 #include "core/json_string.hpp"
 

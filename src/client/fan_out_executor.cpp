@@ -8,8 +8,8 @@
 #include "query_plan_cache.hpp"
 
 #include "cosmos/cosmos_requests.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/query_plan.hpp"
+#include "docshard/client/query_plan.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include <boost/asio/use_future.hpp>

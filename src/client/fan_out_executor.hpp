@@ -6,10 +6,10 @@
 // sent with the partition-key header -- and runs the merge engine over them.
 #include "merge_engine.hpp"
 
-#include "docshard/collection_ref.hpp"
+#include "docshard/client/fan_out_query.hpp"
+#include "docshard/core/collection_ref.hpp"
+#include "docshard/core/partition_resolver.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
-#include "docshard/fan_out_query.hpp"
-#include "docshard/partition_resolver.hpp"
 
 #include <functional>
 

@@ -1,7 +1,7 @@
 #include "fan_out_token.hpp"
 
 #include "core/json_depth.hpp"
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>

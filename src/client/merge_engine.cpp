@@ -5,8 +5,8 @@
 #include "cosmos_value.hpp"
 #include "fan_out_token.hpp"
 
+#include "docshard/core/errors.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
-#include "docshard/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include <rapidjson/stringbuffer.h>

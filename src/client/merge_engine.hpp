@@ -20,7 +20,7 @@
 // returned (by sort key, and by _rid among ties).
 #include "query_info.hpp"
 
-#include "docshard/fan_out_query.hpp"
+#include "docshard/client/fan_out_query.hpp"
 
 #include <rapidjson/document.h>
 

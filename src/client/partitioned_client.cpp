@@ -1,4 +1,4 @@
-#include "docshard/partitioned_client.hpp"
+#include "docshard/client/partitioned_client.hpp"
 
 #include "core/document_id.hpp"
 #include "core/duplicate_member.hpp"
@@ -12,9 +12,9 @@
 #include "tombstone.hpp"
 #include "transition_replace.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
-#include "docshard/transition_partition_resolver.hpp"
+#include "docshard/resolvers/transition_partition_resolver.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>

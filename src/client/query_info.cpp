@@ -2,7 +2,7 @@
 
 #include "core/json_depth.hpp"
 
-#include "docshard/query_plan.hpp"
+#include "docshard/client/query_plan.hpp"
 
 #include <rapidjson/document.h>
 

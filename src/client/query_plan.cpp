@@ -1,7 +1,7 @@
 #include "keyword_plan.hpp"
 
-#include "docshard/errors.hpp"
-#include "docshard/query_plan.hpp"
+#include "docshard/client/query_plan.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <algorithm>
 #include <cctype>

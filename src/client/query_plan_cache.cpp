@@ -4,8 +4,8 @@
 
 #include "cosmos/cosmos_requests.hpp"
 #include "cosmos/response_json.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/query_plan.hpp"
+#include "docshard/client/query_plan.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <boost/asio/use_future.hpp>
 

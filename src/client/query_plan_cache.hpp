@@ -12,7 +12,7 @@
 #include "merge_engine.hpp"
 #include "query_info.hpp"
 
-#include "docshard/collection_ref.hpp"
+#include "docshard/core/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 
 #include <exception>

@@ -2,9 +2,9 @@
 // SetResolver replaces whatever is published; these variants decide under
 // the client's lock, so a check and the publish it guards cannot be split
 // by another publisher (a spillover manager, a scheme watcher, the app).
-#include "docshard/partitioned_client.hpp"
+#include "docshard/client/partitioned_client.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <mutex>
 

@@ -4,8 +4,8 @@
 // several (a miss in current, then next), so PartitionedClient gathers each
 // collection's diagnostics here, in the order tried, and publishes them as one
 // record with the routing decision (resolver, epoch, route, collections).
-#include "docshard/collection_ref.hpp"
-#include "docshard/operation_diagnostics.hpp"
+#include "docshard/core/collection_ref.hpp"
+#include "docshard/core/operation_diagnostics.hpp"
 
 #include <memory>
 #include <vector>

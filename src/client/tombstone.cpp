@@ -1,6 +1,6 @@
 #include "tombstone.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>

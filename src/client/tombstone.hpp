@@ -10,7 +10,7 @@
 // scheme names, so application reads, queries and fan-outs, the migrator's
 // scans and verification never see it; a lookup is a point write or read by
 // (id, key).
-#include "docshard/collection_ref.hpp"
+#include "docshard/core/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 
 #include <string_view>

@@ -1,6 +1,6 @@
 #include "transition_replace.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 namespace docshard::detail {

@@ -2,8 +2,8 @@
 // PartitionedClient::ReplaceDocument while a resolver in transition (one whose
 // Transition() answers, e.g. TransitionPartitionResolver) is published: the
 // replace lands in `next`, like a create (docs/migration.md).
-#include "docshard/partitioned_client.hpp"
-#include "docshard/transition_state.hpp"
+#include "docshard/client/partitioned_client.hpp"
+#include "docshard/core/transition_state.hpp"
 
 #include <rapidjson/document.h>
 

@@ -1,4 +1,4 @@
-#include "docshard/atomic_file.hpp"
+#include "docshard/core/atomic_file.hpp"
 
 #include <cerrno>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-#include "docshard/collection_ref.hpp"
+#include "docshard/core/collection_ref.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 namespace docshard {
 

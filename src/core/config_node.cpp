@@ -1,7 +1,7 @@
-#include "docshard/config_node.hpp"
+#include "docshard/core/config_node.hpp"
 
+#include "docshard/core/resolver_registry.hpp"
 #include "docshard/rapidjson_interop.hpp"
-#include "docshard/resolver_registry.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>

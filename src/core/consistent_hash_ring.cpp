@@ -1,7 +1,7 @@
-#include "docshard/consistent_hash_ring.hpp"
+#include "docshard/core/consistent_hash_ring.hpp"
 
 #include "core/ring_memory.hpp"
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <algorithm>
 #include <array>

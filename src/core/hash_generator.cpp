@@ -1,8 +1,8 @@
-#include "docshard/hash_generator.hpp"
+#include "docshard/core/hash_generator.hpp"
 
-#include "docshard/errors.hpp"
-#include "docshard/md5_hash_generator.hpp"
-#include "docshard/murmur3.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/md5_hash_generator.hpp"
+#include "docshard/core/murmur3.hpp"
 
 #include <map>
 #include <mutex>

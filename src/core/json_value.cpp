@@ -1,7 +1,7 @@
-#include <docshard/json_value.hpp>
+#include <docshard/core/json_value.hpp>
 
-#include <docshard/errors.hpp>
-#include <docshard/json_writer.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/json_writer.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include "core/full_precision_json.hpp"

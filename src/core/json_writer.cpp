@@ -1,6 +1,6 @@
-#include <docshard/json_writer.hpp>
+#include <docshard/core/json_writer.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include "core/full_precision_json.hpp"
 #include "core/json_depth.hpp"

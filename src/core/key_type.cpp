@@ -1,4 +1,4 @@
-#include "docshard/key_type.hpp"
+#include "docshard/core/key_type.hpp"
 
 namespace docshard {
 

@@ -1,4 +1,4 @@
-#include "docshard/logging.hpp"
+#include "docshard/core/logging.hpp"
 
 #include "core/json_string.hpp"
 

@@ -14,7 +14,7 @@
 //
 // Built with DOCSHARD_RING_SIMD=OFF, only the portable implementation exists
 // (GCC/Clang vector extensions, 128-bit, any architecture).
-#include "docshard/hash_generator.hpp"
+#include "docshard/core/hash_generator.hpp"
 
 #include <array>
 #include <cstdint>

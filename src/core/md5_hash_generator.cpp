@@ -2,7 +2,7 @@
 // per-call context set-up costs more than hashing a short key; placement only
 // needs the digest, not a FIPS provider.
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include "docshard/md5_hash_generator.hpp"
+#include "docshard/core/md5_hash_generator.hpp"
 
 #include "core/md5_chain.hpp"
 

@@ -1,4 +1,4 @@
-#include "docshard/metrics.hpp"
+#include "docshard/core/metrics.hpp"
 
 #include <array>
 #include <mutex>

@@ -1,4 +1,4 @@
-#include "docshard/murmur3.hpp"
+#include "docshard/core/murmur3.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "docshard/operation_diagnostics.hpp"
+#include "docshard/core/operation_diagnostics.hpp"
 
 #include "core/json_string.hpp"
 

@@ -1,10 +1,10 @@
-#include "docshard/partition_key_path.hpp"
+#include "docshard/core/partition_key_path.hpp"
 
-#include "docshard/errors.hpp"
-#include "docshard/json_writer.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/json_writer.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
-#include "docshard/murmur3.hpp"
+#include "docshard/core/murmur3.hpp"
 
 #include "core/synthetic_key_store.hpp"
 

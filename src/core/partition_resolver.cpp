@@ -1,7 +1,7 @@
-#include "docshard/partition_resolver.hpp"
+#include "docshard/core/partition_resolver.hpp"
 
-#include "docshard/errors.hpp"
-#include "docshard/resolver_visitor.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/resolver_visitor.hpp"
 
 namespace docshard {
 

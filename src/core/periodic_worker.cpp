@@ -1,4 +1,4 @@
-#include "docshard/periodic_worker.hpp"
+#include "docshard/core/periodic_worker.hpp"
 
 #include <utility>
 

@@ -4,7 +4,7 @@
 // templates, parsed documents) go out through the same writer as the rest.
 // The value must nest at most detail::MaxJsonDepth deep (Accept recurses);
 // values parsed by the library are checked for that on the way in.
-#include <docshard/json_writer.hpp>
+#include <docshard/core/json_writer.hpp>
 
 #include <rapidjson/document.h>
 

@@ -1,6 +1,6 @@
-#include "docshard/read_selector.hpp"
+#include "docshard/core/read_selector.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 namespace docshard {
 

@@ -1,6 +1,6 @@
 #include "core/region_name.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <cstddef>
 

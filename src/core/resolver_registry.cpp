@@ -1,7 +1,7 @@
-#include "docshard/resolver_registry.hpp"
+#include "docshard/core/resolver_registry.hpp"
 
-#include "docshard/config_node.hpp"
-#include "docshard/errors.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/errors.hpp"
 
 namespace docshard {
 

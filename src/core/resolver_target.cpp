@@ -1,6 +1,6 @@
-#include "docshard/resolver_target.hpp"
+#include "docshard/core/resolver_target.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <unordered_set>
 

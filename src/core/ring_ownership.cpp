@@ -1,6 +1,6 @@
-#include "docshard/ring_ownership.hpp"
+#include "docshard/core/ring_ownership.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <cmath>
 #include <limits>

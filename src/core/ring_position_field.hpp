@@ -3,9 +3,9 @@
 // only what moves"): what the config's "storeRingPosition" means and the
 // value for a key. The writer that puts it into a document is
 // StoreRingPosition (ring_position_store.hpp).
-#include "docshard/config_node.hpp"
-#include "docshard/consistent_hash_ring.hpp"
-#include "docshard/partition_key.hpp"
+#include "docshard/core/config_node.hpp"
+#include "docshard/core/consistent_hash_ring.hpp"
+#include "docshard/core/partition_key.hpp"
 
 #include <cstdint>
 

@@ -5,7 +5,7 @@
 // copies, so that every document a docshard process writes holds either no
 // field or the right value for the ring that placed it. Both hold documents
 // as RapidJSON.
-#include <docshard/partition_resolver.hpp>
+#include <docshard/core/partition_resolver.hpp>
 
 #include <rapidjson/document.h>
 

@@ -2,8 +2,8 @@
 // Internal: writes a synthetic partition key into a document before it is
 // sent, so that the service partitions on the key the resolver routed by.
 // Only the client stores keys; it holds documents as RapidJSON.
-#include <docshard/partition_key.hpp>
-#include <docshard/partition_key_path.hpp>
+#include <docshard/core/partition_key.hpp>
+#include <docshard/core/partition_key_path.hpp>
 
 #include <rapidjson/document.h>
 

@@ -1,4 +1,4 @@
-#include "docshard/transition_state.hpp"
+#include "docshard/core/transition_state.hpp"
 
 namespace docshard {
 

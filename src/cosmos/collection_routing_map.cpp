@@ -1,6 +1,6 @@
 #include <docshard/cosmos/collection_routing_map.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <algorithm>
 #include <unordered_set>

@@ -1,9 +1,9 @@
 #include <docshard/cosmos/cosmos_client.hpp>
 
+#include <docshard/core/logging.hpp>
+#include <docshard/core/operation_diagnostics.hpp>
 #include <docshard/cosmos/master_key.hpp>
 #include <docshard/cosmos/retry_policy.hpp>
-#include <docshard/logging.hpp>
-#include <docshard/operation_diagnostics.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include "core/json_depth.hpp"

@@ -1,6 +1,6 @@
 #include "cosmos/cosmos_requests.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include "cosmos/resource_path.hpp"
 

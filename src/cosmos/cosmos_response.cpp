@@ -1,6 +1,6 @@
 #include <docshard/cosmos/cosmos_response.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include "core/full_precision_json.hpp"

@@ -3,7 +3,7 @@
 #include "core/json_depth.hpp"
 #include "core/region_name.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/http/endpoint.hpp>
 
 #include <rapidjson/document.h>

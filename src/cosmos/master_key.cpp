@@ -6,7 +6,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <docshard/cosmos/master_key.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,10 +1,10 @@
 #pragma once
-// The metrics one Cosmos operation records (docshard/metrics.hpp): computed
+// The metrics one Cosmos operation records (docshard/core/metrics.hpp): computed
 // from its diagnostics, so what the metrics say and what the diagnostics say
 // cannot differ. Called once per operation, only when the meter is enabled.
+#include "docshard/core/metrics.hpp"
+#include "docshard/core/operation_diagnostics.hpp"
 #include "docshard/http/http_transport.hpp"
-#include "docshard/metrics.hpp"
-#include "docshard/operation_diagnostics.hpp"
 
 #include <string_view>
 

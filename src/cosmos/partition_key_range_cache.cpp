@@ -1,7 +1,7 @@
 #include <docshard/cosmos/partition_key_range_cache.hpp>
 
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/errors.hpp>
 
 #include "cosmos/cosmos_requests.hpp"
 #include "cosmos/resource_path.hpp"

@@ -1,6 +1,6 @@
 #include <docshard/cosmos/partition_key_value.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include "core/json_string.hpp"
 

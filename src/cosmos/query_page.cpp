@@ -1,6 +1,6 @@
 #include <docshard/cosmos/query_page.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include "cosmos/response_json.hpp"

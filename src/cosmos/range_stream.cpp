@@ -1,8 +1,8 @@
 #include "docshard/cosmos/range_stream.hpp"
 
+#include "docshard/core/errors.hpp"
+#include "docshard/core/json_value.hpp"
 #include "docshard/cosmos/partition_key_range.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/json_value.hpp"
 
 #include <rapidjson/document.h>
 

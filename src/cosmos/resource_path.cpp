@@ -2,7 +2,7 @@
 
 #include "cosmos/percent_encoding.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <cctype>
 

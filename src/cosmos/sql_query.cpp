@@ -1,6 +1,6 @@
 #include <docshard/cosmos/sql_query.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include "core/json_depth.hpp"
 

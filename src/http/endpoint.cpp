@@ -1,6 +1,6 @@
 #include <docshard/http/endpoint.hpp>
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <boost/asio/ip/address.hpp>
 

@@ -1,6 +1,6 @@
 #include "http/socket_bio.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <sys/socket.h>
 

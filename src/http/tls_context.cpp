@@ -2,7 +2,7 @@
 
 #include "http/socket_bio.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/ssl/error.hpp>

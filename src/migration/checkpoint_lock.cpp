@@ -1,6 +1,6 @@
 #include "docshard/migration/checkpoint_lock.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <cerrno>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 #include "checkpoint_work_store.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include "work_item_store.hpp"
 #include "work_queue.hpp"
 
-#include "docshard/collection_ref.hpp"
+#include "docshard/core/collection_ref.hpp"
 #include "docshard/migration/checkpoint_lock.hpp"
 
 #include <filesystem>

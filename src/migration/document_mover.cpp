@@ -1,6 +1,6 @@
 #include "docshard/migration/document_mover.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include "client/tombstone.hpp"

@@ -1,7 +1,7 @@
 #include "docshard/migration/finish_migration.hpp"
 
+#include "docshard/core/errors.hpp"
 #include "docshard/cosmos/range_stream.hpp"
-#include "docshard/errors.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
 
 #include <limits>

@@ -1,6 +1,6 @@
 #include "lease_work_store.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/http/transport_errors.hpp"
 
 #include "cosmos/response_json.hpp"

@@ -11,9 +11,9 @@
 // a document survives (docs/migration.md).
 #include "work_item_store.hpp"
 
-#include "docshard/collection_ref.hpp"
+#include "docshard/core/collection_ref.hpp"
+#include "docshard/core/logging.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
-#include "docshard/logging.hpp"
 #include "docshard/migration/migration_lease.hpp"
 
 #include <atomic>

@@ -1,7 +1,7 @@
 #include "docshard/migration/migration_checkpoint.hpp"
 
-#include "docshard/errors.hpp"
-#include "docshard/partition_scheme.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/resolvers/partition_scheme.hpp"
 
 #include <openssl/evp.h>
 #include <rapidjson/document.h>

@@ -1,6 +1,6 @@
 #include "docshard/migration/migration_lease.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include <openssl/evp.h>

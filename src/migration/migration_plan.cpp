@@ -1,6 +1,6 @@
 #include "docshard/migration/migration_plan.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 namespace docshard {
 

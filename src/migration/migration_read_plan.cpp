@@ -1,11 +1,11 @@
 #include "docshard/migration/migration_read_plan.hpp"
 
+#include "docshard/client/partitioned_client.hpp"
+#include "docshard/core/errors.hpp"
+#include "docshard/core/ring_ownership.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/cosmos/sql_query.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/partitioned_client.hpp"
-#include "docshard/ring_ownership.hpp"
 
 #include <algorithm>
 #include <cstdio>

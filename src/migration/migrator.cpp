@@ -7,9 +7,9 @@
 
 #include "core/document_id.hpp"
 
+#include "docshard/core/errors.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/cosmos/sql_query.hpp"
-#include "docshard/errors.hpp"
 #include "docshard/http/transport_errors.hpp"
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/request_unit_budget.hpp"

@@ -5,11 +5,11 @@
 // The charge of one operation is therefore taken from its diagnostics, the
 // sum of every attempt's x-ms-request-charge, whether it returned or threw,
 // and only here, so that no attempt is counted twice or missed.
+#include "docshard/core/errors.hpp"
+#include "docshard/core/operation_diagnostics.hpp"
 #include "docshard/cosmos/cosmos_response.hpp"
 #include "docshard/cosmos/query_page.hpp"
-#include "docshard/errors.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
-#include "docshard/operation_diagnostics.hpp"
 
 #include <memory>
 

@@ -2,10 +2,10 @@
 
 #include "work_queue.hpp"
 
+#include "docshard/core/errors.hpp"
+#include "docshard/core/md5_hash_generator.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/md5_hash_generator.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include <algorithm>

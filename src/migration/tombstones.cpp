@@ -2,10 +2,10 @@
 
 #include "client/tombstone.hpp"
 
+#include "docshard/client/partitioned_client.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
-#include "docshard/errors.hpp"
-#include "docshard/partitioned_client.hpp"
 
 #include <algorithm>
 

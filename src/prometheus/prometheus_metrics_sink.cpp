@@ -1,6 +1,6 @@
 #include "docshard/prometheus/prometheus_metrics_sink.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>

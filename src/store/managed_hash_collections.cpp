@@ -1,4 +1,4 @@
-#include "docshard/managed_hash_collections.hpp"
+#include "docshard/store/managed_hash_collections.hpp"
 
 namespace docshard {
 

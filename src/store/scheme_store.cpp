@@ -1,7 +1,7 @@
-#include "docshard/scheme_store.hpp"
+#include "docshard/store/scheme_store.hpp"
 
-#include "docshard/atomic_file.hpp"
-#include "docshard/md5_hash_generator.hpp"
+#include "docshard/core/atomic_file.hpp"
+#include "docshard/core/md5_hash_generator.hpp"
 
 #include "cosmos/response_json.hpp"
 

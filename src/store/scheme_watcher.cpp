@@ -1,6 +1,6 @@
-#include "docshard/scheme_watcher.hpp"
+#include "docshard/store/scheme_watcher.hpp"
 
-#include "docshard/errors.hpp"
+#include "docshard/core/errors.hpp"
 
 namespace docshard {
 

@@ -1,8 +1,8 @@
-#include "docshard/spillover_manager.hpp"
+#include "docshard/store/spillover_manager.hpp"
 
-#include "docshard/atomic_file.hpp"
+#include "docshard/core/atomic_file.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/cosmos/range_stream.hpp"
-#include "docshard/errors.hpp"
 
 #include "cosmos/cosmos_requests.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // Runs the docshard executable as a child process and collects what a user
 // would see: exit status or signal, stdout, stderr, and the peak memory.
-#include <docshard/hash_partition_resolver.hpp>
+#include <docshard/resolvers/hash_partition_resolver.hpp>
 
 #include <rapidjson/document.h>
 

@@ -1,8 +1,8 @@
 // The library's exact ring arithmetic (ring_ownership.hpp), checked against
 // the ring's own lookup at every boundary of small rings with many ties.
 #include <catch2/catch.hpp>
+#include <docshard/core/ring_ownership.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/ring_ownership.hpp>
 
 #include <random>
 

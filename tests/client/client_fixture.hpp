@@ -3,8 +3,8 @@
 // PartitionedClient built from a real config text (accounts + resolver).
 #include "test_server.hpp"
 
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <cstdlib>
 #include <fstream>

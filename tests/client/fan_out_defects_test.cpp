@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <docshard/client/query_plan.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/query_plan.hpp>
 
 #include <algorithm>
 #include <set>

@@ -3,7 +3,7 @@
 // must re-encode to something that decodes to the same state.
 #include "client/fan_out_token.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -5,10 +5,10 @@
 // Accepted failures: docshard::Error subclasses only.
 #include "http/response_parser.hpp"
 
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
 #include <docshard/cosmos/query_page.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/errors.hpp>
 
 #include <cstdint>
 #include <cstdlib>

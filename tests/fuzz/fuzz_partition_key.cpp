@@ -3,9 +3,9 @@
 // Input: the first line is the path (`/a/b`, or a JSON array of paths for a
 // composite key); the rest is the document. The whole input is also tried as
 // a key's JSON text. Accepted failures: docshard::Error subclasses only.
-#include <docshard/errors.hpp>
-#include <docshard/partition_key.hpp>
-#include <docshard/partition_key_path.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/partition_key.hpp>
+#include <docshard/core/partition_key_path.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include "core/full_precision_json.hpp"

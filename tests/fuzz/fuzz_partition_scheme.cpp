@@ -2,8 +2,8 @@
 // ConfigError (or another docshard::Error); anything else, a crash or a
 // sanitizer report is a finding. A loaded scheme must save and load again to
 // the same text (Save is documented as stable byte-for-byte).
-#include <docshard/errors.hpp>
-#include <docshard/partition_scheme.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/resolvers/partition_scheme.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -3,8 +3,8 @@
 // deadline, with every document exactly once.
 #include "test_server.hpp"
 
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -3,18 +3,18 @@
 // (The fuzzers cannot reach this depth: their inputs are a few KiB.)
 #include "client/fan_out_token.hpp"
 
-#include <docshard/collection_template.hpp>
+#include <docshard/client/partitioned_client.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/partition_key.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
 #include <docshard/cosmos/partition_key_value.hpp>
 #include <docshard/cosmos/query_page.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
 #include <docshard/cosmos/sql_query.hpp>
-#include <docshard/errors.hpp>
-#include <docshard/partition_key.hpp>
-#include <docshard/partition_scheme.hpp>
-#include <docshard/partitioned_client.hpp>
-#include <docshard/scheme_store.hpp>
+#include <docshard/resolvers/collection_template.hpp>
+#include <docshard/resolvers/partition_scheme.hpp>
+#include <docshard/store/scheme_store.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -4,9 +4,9 @@
 // every file the run wrote for either key or any signature.
 #include "test_server.hpp"
 
+#include <docshard/core/logging.hpp>
+#include <docshard/core/metrics.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
-#include <docshard/logging.hpp>
-#include <docshard/metrics.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -3,9 +3,9 @@
 // 30 s), and the server really throttled.
 #include "test_server.hpp"
 
+#include <docshard/core/logging.hpp>
+#include <docshard/core/metrics.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
-#include <docshard/logging.hpp>
-#include <docshard/metrics.hpp>
 
 #include <boost/asio/use_future.hpp>
 

@@ -18,9 +18,9 @@
 //     move, then a 403/3 in region-1 and the retry in region-2.
 #include "test_server.hpp"
 
+#include <docshard/core/operation_diagnostics.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/operation_diagnostics.hpp>
 
 #include <catch2/catch.hpp>
 

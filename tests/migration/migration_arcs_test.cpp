@@ -8,8 +8,8 @@
 // owners under A and B found by routing it.
 #include "migration_fixture.hpp"
 
+#include <docshard/core/murmur3.hpp>
 #include <docshard/migration/migration_read_plan.hpp>
-#include <docshard/murmur3.hpp>
 
 #include <catch2/catch.hpp>
 

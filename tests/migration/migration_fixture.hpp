@@ -7,9 +7,9 @@
 // servers with one range.
 #include "test_server.hpp"
 
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
 #include <docshard/migration/migrator.hpp>
-#include <docshard/partitioned_client.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include <algorithm>

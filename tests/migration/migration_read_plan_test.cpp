@@ -4,9 +4,9 @@
 // moves. The keys' positions are computed here from the hash itself
 // (MurmurHash3 of the key, top 32 bits) and their owners by routing them
 // through A and B, independently of the read plan.
+#include <docshard/core/murmur3.hpp>
 #include <docshard/docshard.hpp>
 #include <docshard/migration/migration_read_plan.hpp>
-#include <docshard/murmur3.hpp>
 
 #include <catch2/catch.hpp>
 

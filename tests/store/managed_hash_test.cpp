@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <docshard/managed_hash_collections.hpp>
+#include <docshard/store/managed_hash_collections.hpp>
 
 #include <algorithm>
 #include <map>

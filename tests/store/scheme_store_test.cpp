@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/scheme_store.hpp>
-#include <docshard/scheme_watcher.hpp>
+#include <docshard/store/scheme_store.hpp>
+#include <docshard/store/scheme_watcher.hpp>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/scheme_watcher.hpp>
-#include <docshard/spillover_manager.hpp>
+#include <docshard/store/scheme_watcher.hpp>
+#include <docshard/store/spillover_manager.hpp>
 
 #include <spawn.h>
 #include <sys/wait.h>

@@ -10,7 +10,7 @@
 // check (may still create), go2 -> adopt only; and prints FINAL.
 #include "store_support.hpp"
 
-#include <docshard/spillover_manager.hpp>
+#include <docshard/store/spillover_manager.hpp>
 
 #include <atomic>
 #include <chrono>

@@ -3,8 +3,8 @@
 // CosmosClients and PartitionedClients built from real config text.
 #include "test_server.hpp"
 
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <cstdint>
 #include <memory>

@@ -1,8 +1,8 @@
 // CollectionRoutingMap: the pure logic of partition key ranges (cover
 // validation, overlap, gone ranges, incremental combination). Expected
 // answers are written out by hand from the range tables below.
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/collection_routing_map.hpp>
-#include <docshard/errors.hpp>
 
 #include <catch2/catch.hpp>
 

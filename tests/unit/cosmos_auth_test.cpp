@@ -1,7 +1,7 @@
 #include "cosmos/master_key_authorization.hpp"
 #include "http/http_date.hpp"
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/master_key.hpp>
-#include <docshard/errors.hpp>
 
 #include <catch2/catch.hpp>
 

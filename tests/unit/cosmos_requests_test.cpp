@@ -1,8 +1,8 @@
 #include "cosmos/cosmos_requests.hpp"
 
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/query_page.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/errors.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -5,9 +5,9 @@
 // No request is sent: the accounts point at a port nobody listens on, and
 // every case fails before a connection is tried.
 #include <catch2/catch.hpp>
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <cstdlib>
 #include <filesystem>

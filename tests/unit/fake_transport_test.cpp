@@ -9,11 +9,11 @@
 #include "transition_scheme.hpp"
 
 #include <catch2/catch.hpp>
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
 #include <docshard/http/transport_errors.hpp>
-#include <docshard/partition_scheme.hpp>
-#include <docshard/partitioned_client.hpp>
+#include <docshard/resolvers/partition_scheme.hpp>
 
 #include <atomic>
 #include <chrono>

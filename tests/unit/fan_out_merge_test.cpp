@@ -9,9 +9,9 @@
 #include "client/merge_engine.hpp"
 #include "client/query_info.hpp"
 
+#include <docshard/client/query_plan.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/errors.hpp>
-#include <docshard/query_plan.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include "cosmos_order_oracle.hpp"

@@ -7,12 +7,12 @@
 #include "core/full_precision_json.hpp"
 
 #include <catch2/catch.hpp>
-#include <docshard/collection_template.hpp>
+#include <docshard/client/partitioned_client.hpp>
+#include <docshard/client/routing_trace.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
-#include <docshard/routing_trace.hpp>
+#include <docshard/resolvers/collection_template.hpp>
 
 #include <cmath>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/http/endpoint.hpp>
 #include <docshard/http/http_headers.hpp>
 

@@ -5,7 +5,7 @@
 // every pair of bytes against an ASCII case fold done here.
 #include "http/request_writer.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/http/http_headers.hpp>
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
 // JsonValue / JsonView: parsing (exact numbers, strict errors), the read-only
 // accessors and their errors, the text a view writes back (expectations
 // written out by hand), and docshard/rapidjson_interop.hpp. No server.
-#include <docshard/errors.hpp>
-#include <docshard/json_value.hpp>
-#include <docshard/json_writer.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/json_value.hpp>
+#include <docshard/core/json_writer.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include <catch2/catch.hpp>

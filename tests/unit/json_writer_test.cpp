@@ -1,7 +1,7 @@
 // JsonWriter: the text it writes (every expectation written out by hand) and
 // the calls it refuses. No server.
-#include <docshard/errors.hpp>
-#include <docshard/json_writer.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/json_writer.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // the same references; count + 1 is a copy; config round trip and placed errors.
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/managed_hash_partition_resolver.hpp>
+#include <docshard/resolvers/managed_hash_partition_resolver.hpp>
 
 #include <set>
 

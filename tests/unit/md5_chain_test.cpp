@@ -5,10 +5,10 @@
 #include "md5_ring_vectors.hpp"
 
 #include <catch2/catch.hpp>
-#include <docshard/collection_ref.hpp>
-#include <docshard/hash_partition_resolver.hpp>
-#include <docshard/md5_hash_generator.hpp>
-#include <docshard/partition_key.hpp>
+#include <docshard/core/collection_ref.hpp>
+#include <docshard/core/md5_hash_generator.hpp>
+#include <docshard/core/partition_key.hpp>
+#include <docshard/resolvers/hash_partition_resolver.hpp>
 
 #include <memory>
 #include <span>

@@ -3,7 +3,7 @@
 // nothing when no meter is set.
 #include "cosmos/operation_metrics.hpp"
 
-#include <docshard/metrics.hpp>
+#include <docshard/core/metrics.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 // stored fields round-trip, malformed documents are refused by name, item
 // ids are stable and distinct for distinct streams, totals add up; and the
 // request-unit budget's bookkeeping (no timing is asserted).
-#include <docshard/errors.hpp>
-#include <docshard/json_value.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/json_value.hpp>
 #include <docshard/migration/migration_lease.hpp>
 #include <docshard/migration/request_unit_budget.hpp>
 

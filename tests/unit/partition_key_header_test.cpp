@@ -1,9 +1,9 @@
 // x-ms-documentdb-partitionkey as the official SDK sends it: every character
 // from U+007F up as a \uXXXX escape. The expected strings were produced by
 // @azure/cosmos 4.9.3's jsonStringifyAndEscapeNonASCII in node, not by this code.
+#include <docshard/client/partitioned_client.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/partition_key_value.hpp>
-#include <docshard/errors.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // PartitionKeyRangeCache against a fake transport (an in-memory pkranges
 // feed on its own I/O thread): paging, one read shared by concurrent
 // callers, incremental refresh, gone-range mapping, errors, invalidation.
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/partition_key_range_cache.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/errors.hpp>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>

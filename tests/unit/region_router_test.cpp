@@ -10,12 +10,12 @@
 #include "fake_gateway.hpp"
 
 #include <catch2/catch.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
 #include <docshard/cosmos/retry_policy.hpp>
-#include <docshard/errors.hpp>
 #include <docshard/http/transport_errors.hpp>
-#include <docshard/partition_scheme.hpp>
+#include <docshard/resolvers/partition_scheme.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -2,9 +2,9 @@
 // published snapshot, and newer-epoch-only publication. No request is sent:
 // the client's one account points at a port nobody listens on.
 #include <catch2/catch.hpp>
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 
 #include <atomic>
 #include <map>

@@ -5,8 +5,8 @@
 // library; they are checked against public vectors elsewhere. Positions are
 // held in a plain std::pair<uint64,uint64> (high, low), built here from the
 // digest bytes, and lookups are linear scans.
-#include <docshard/md5_hash_generator.hpp>
-#include <docshard/murmur3.hpp>
+#include <docshard/core/md5_hash_generator.hpp>
+#include <docshard/core/murmur3.hpp>
 
 #include <algorithm>
 #include <array>

@@ -7,10 +7,10 @@
 #include "transition_scheme.hpp"
 
 #include <catch2/catch.hpp>
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/partition_scheme.hpp>
-#include <docshard/partitioned_client.hpp>
+#include <docshard/resolvers/partition_scheme.hpp>
 
 #include <rapidjson/document.h>
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <docshard/docshard.hpp>
 #include <docshard/rapidjson_interop.hpp>
-#include <docshard/spillover_partition_resolver.hpp>
+#include <docshard/resolvers/spillover_partition_resolver.hpp>
 
 using namespace docshard;
 

@@ -1,6 +1,6 @@
 // The backend usage headers the spillover manager reads.
 #include <catch2/catch.hpp>
-#include <docshard/spillover_manager.hpp>
+#include <docshard/store/spillover_manager.hpp>
 
 using namespace docshard;
 

@@ -8,11 +8,11 @@
 // their entries here: key u1 moves a1 -> b1, u2 stays in "same", every other key
 // moves from default a0 to default b0.
 #include <catch2/catch.hpp>
+#include <docshard/client/partitioned_client.hpp>
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/docshard.hpp>
-#include <docshard/partitioned_client.hpp>
 #include <docshard/rapidjson_interop.hpp>
-#include <docshard/transition_partition_resolver.hpp>
+#include <docshard/resolvers/transition_partition_resolver.hpp>
 
 #include <map>
 #include <memory>

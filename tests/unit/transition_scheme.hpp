@@ -2,7 +2,7 @@
 // The transition scheme of the fake-gateway unit tests: current routes key
 // "u1" to dbs/d/colls/a1 (others to a10), next routes it to b1 (others to
 // b10), both lookup resolvers on /k; `mode` is the transition's readMode.
-#include <docshard/partition_scheme.hpp>
+#include <docshard/resolvers/partition_scheme.hpp>
 
 #include <string>
 

@@ -2,7 +2,7 @@
 // What the commands against a backend share: a PartitionedClient built from
 // the config's accounts (keys from keyEnv/keyFile, never echoed), key
 // arguments, and JSON result lines.
-#include <docshard/partitioned_client.hpp>
+#include <docshard/client/partitioned_client.hpp>
 
 #include <rapidjson/document.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Numbers the collections a resolver can return (its Collections() order),
 // so per-collection counters can be plain vectors.
-#include <docshard/partition_resolver.hpp>
+#include <docshard/core/partition_resolver.hpp>
 
 #include <string>
 #include <unordered_map>

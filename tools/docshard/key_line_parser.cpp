@@ -2,7 +2,7 @@
 
 #include "json_text.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/rapidjson_interop.hpp>
 
 #include "core/full_precision_json.hpp"

@@ -3,7 +3,7 @@
 // value. The common lines, a plain "..." string without escapes or a small
 // integer, are recognised without a JSON parser or any allocation, because
 // they already are their own canonical JSON and their own hash bytes.
-#include <docshard/partition_key.hpp>
+#include <docshard/core/partition_key.hpp>
 
 #include <optional>
 #include <string>

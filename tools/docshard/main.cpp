@@ -5,8 +5,8 @@
 #include "command.hpp"
 #include "json_text.hpp"
 
-#include <docshard/errors.hpp>
-#include <docshard/logging.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/logging.hpp>
 
 #include <array>
 #include <cstdio>

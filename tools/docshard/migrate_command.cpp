@@ -7,8 +7,8 @@
 #include "json_text.hpp"
 #include "scheme_file.hpp"
 
+#include <docshard/core/errors.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
-#include <docshard/errors.hpp>
 #include <docshard/migration/finish_migration.hpp>
 #include <docshard/migration/migration_checkpoint.hpp>
 #include <docshard/migration/migration_lease.hpp>

@@ -9,10 +9,10 @@
 #include "sample_keys.hpp"
 #include "scheme_file.hpp"
 
-#include <docshard/errors.hpp>
-#include <docshard/hash_partition_resolver.hpp>
+#include <docshard/core/errors.hpp>
+#include <docshard/core/ring_ownership.hpp>
 #include <docshard/migration/migration_read_plan.hpp>
-#include <docshard/ring_ownership.hpp>
+#include <docshard/resolvers/hash_partition_resolver.hpp>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -1,6 +1,6 @@
 #include "resolver_description.hpp"
 
-#include <docshard/resolver_visitor.hpp>
+#include <docshard/core/resolver_visitor.hpp>
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 // Short human descriptions of resolvers for the tool's reports. Everything
 // here goes through IPartitionResolver (HashRing, Accept), never a resolver
 // class, so a user-defined resolver is described like a built-in one.
-#include <docshard/partition_resolver.hpp>
+#include <docshard/core/partition_resolver.hpp>
 
 #include <cstdint>
 #include <optional>

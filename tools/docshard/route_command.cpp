@@ -10,7 +10,7 @@
 #include "resolver_description.hpp"
 #include "scheme_file.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <array>
 #include <cstdio>

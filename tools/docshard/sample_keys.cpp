@@ -4,7 +4,7 @@
 #include "key_line_parser.hpp"
 #include "line_reader.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 namespace docshard::cli {
 

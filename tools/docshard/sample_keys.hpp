@@ -1,7 +1,7 @@
 #pragma once
 // Sample keys for stats and plan: a file in route's input format (one JSON
 // value per line, blank lines skipped), read as a stream.
-#include <docshard/partition_key.hpp>
+#include <docshard/core/partition_key.hpp>
 
 #include <cstdint>
 #include <functional>

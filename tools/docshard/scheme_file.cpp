@@ -1,6 +1,6 @@
 #include "scheme_file.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
 #pragma once
 // Reading a config file for a command. Errors are ConfigErrors naming the
 // place, which main prints as one line `error: <place>: <detail>`.
-#include <docshard/partition_scheme.hpp>
+#include <docshard/resolvers/partition_scheme.hpp>
 
 #include <string>
 

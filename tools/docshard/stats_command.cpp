@@ -9,8 +9,8 @@
 #include "scheme_file.hpp"
 #include "svg_chart.hpp"
 
-#include <docshard/resolver_visitor.hpp>
-#include <docshard/ring_ownership.hpp>
+#include <docshard/core/resolver_visitor.hpp>
+#include <docshard/core/ring_ownership.hpp>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

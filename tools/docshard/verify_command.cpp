@@ -6,7 +6,7 @@
 #include "json_text.hpp"
 #include "scheme_file.hpp"
 
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/migration/scheme_verifier.hpp>
 #include <docshard/rapidjson_interop.hpp>
 

@@ -1,9 +1,9 @@
 #pragma once
 #include "docshard/export.hpp"
+#include <docshard/core/logging.hpp>
+#include <docshard/core/metrics.hpp>
 #include <docshard/cosmos/consistency_level.hpp>
 #include <docshard/cosmos/retry_options.hpp>
-#include <docshard/logging.hpp>
-#include <docshard/metrics.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -71,10 +71,10 @@ struct DOCSHARD_API CosmosClientOptions {
   // long enough that a dead one costs few failed attempts.
   std::chrono::milliseconds RegionUnavailableFor{30000};
 
-  // Where this client logs (docshard/logging.hpp); unset: the process
+  // Where this client logs (docshard/core/logging.hpp); unset: the process
   // default (DefaultLogger()) when the client is built.
   std::optional<Logger> Log;
-  // Where this client records metrics (docshard/metrics.hpp); unset: the
+  // Where this client records metrics (docshard/core/metrics.hpp); unset: the
   // process default (DefaultMeter()) when the client is built.
   std::optional<Meter> Metrics;
 };

@@ -2,9 +2,9 @@
 // The outcome of one successful Cosmos DB operation: status and the headers
 // callers need, plus the raw body and a way to parse it.
 #include "docshard/export.hpp"
+#include <docshard/core/json_value.hpp>
+#include <docshard/core/operation_diagnostics.hpp>
 #include <docshard/http/http_headers.hpp>
-#include <docshard/json_value.hpp>
-#include <docshard/operation_diagnostics.hpp>
 
 #include <memory>
 #include <optional>

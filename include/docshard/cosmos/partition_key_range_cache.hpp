@@ -17,10 +17,10 @@
 // complete cover, PartitionKeyRangeGoneError when a gone range is still
 // listed after repeated refreshes.
 #include "docshard/export.hpp"
+#include <docshard/core/logging.hpp>
 #include <docshard/cosmos/collection_routing_map.hpp>
 #include <docshard/cosmos/cosmos_request.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
-#include <docshard/logging.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>

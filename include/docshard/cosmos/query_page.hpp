@@ -2,8 +2,8 @@
 // One page of a query or read feed. The continuation is opaque: pass it back
 // verbatim to QueryPage/ReadFeedPage to get the next page.
 #include "docshard/export.hpp"
+#include <docshard/core/json_value.hpp>
 #include <docshard/cosmos/cosmos_response.hpp>
-#include <docshard/json_value.hpp>
 
 #include <cstddef>
 #include <string>

@@ -2,7 +2,7 @@
 // The service answered with an error status (after any retries). Messages
 // name the operation and the resource link; they never contain credentials.
 #include "docshard/export.hpp"
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <chrono>
 #include <string>

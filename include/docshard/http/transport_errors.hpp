@@ -3,7 +3,7 @@
 // HTTP response. Each one records whether the request had been fully written,
 // because that is what decides if a write may be repeated safely.
 #include "docshard/export.hpp"
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 
 #include <string>
 

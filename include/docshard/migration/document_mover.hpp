@@ -23,15 +23,15 @@
 // Never deletes before a copy is confirmed, so no step can lose a document,
 // and every step is idempotent, so a crash at any point is repaired by
 // running the same steps again.
-#include "docshard/collection_ref.hpp"
+#include "docshard/core/collection_ref.hpp"
+#include "docshard/core/json_value.hpp"
+#include "docshard/core/logging.hpp"
+#include "docshard/core/partition_resolver.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/export.hpp"
-#include "docshard/json_value.hpp"
-#include "docshard/logging.hpp"
 #include "docshard/migration/move_diagnostics.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
-#include "docshard/partition_resolver.hpp"
 
 #include <functional>
 #include <string>

@@ -4,9 +4,9 @@
 // Refused when B names no collection at all, or when a collection of A that
 // B drops still holds documents (they would become unreachable: removing
 // the last collection, or a full one, must never delete data).
+#include "docshard/client/partitioned_client.hpp"
 #include "docshard/export.hpp"
-#include "docshard/partition_scheme.hpp"
-#include "docshard/partitioned_client.hpp"
+#include "docshard/resolvers/partition_scheme.hpp"
 
 #include <filesystem>
 

@@ -12,7 +12,7 @@
 // range by range) still loads: its unfinished sources are scanned again from
 // the start, which is safe (moved documents are no longer there; the ones left
 // in place are skipped again and counted once).
-#include "docshard/atomic_file.hpp"  // WriteFileAtomically, which checkpoints are saved with
+#include "docshard/core/atomic_file.hpp"  // WriteFileAtomically, which checkpoints are saved with
 #include "docshard/export.hpp"
 #include <docshard/cosmos/range_stream.hpp>
 

@@ -14,10 +14,10 @@
 // an item's lease has expired when a worker has seen the same _etag for the
 // lease duration by its own monotonic clock (no clock is compared with
 // another machine's). No secret is ever written here.
+#include "docshard/core/json_value.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/export.hpp"
-#include "docshard/json_value.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -3,10 +3,10 @@
 // Two comparable hash rings are diffed exactly, arc by arc (ring_ownership);
 // any other pair of resolvers is estimated from sample keys. Given document
 // counts per collection, the plan also estimates how many documents move.
+#include "docshard/core/json_value.hpp"
+#include "docshard/core/partition_resolver.hpp"
+#include "docshard/core/ring_ownership.hpp"
 #include "docshard/export.hpp"
-#include "docshard/json_value.hpp"
-#include "docshard/partition_resolver.hpp"
-#include "docshard/ring_ownership.hpp"
 
 #include <cstdint>
 #include <map>

@@ -7,9 +7,9 @@
 // before positions were stored, or by another tool). Otherwise every document
 // is read (the read feed), as for any pair of schemes. Computed offline;
 // CountMigrationReads asks the backend how much each way reads.
+#include "docshard/core/partition_resolver.hpp"
 #include "docshard/export.hpp"
 #include "docshard/migration/migration_plan.hpp"
-#include "docshard/partition_resolver.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -17,15 +17,15 @@
 // Preconditions (docs/migration.md): every writer routes with the transition
 // resolver before Run starts, and A and B share the top-level partition-key
 // path (the server-side partition key).
+#include "docshard/client/partitioned_client.hpp"
 #include "docshard/export.hpp"
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
 #include "docshard/migration/migration_lease.hpp"
 #include "docshard/migration/migration_plan.hpp"
 #include "docshard/migration/migration_read_plan.hpp"
-#include "docshard/partition_scheme.hpp"
-#include "docshard/partitioned_client.hpp"
-#include "docshard/transition_partition_resolver.hpp"
+#include "docshard/resolvers/partition_scheme.hpp"
+#include "docshard/resolvers/transition_partition_resolver.hpp"
 
 #include <chrono>
 #include <filesystem>

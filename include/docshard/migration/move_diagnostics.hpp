@@ -7,8 +7,8 @@
 // verbose level (category "migration.move"; warning when the move fails).
 // Like OperationDiagnostics it never holds a key, a signature, a document id
 // or a body: the caller knows which document it moved.
+#include "docshard/core/operation_diagnostics.hpp"
 #include "docshard/export.hpp"
-#include "docshard/operation_diagnostics.hpp"
 
 #include <memory>
 #include <string>

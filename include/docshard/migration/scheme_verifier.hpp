@@ -16,9 +16,9 @@
 // offenders, 17 bytes per document of a reference set (a 16-byte digest of
 // (id, key) and a found flag), and, only if asked, KeepIds. Documents without
 // a partition key (the scheme cannot key them) are the exception: each is kept.
+#include "docshard/client/partitioned_client.hpp"
+#include "docshard/core/partition_resolver.hpp"
 #include "docshard/export.hpp"
-#include "docshard/partition_resolver.hpp"
-#include "docshard/partitioned_client.hpp"
 
 #include <functional>
 #include <map>

@@ -6,9 +6,9 @@
 // migrator of it runs any more and every application process writes with the
 // next scheme itself (a migrator still running would take a missing tombstone
 // collection for "not deleted" and could copy a deleted document back).
-#include "docshard/collection_ref.hpp"
+#include "docshard/core/collection_ref.hpp"
+#include "docshard/core/partition_resolver.hpp"
 #include "docshard/export.hpp"
-#include "docshard/partition_resolver.hpp"
 
 #include <cstddef>
 #include <cstdint>

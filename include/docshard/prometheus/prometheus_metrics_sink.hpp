@@ -12,8 +12,8 @@
 // azure_cosmosdb_client_operation_request_charge (histogram),
 // docshard_client_operation_retries_total (counter),
 // db_client_connection_count (gauge).
+#include "docshard/core/metrics.hpp"
 #include "docshard/export.hpp"
-#include "docshard/metrics.hpp"
 
 #include <memory>
 #include <string>

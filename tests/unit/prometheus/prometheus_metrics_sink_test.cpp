@@ -1,6 +1,6 @@
 // docshard::prometheus: what a scrape shows after known measurements, in the
 // Prometheus text format (expected lines written by hand from the format).
-#include <docshard/errors.hpp>
+#include <docshard/core/errors.hpp>
 #include <docshard/prometheus/prometheus_metrics_sink.hpp>
 
 #include <prometheus/registry.h>
