@@ -53,11 +53,11 @@ inline std::string ReadFile(std::string const& path) {
 // an endpoint that is not on loopback; the key from `keyFile`, or from
 // DOCSHARD_SERVER_KEY when `keyFromEnvironment` and it is set; 30 s per
 // operation, 10 s per attempt.
-inline docshard::CosmosClientOptions LocalServerOptions(std::string const& endpoint, std::string const& keyFile,
-                                                        std::string const& ca, bool keyFromEnvironment) {
+inline docshard::cosmos::CosmosClientOptions LocalServerOptions(std::string const& endpoint, std::string const& keyFile,
+                                                                std::string const& ca, bool keyFromEnvironment) {
   if (endpoint.rfind("https://127.0.0.1:", 0) != 0 && endpoint.rfind("https://localhost:", 0) != 0)
     throw std::runtime_error("refusing a non-loopback endpoint: " + endpoint);
-  docshard::CosmosClientOptions o;
+  docshard::cosmos::CosmosClientOptions o;
   o.Endpoint = endpoint;
   char const* env = keyFromEnvironment ? std::getenv("DOCSHARD_SERVER_KEY") : nullptr;
   o.Key = env && *env ? std::string(env) : ReadFile(keyFile);

@@ -70,6 +70,10 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
+
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -239,7 +243,7 @@ int Observe(Args const& a) {
   auto on = Options(a.Get("--endpoint"), a.Get("--key-file"), a.Get("--ca"), 8);
 #ifdef DOCSHARD_BENCH_PROMETHEUS
   auto registry = std::make_shared<::prometheus::Registry>();
-  on.Metrics = Meter(std::make_shared<docshard::PrometheusMetricsSink>(registry));
+  on.Metrics = Meter(std::make_shared<docshard::prometheus::PrometheusMetricsSink>(registry));
   char const* sinkName = "prometheus";
 #else
   on.Metrics = Meter(std::make_shared<SummingSink>());

@@ -59,6 +59,10 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
+
 using Clock = std::chrono::steady_clock;
 
 namespace {

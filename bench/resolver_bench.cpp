@@ -24,6 +24,8 @@
 namespace {
 
 using namespace docshard;
+using namespace docshard::resolvers;
+
 using docshard::bench::BenchLinks;
 using docshard::bench::UuidLikeKeys;
 

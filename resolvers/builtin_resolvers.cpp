@@ -8,7 +8,7 @@
 #include "docshard/resolvers/spillover_partition_resolver.hpp"
 #include "docshard/resolvers/transition_partition_resolver.hpp"
 
-namespace docshard {
+namespace docshard::resolvers {
 
 void RegisterBuiltInResolvers(ResolverRegistry& registry) {
   registry.Register("hash", &HashPartitionResolver::FromConfig);
@@ -33,4 +33,4 @@ ResolverRegistry& DefaultResolverRegistry() {
   return instance.Registry;
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

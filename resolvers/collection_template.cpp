@@ -13,7 +13,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-namespace docshard {
+namespace docshard::resolvers {
 
 namespace {
 struct Problem {
@@ -137,4 +137,4 @@ void CollectionTemplate::WriteJson(JsonWriter& writer) const {
   detail::WriteRapidJson(writer, JsonInterop::Value(m_value));
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

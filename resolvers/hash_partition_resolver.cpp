@@ -10,7 +10,7 @@
 
 #include <unordered_map>
 
-namespace docshard {
+namespace docshard::resolvers {
 
 namespace {
 constexpr std::int64_t MaxVirtualNodes = 65536;
@@ -195,4 +195,4 @@ ResolverPtr HashPartitionResolver::FromConfig(ConfigNode const& node) {
                                                  std::move(path), store);
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -3,7 +3,7 @@
 #include "docshard/core/config_node.hpp"
 #include "docshard/core/errors.hpp"
 
-namespace docshard {
+namespace docshard::resolvers {
 
 KeyType LoadKeyType(ConfigNode const& node);  // range_partition_resolver.cpp
 ResolverTarget LoadTarget(ConfigNode const& entry, std::optional<PartitionKeyPath> const& parentPath);
@@ -148,4 +148,4 @@ ResolverPtr LookupPartitionResolver::FromConfig(ConfigNode const& node) {
                                                    std::move(path));
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -8,7 +8,7 @@
 
 #include <cctype>
 
-namespace docshard {
+namespace docshard::resolvers {
 
 namespace {
 constexpr std::int64_t MaxCount = 4096;
@@ -152,4 +152,4 @@ ResolverPtr ManagedHashPartitionResolver::FromConfig(ConfigNode const& node) {
   return std::make_shared<ManagedHashPartitionResolver>(std::move(s), std::move(path));
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

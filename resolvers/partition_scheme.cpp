@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace docshard {
+namespace docshard::resolvers {
 
 namespace {
 AccountConfig LoadAccount(ConfigNode const& node) {
@@ -209,4 +209,4 @@ std::string SaveResolverJson(IPartitionResolver const& resolver) {
   return SavedText(writer, resolver);
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

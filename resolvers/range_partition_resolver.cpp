@@ -3,7 +3,7 @@
 #include "docshard/core/config_node.hpp"
 #include "docshard/core/errors.hpp"
 
-namespace docshard {
+namespace docshard::resolvers {
 
 namespace {
 PartitionKey::Kind KindOf(KeyType type) {
@@ -150,4 +150,4 @@ ResolverPtr RangePartitionResolver::FromConfig(ConfigNode const& node) {
   return std::make_shared<RangePartitionResolver>(keyType, std::move(ranges), std::move(path));
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-namespace docshard {
+namespace docshard::resolvers {
 
 namespace {
 constexpr double MaxCheckIntervalSeconds = 86400;
@@ -205,4 +205,4 @@ ResolverPtr SpilloverPartitionResolver::FromConfig(ConfigNode const& node) {
   return std::make_shared<SpilloverPartitionResolver>(std::move(s), std::move(ids), std::move(path));
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -4,7 +4,7 @@
 #include "docshard/core/errors.hpp"
 #include "docshard/core/resolver_target.hpp"
 
-namespace docshard {
+namespace docshard::resolvers {
 
 TransitionPartitionResolver::TransitionPartitionResolver(ResolverPtr current, ResolverPtr next,
                                                          TransitionReadMode readMode)
@@ -82,4 +82,4 @@ ResolverPtr TransitionPartitionResolver::FromConfig(ConfigNode const& node) {
   return std::make_shared<TransitionPartitionResolver>(std::move(current), std::move(next), mode);
 }
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <map>
 
-using namespace docshard;
+using namespace docshard;  // core: keys, resolvers' interface, JSON, errors
+using docshard::resolvers::HashPartitionResolver;
+using docshard::resolvers::PartitionScheme;
 
 int main() {
   int failures = 0;

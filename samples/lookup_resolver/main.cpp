@@ -3,7 +3,9 @@
 
 #include <cstdio>
 
-using namespace docshard;
+using namespace docshard;  // core: keys, resolvers' interface, JSON, errors
+using docshard::resolvers::LookupPartitionResolver;
+using docshard::resolvers::SaveResolverJson;
 
 int main() {
   int failures = 0;

@@ -15,7 +15,13 @@
 #include <memory>
 #include <string>
 
-using namespace docshard;
+using namespace docshard;  // core: keys, resolvers' interface, JSON, errors
+using docshard::client::PartitionedClient;
+using docshard::client::PartitionedClientOptions;
+using docshard::cosmos::CosmosRequest;
+using docshard::cosmos::SqlQuery;
+using docshard::prometheus::PrometheusMetricsSink;
+using docshard::resolvers::PartitionScheme;
 
 int main(int argc, char** argv) try {
   if (argc < 2 || argc > 3) {
@@ -48,7 +54,7 @@ int main(int argc, char** argv) try {
   for (int i = 0; i < Missing; ++i) {
     try {
       client->ReadDocument("missing" + std::to_string(i), PartitionKey("u" + std::to_string(i)));
-    } catch (NotFoundError const&) {
+    } catch (cosmos::NotFoundError const&) {
       ++notFound;
     }
   }

@@ -7,7 +7,11 @@
 #include <cstdio>
 #include <map>
 
-using namespace docshard;
+using namespace docshard;  // core: keys, resolvers' interface, JSON, errors
+using docshard::client::FanOutOptions;
+using docshard::client::PartitionedClient;
+using docshard::cosmos::SqlQuery;
+using docshard::resolvers::PartitionScheme;
 
 int main(int argc, char** argv) try {
   int failures = 0;

@@ -12,7 +12,13 @@
 #include <map>
 #include <thread>
 
-using namespace docshard;
+using namespace docshard;  // core: keys, resolvers' interface, JSON, errors
+using docshard::client::PartitionedClient;
+using docshard::cosmos::MaximumEpk;
+using docshard::cosmos::MinimumEpk;
+using docshard::cosmos::QueryOptions;
+using docshard::cosmos::SqlQuery;
+using docshard::resolvers::PartitionScheme;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -4,7 +4,8 @@
 
 #include <cstdio>
 
-using namespace docshard;
+using namespace docshard;  // core: keys, resolvers' interface, JSON, errors
+using docshard::resolvers::PartitionScheme;
 
 int main() {
   int failures = 0;

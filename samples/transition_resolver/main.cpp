@@ -4,7 +4,9 @@
 
 #include <cstdio>
 
-using namespace docshard;
+using namespace docshard;  // core: keys, resolvers' interface, JSON, errors
+using docshard::resolvers::HashPartitionResolver;
+using docshard::resolvers::TransitionPartitionResolver;
 
 namespace {
 std::shared_ptr<HashPartitionResolver> Ring(int n) {

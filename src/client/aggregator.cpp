@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 rapidjson::Value const* Find(rapidjson::Value const& object, char const* name) {
@@ -140,4 +140,4 @@ void Aggregator::Result(rapidjson::Value& out, rapidjson::MemoryPoolAllocator<>&
   }
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 // {"item2": x} -> x, else {"item": x} -> x, {} -> undefined (nullptr).
 rapidjson::Value const* UnwrapPartial(rapidjson::Value const& wrapped);
@@ -52,4 +52,4 @@ private:
 // Sets `out` to `d` as the service prints it: integers without a fraction.
 void SetNumber(rapidjson::Value& out, double d);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

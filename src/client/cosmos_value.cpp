@@ -9,7 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 int Rank(rapidjson::Value const* v) {
@@ -123,7 +123,7 @@ void AppendCanonicalJson(std::string& out, rapidjson::Value const& value) {
   case rapidjson::kTrueType: out += "true"; return;
   case rapidjson::kNumberType: AppendNumber(out, value); return;
   case rapidjson::kStringType:
-    AppendJsonString(out, std::string_view(value.GetString(), value.GetStringLength()));
+    docshard::detail::AppendJsonString(out, std::string_view(value.GetString(), value.GetStringLength()));
     return;
   case rapidjson::kArrayType: {
     out += '[';
@@ -148,7 +148,7 @@ void AppendCanonicalJson(std::string& out, rapidjson::Value const& value) {
     for (auto const& m : members) {
       if (!first) out += ',';
       first = false;
-      AppendJsonString(out, std::string_view(m->name.GetString(), m->name.GetStringLength()));
+      docshard::detail::AppendJsonString(out, std::string_view(m->name.GetString(), m->name.GetStringLength()));
       out += ':';
       AppendCanonicalJson(out, m->value);
     }
@@ -178,4 +178,4 @@ std::string Sha256Hex(std::string_view bytes) {
   return out;
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 int CompareCosmosValues(rapidjson::Value const* a, rapidjson::Value const* b);
 
@@ -24,4 +24,4 @@ void AppendCanonicalJson(std::string& out, rapidjson::Value const& value);
 // Lower-case hex SHA-256 of `bytes` (state kept in continuation tokens).
 std::string Sha256Hex(std::string_view bytes);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <optional>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 
@@ -90,7 +90,7 @@ std::string ExcludeIdentities(std::string const& sql, std::string const& paramet
   std::string key = alias;
   for (auto const& p : keyPath) {
     key += '[';
-    AppendJsonString(key, p);
+    docshard::detail::AppendJsonString(key, p);
     key += ']';
   }
   identity += ", " + key + "]";
@@ -121,4 +121,4 @@ std::string ExcludeIdentities(std::string const& sql, std::string const& paramet
   return head + "\nWHERE " + condition + (end ? "\n" + sql.substr(endPos) : std::string());
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 // `keyPath`: the partition key's property names from the document root
 // (e.g. {"userId"}); `parameter`: the name the identities are passed as.
 std::string ExcludeIdentities(std::string const& sql, std::string const& parameter,
                               std::vector<std::string> const& keyPath);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

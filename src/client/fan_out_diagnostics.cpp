@@ -3,16 +3,16 @@
 
 #include "core/json_string.hpp"
 
-namespace docshard {
+namespace docshard::client {
 
 namespace {
 
 double Millis(std::chrono::microseconds us) { return static_cast<double>(us.count()) / 1000.0; }
 
 void AppendNumberMember(std::string& out, char const* name, double value) {
-  detail::AppendJsonString(out, name);
+  docshard::detail::AppendJsonString(out, name);
   out += ':';
-  detail::AppendJsonNumber(out, value);
+  docshard::detail::AppendJsonNumber(out, value);
 }
 
 }  // namespace
@@ -28,14 +28,14 @@ std::string FanOutResult::DiagnosticsJson() const {
     auto const& c = Diagnostics[i];
     if (i) out += ',';
     out += "{\"collection\":";
-    detail::AppendJsonString(out, c.Collection);
+    docshard::detail::AppendJsonString(out, c.Collection);
     out += ",\"ranges\":" + std::to_string(c.Ranges) + ",\"pages\":" + std::to_string(c.Pages) +
            ",\"items\":" + std::to_string(c.Items) + ",\"itemsRead\":" + std::to_string(c.ItemsRead) + ',';
     AppendNumberMember(out, "requestCharge", c.RequestCharge);
     out += ',';
     AppendNumberMember(out, "latencyMs", Millis(c.Latency));
     out += ",\"error\":";
-    detail::AppendJsonString(out, c.Error);
+    docshard::detail::AppendJsonString(out, c.Error);
     out += ",\"requests\":[";
     for (std::size_t r = 0; r < c.Requests.size(); ++r) {
       if (r) out += ',';
@@ -47,4 +47,4 @@ std::string FanOutResult::DiagnosticsJson() const {
   return out;
 }
 
-}  // namespace docshard
+}  // namespace docshard::client

@@ -20,14 +20,14 @@
 #include <map>
 #include <set>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 
 // Pages of the fan-out's streams through each collection's CosmosClient.
 class CosmosPageSource final : public IPageSource {
 public:
-  CosmosPageSource(FanOutRequest const& request, SqlQuery streamQuery, FanOutOptions const& options,
+  CosmosPageSource(FanOutRequest const& request, cosmos::SqlQuery streamQuery, FanOutOptions const& options,
                    KeywordPlan const* fallback)
       : m_request(request), m_query(std::move(streamQuery)), m_options(options) {
     if (fallback) {
@@ -51,16 +51,18 @@ public:
   }
 
   // A collection-specific text (a stale collection's, with its exclusions).
-  void SetQueryFor(std::size_t target, SqlQuery query) { m_perTarget.insert_or_assign(target, std::move(query)); }
+  void SetQueryFor(std::size_t target, cosmos::SqlQuery query) {
+    m_perTarget.insert_or_assign(target, std::move(query));
+  }
 
 private:
   std::future<StreamPage> FetchPage(StreamTarget const& target, std::string const& continuation, int maxItemCount) {
     auto const& t = m_request.Targets.at(target.Collection);
-    QueryOptions o;
+    cosmos::QueryOptions o;
     o.MaxItemCount = maxItemCount;
     o.Timeout = m_options.Timeout;
     o.Consistency = m_options.Consistency;
-    if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
+    if (!target.PartitionKeyJson.empty()) o.PartitionKey = cosmos::PartitionKeyValue::FromJson(target.PartitionKeyJson);
     if (!target.RangeId.empty()) {
       o.PartitionKeyRangeId = target.RangeId;
       // Only part of the range (after ranges merged): say which part.
@@ -70,22 +72,22 @@ private:
       }
     }
     auto own = m_perTarget.find(target.Collection);
-    auto request = CosmosRequests::QueryDocuments(t.Collection.Link(), own == m_perTarget.end() ? m_query : own->second,
-                                                  continuation, o);
+    auto request = cosmos::CosmosRequests::QueryDocuments(
+        t.Collection.Link(), own == m_perTarget.end() ? m_query : own->second, continuation, o);
     auto promise = std::make_shared<std::promise<StreamPage>>();
     auto future = promise->get_future();
-    t.Client->AsyncSendForPage(std::move(request),
-                               [promise, path = m_orderByPath](std::exception_ptr const& error, QueryPage const& page) {
-                                 if (error) {
-                                   promise->set_exception(error);
-                                   return;
-                                 }
-                                 try {
-                                   promise->set_value(ToStreamPage(page, path));
-                                 } catch (...) {
-                                   promise->set_exception(std::current_exception());
-                                 }
-                               });
+    t.Client->AsyncSendForPage(std::move(request), [promise, path = m_orderByPath](std::exception_ptr const& error,
+                                                                                   cosmos::QueryPage const& page) {
+      if (error) {
+        promise->set_exception(error);
+        return;
+      }
+      try {
+        promise->set_value(ToStreamPage(page, path));
+      } catch (...) {
+        promise->set_exception(std::current_exception());
+      }
+    });
     return future;
   }
 
@@ -101,10 +103,10 @@ private:
   // collection from a SUM and a COUNT query (whole collections, one row each).
   std::future<StreamPage> AverageWithoutPlan(StreamTarget const& target) {
     auto const& t = m_request.Targets.at(target.Collection);
-    QueryOptions o;
+    cosmos::QueryOptions o;
     o.Timeout = m_options.Timeout;
     o.Consistency = m_options.Consistency;
-    if (!target.PartitionKeyJson.empty()) o.PartitionKey = PartitionKeyValue::FromJson(target.PartitionKeyJson);
+    if (!target.PartitionKeyJson.empty()) o.PartitionKey = cosmos::PartitionKeyValue::FromJson(target.PartitionKeyJson);
     auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_sum, "", o, boost::asio::use_future);
     auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_count, "", o, boost::asio::use_future);
     return std::async(std::launch::deferred, [sum = std::move(sum), count = std::move(count),
@@ -142,7 +144,7 @@ private:
     });
   }
 
-  static StreamPage ToStreamPage(QueryPage const& page, std::vector<std::string> const& orderByPath) {
+  static StreamPage ToStreamPage(cosmos::QueryPage const& page, std::vector<std::string> const& orderByPath) {
     StreamPage out;
     out.Continuation = page.Continuation();
     out.RequestCharge = page.RequestCharge();
@@ -182,15 +184,15 @@ private:
   }
 
   FanOutRequest const& m_request;
-  SqlQuery m_query;
+  cosmos::SqlQuery m_query;
   FanOutOptions const& m_options;
   std::vector<std::string> m_orderByPath;
-  std::optional<SqlQuery> m_sum, m_count;
+  std::optional<cosmos::SqlQuery> m_sum, m_count;
   std::string m_averageAlias;  // "" for SELECT VALUE AVG
-  std::map<std::size_t, SqlQuery> m_perTarget;
+  std::map<std::size_t, cosmos::SqlQuery> m_perTarget;
 };
 
-std::uint64_t Binding(FanOutRequest const& request, SqlQuery const& query) {
+std::uint64_t Binding(FanOutRequest const& request, cosmos::SqlQuery const& query) {
   std::string identity = query.ToJson() + "\n" + request.Resolver;
   for (auto const& t : request.Targets) {
     identity += '\n' + t.Collection.Text();
@@ -219,7 +221,7 @@ std::string PathExpression(std::string const& alias, std::vector<std::string> co
   std::string e = alias;
   for (auto const& s : segments) {
     e += '[';
-    AppendJsonString(e, s);
+    docshard::detail::AppendJsonString(e, s);
     e += ']';
   }
   return e;
@@ -228,7 +230,7 @@ std::string PathExpression(std::string const& alias, std::vector<std::string> co
 // A scheme in transition: finds the documents of the stale collections that
 // next also holds, and gives each such collection a query text that leaves
 // them out.
-void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std::string const& streamText,
+void ExcludeNewerCopies(FanOutRequest const& request, cosmos::SqlQuery const& query, std::string const& streamText,
                         bool withoutPlan, CosmosPageSource& source) {
   static std::string const Parameter = "@docshardNewerCopies";
   for (auto const& [name, value] : query.Parameters())
@@ -243,7 +245,7 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
   std::string projection = "SELECT VALUE {\"id\": c.id";
   for (auto const& r : roots) {
     projection += ", ";
-    AppendJsonString(projection, r);
+    docshard::detail::AppendJsonString(projection, r);
     projection += ": " + PathExpression("c", {r});
   }
   projection += "} FROM c";
@@ -253,7 +255,7 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
     auto const& t = request.Targets[i];
     if (std::find(nextCollections.begin(), nextCollections.end(), t.Collection) != nextCollections.end()) continue;
     // Every document of the stale collection, by the next collection its key goes to.
-    auto rows = t.Client->QueryDocuments(t.Collection.Link(), SqlQuery(projection));
+    auto rows = t.Client->QueryDocuments(t.Collection.Link(), cosmos::SqlQuery(projection));
     std::map<std::string, std::pair<CollectionRef, std::vector<std::pair<std::string, std::string>>>> byNext;
     for (auto const& row : JsonInterop::Value(rows.Documents.View()).GetArray()) {
       if (!row.IsObject() || !row.HasMember("id") || !row["id"].IsString()) continue;
@@ -286,11 +288,11 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
         std::string list = "[";
         for (std::size_t j = b; j < std::min(ids.size(), b + 1000); ++j) {
           if (list.size() > 1) list += ',';
-          AppendJsonString(list, ids[j].first);
+          docshard::detail::AppendJsonString(list, ids[j].first);
         }
         list += ']';
-        SqlQuery probe("SELECT VALUE [c.id, " + PathExpression("c", serverPath) +
-                       "] FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
+        cosmos::SqlQuery probe("SELECT VALUE [c.id, " + PathExpression("c", serverPath) +
+                               "] FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
         probe.WithJsonParameter("@ids", list);
         std::set<std::string> present;
         auto const result = client.QueryDocuments(group.first.Link(), probe);
@@ -306,7 +308,7 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
                                            "caught up");
           if (excluded.size() > 1) excluded += ',';
           excluded += '[';
-          AppendJsonString(excluded, ids[j].first);
+          docshard::detail::AppendJsonString(excluded, ids[j].first);
           excluded += ',' + ids[j].second + ']';
         }
       }
@@ -316,7 +318,7 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
     if (withoutPlan && streamText.find("AVG") != std::string::npos)
       throw UnsupportedQueryError("AVG through a scheme in transition (this server answers no query plans)",
                                   query.Text());
-    SqlQuery own(ExcludeIdentities(streamText, Parameter, serverPath));
+    cosmos::SqlQuery own(ExcludeIdentities(streamText, Parameter, serverPath));
     for (auto const& [name, value] : query.Parameters()) own.WithJsonParameter(name, value);
     own.WithJsonParameter(Parameter, excluded);
     source.SetQueryFor(i, std::move(own));
@@ -325,7 +327,7 @@ void ExcludeNewerCopies(FanOutRequest const& request, SqlQuery const& query, std
 
 // Values the query mentions that could be a partition key: its scalar
 // parameters, then its string, number and boolean literals (JSON texts).
-std::vector<std::string> KeyCandidates(SqlQuery const& query) {
+std::vector<std::string> KeyCandidates(cosmos::SqlQuery const& query) {
   std::vector<std::string> out;
   auto add = [&](std::string json) {
     if (std::find(out.begin(), out.end(), json) == out.end()) out.push_back(std::move(json));
@@ -385,7 +387,7 @@ std::vector<std::string> KeyCandidates(SqlQuery const& query) {
 
 // The keys a query pins by equality, when every point of its plan's query
 // ranges is the EPK of one of its candidates; nothing otherwise.
-std::optional<std::vector<std::string>> PinnedKeys(FanOutRequest const& request, SqlQuery const& query,
+std::optional<std::vector<std::string>> PinnedKeys(FanOutRequest const& request, cosmos::SqlQuery const& query,
                                                    std::vector<std::optional<PartitionedQueryPlan>> const& plans) {
   if (!request.Pinning || request.Targets.empty()) return std::nullopt;
   std::set<std::string> points;
@@ -405,7 +407,7 @@ std::optional<std::vector<std::string>> PinnedKeys(FanOutRequest const& request,
   std::string probeText = "SELECT * FROM c WHERE " + PathExpression("c", request.Pinning->ServerPath) + " = @k";
   std::vector<std::string> keys;
   for (auto const& candidate : candidates) {
-    auto probe = SqlQuery(probeText).WithJsonParameter("@k", candidate);
+    auto probe = cosmos::SqlQuery(probeText).WithJsonParameter("@k", candidate);
     auto plan = request.Plans->Plan(*first.Client, first.Collection, probe);
     if (!plan || plan->Ranges.size() != 1 || !plan->Ranges[0].IsPoint()) continue;
     if (points.erase(plan->Ranges[0].Min)) keys.push_back(candidate);
@@ -435,7 +437,8 @@ void RecordStreamMetrics(FanOutRequest const& request, MergeSpec const& spec, Fa
 
 }  // namespace
 
-FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query, FanOutOptions const& options) {
+FanOutResult ExecuteFanOut(FanOutRequest const& requested, cosmos::SqlQuery const& query,
+                           FanOutOptions const& options) {
   FanOutRequest request = requested;
   MergeSpec spec;
   spec.Sql = query.Text();
@@ -460,7 +463,7 @@ FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query
   // A cold fan-out reads every collection's definition and ranges at once.
   std::vector<std::exception_ptr> prepared;
   {
-    std::vector<std::pair<CosmosClient*, CollectionRef>> collections;
+    std::vector<std::pair<cosmos::CosmosClient*, CollectionRef>> collections;
     std::vector<bool> withRanges;
     for (auto const& t : request.Targets) {
       collections.emplace_back(t.Client, t.Collection);
@@ -548,11 +551,11 @@ FanOutResult ExecuteFanOut(FanOutRequest const& requested, SqlQuery const& query
   }
   RecordStreamMetrics(request, spec, options);
 
-  SqlQuery streamQuery(streamText);
+  cosmos::SqlQuery streamQuery(streamText);
   for (auto const& [name, value] : query.Parameters()) streamQuery.WithJsonParameter(name, value);
   CosmosPageSource source(request, std::move(streamQuery), options, fallback ? &*fallback : nullptr);
   if (request.Transition) ExcludeNewerCopies(request, query, streamText, fallback.has_value(), source);
   return RunMerge(spec, options, source);
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 class QueryPlanCache;
 
 struct FanOutTarget {
   CollectionRef Collection;
-  CosmosClient* Client = nullptr;
+  cosmos::CosmosClient* Client = nullptr;
   // Header values (x-ms-documentdb-partitionkey) of a single-key query: one
   // stream per key, no fan-out inside the collection. Empty: every range.
   std::vector<std::string> PartitionKeys;
@@ -38,7 +38,7 @@ struct FanOutTarget {
 // copy (as point reads with ReadNextThenCurrent find it).
 struct TransitionReads {
   ResolverPtr Next;
-  std::function<CosmosClient&(CollectionRef const&)> ClientFor;
+  std::function<cosmos::CosmosClient&(CollectionRef const&)> ClientFor;
 };
 
 // At most this many documents held by both schemes are left out of one
@@ -66,6 +66,6 @@ struct FanOutRequest {
   std::optional<KeyPinning> Pinning;
 };
 
-FanOutResult ExecuteFanOut(FanOutRequest const& request, SqlQuery const& query, FanOutOptions const& options);
+FanOutResult ExecuteFanOut(FanOutRequest const& request, cosmos::SqlQuery const& query, FanOutOptions const& options);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -7,7 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 constexpr char Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -123,7 +123,7 @@ FanOutToken FanOutToken::Decode(std::string_view text) {
   if (text.size() > MaxTokenBytes) Invalid("too long");
   auto json = Base64UrlDecode(text);
   // Callers hand back whatever they kept; a real token nests 4 levels.
-  if (JsonDepthExceeds(json, 8)) Invalid("nested too deeply");
+  if (docshard::detail::JsonDepthExceeds(json, 8)) Invalid("nested too deeply");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) Invalid("not a docshard token");
@@ -171,4 +171,4 @@ FanOutToken FanOutToken::Decode(std::string_view text) {
   return token;
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

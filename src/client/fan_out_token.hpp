@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 inline constexpr std::size_t MaxTokenBytes = 1 << 20;
 
@@ -56,4 +56,4 @@ struct FanOutToken {
 
 std::uint64_t Fnv1a64(std::string_view bytes, std::uint64_t seed = 1469598103934665603ULL) noexcept;
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

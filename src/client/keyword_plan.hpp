@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 struct KeywordPlan {
   QueryInfo Info;
@@ -33,4 +33,4 @@ struct KeywordPlan {
 
 KeywordPlan AnalyzeWithoutGateway(std::string const& sql);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

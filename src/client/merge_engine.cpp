@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 bool StreamTarget::Before(StreamTarget const& other) const {
   if (Collection != other.Collection) return Collection < other.Collection;
@@ -30,7 +30,7 @@ bool StreamTarget::Before(StreamTarget const& other) const {
 bool IsPartitionRangeGone(std::exception_ptr const& error) {
   try {
     std::rethrow_exception(error);
-  } catch (RequestFailedError const& e) {
+  } catch (cosmos::RequestFailedError const& e) {
     return e.Status() == 410 && e.SubStatus() == 1002;
   } catch (...) {
     return false;
@@ -175,7 +175,7 @@ private:
       s.PageSize = st.PageSize;
       s.SkipOnArrival = static_cast<std::size_t>(st.Skip);
       if (!st.LastKeyJson.empty()) {
-        if (JsonDepthExceeds(st.LastKeyJson, 64))
+        if (docshard::detail::JsonDepthExceeds(st.LastKeyJson, 64))
           throw InvalidArgumentError("invalid continuation token: bad sort key");
         auto key = std::make_shared<rapidjson::Document>();
         key->Parse(st.LastKeyJson.data(), st.LastKeyJson.size());
@@ -811,4 +811,4 @@ FanOutResult RunMerge(MergeSpec const& spec, FanOutOptions const& options, IPage
   return engine.Run();
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 // Where one stream reads from.
 struct StreamTarget {
@@ -95,4 +95,4 @@ struct MergeSpec {
 // Error for runaway paging (a server continuation that repeats).
 FanOutResult RunMerge(MergeSpec const& spec, FanOutOptions const& options, IPageSource& source);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

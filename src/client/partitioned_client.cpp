@@ -27,10 +27,10 @@
 #include <set>
 #include <sstream>
 
-namespace docshard {
+namespace docshard::client {
 
 namespace {
-std::string ReadAccountKey(std::string const& name, AccountConfig const& account) {
+std::string ReadAccountKey(std::string const& name, resolvers::AccountConfig const& account) {
   std::string key;
   if (!account.KeyEnv.empty()) {
     char const* value = std::getenv(account.KeyEnv.c_str());
@@ -72,29 +72,30 @@ void DropByteOrderMark(std::string& json) {
 
 rapidjson::Document ParseDocument(std::string const& json) {
   // The document is parsed, then serialised again (recursively): bound its depth.
-  if (detail::JsonDepthExceeds(json))
-    throw InvalidArgumentError("document nests deeper than " + std::to_string(detail::MaxJsonDepth) + " levels");
+  if (docshard::detail::JsonDepthExceeds(json))
+    throw InvalidArgumentError("document nests deeper than " + std::to_string(docshard::detail::MaxJsonDepth) +
+                               " levels");
   // Numbers exactly: RapidJSON's default parser reads about one random
   // double in five an ulp off (-97570.19231092371), and a number key read off
   // by an ulp hashes as different text and disagrees with the document's own
   // value on the server (partition key header vs body).
   rapidjson::Document doc;
-  auto const parsed = detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag>(doc, json);
+  auto const parsed = docshard::detail::ParseFullPrecision<rapidjson::kParseValidateEncodingFlag>(doc, json);
   if (parsed.IsError())
     throw InvalidArgumentError(std::string("document is not valid JSON: ") +
                                rapidjson::GetParseError_En(parsed.Code()) + " at offset " +
                                std::to_string(parsed.Offset()));
   if (!doc.IsObject()) throw InvalidArgumentError("document must be a JSON object");
   // A repeated name would be routed on one value and stored with another.
-  if (auto d = detail::FindDuplicateMember(doc))
-    throw InvalidArgumentError("document has the member " + detail::QuotedId(d->Name) + " more than once" +
-                               (d->Place.empty() ? std::string() : " in " + detail::QuotedId(d->Place)) +
+  if (auto d = docshard::detail::FindDuplicateMember(doc))
+    throw InvalidArgumentError("document has the member " + docshard::detail::QuotedId(d->Name) + " more than once" +
+                               (d->Place.empty() ? std::string() : " in " + docshard::detail::QuotedId(d->Place)) +
                                "; JSON readers disagree on which one counts: keep one");
   auto id = doc.FindMember("id");
   if (id == doc.MemberEnd() || !id->value.IsString()) throw InvalidArgumentError("document has no string \"id\"");
   std::string_view const idText(id->value.GetString(), id->value.GetStringLength());
-  if (auto problem = detail::DocumentIdProblem(idText); !problem.empty())
-    throw InvalidArgumentError("document id " + detail::QuotedId(idText) + " " + problem);
+  if (auto problem = docshard::detail::DocumentIdProblem(idText); !problem.empty())
+    throw InvalidArgumentError("document id " + docshard::detail::QuotedId(idText) + " " + problem);
   return doc;
 }
 
@@ -123,19 +124,19 @@ RoutedResponse WithRouting(detail::RoutedDiagnostics& diagnostics, Call const& c
 
 }  // namespace
 
-std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme const& scheme,
+std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(resolvers::PartitionScheme const& scheme,
                                                                  PartitionedClientOptions const& options) {
   if (scheme.Accounts().empty())
     throw InvalidArgumentError("the scheme has no \"accounts\": cannot connect to a backend");
-  std::map<std::string, std::shared_ptr<CosmosClient>> accounts;
+  std::map<std::string, std::shared_ptr<cosmos::CosmosClient>> accounts;
   for (auto const& [name, account] : scheme.Accounts()) {
-    CosmosClientOptions o = options.Client;
+    cosmos::CosmosClientOptions o = options.Client;
     o.Endpoint = account.Endpoint;
     o.Key = ReadAccountKey(name, account);
     o.CaFile = account.CaFile;
     if (!account.PreferredRegions.empty()) o.PreferredRegions = account.PreferredRegions;
     try {
-      accounts.emplace(name, std::make_shared<CosmosClient>(std::move(o)));
+      accounts.emplace(name, std::make_shared<cosmos::CosmosClient>(std::move(o)));
     } catch (InvalidArgumentError const& e) {  // e.g. a key that is not base64 (never quoted)
       throw InvalidArgumentError("account \"" + name + "\": " + e.what());
     }
@@ -145,7 +146,7 @@ std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(PartitionScheme
   return client;
 }
 
-PartitionedClient::PartitionedClient(std::map<std::string, std::shared_ptr<CosmosClient>> accounts)
+PartitionedClient::PartitionedClient(std::map<std::string, std::shared_ptr<cosmos::CosmosClient>> accounts)
     : m_accounts(std::move(accounts)), m_plans(std::make_shared<detail::QueryPlanCache>()) {
   if (m_accounts.empty()) throw InvalidArgumentError("PartitionedClient needs at least one account");
   for (auto const& [name, client] : m_accounts)
@@ -169,7 +170,7 @@ PartitionedClient::Published PartitionedClient::Snapshot(std::string const& name
 ResolverPtr PartitionedClient::GetResolver(std::string const& name) const { return Snapshot(name).Resolver; }
 std::int64_t PartitionedClient::GetEpoch(std::string const& name) const { return Snapshot(name).Epoch; }
 
-CosmosClient& PartitionedClient::Account(std::string const& name) const {
+cosmos::CosmosClient& PartitionedClient::Account(std::string const& name) const {
   auto it = m_accounts.find(name);
   if (it == m_accounts.end()) throw InvalidArgumentError("unknown account \"" + name + "\"");
   return *it->second;
@@ -190,13 +191,13 @@ void PartitionedClient::Trace(RoutingTrace const& trace) const {
   if (hook) (*hook)(trace);
 }
 
-PartitionKeyValue PartitionedClient::HeaderValue(PartitionKey const& key) {
+cosmos::PartitionKeyValue PartitionedClient::HeaderValue(PartitionKey const& key) {
   auto const& k = key.GetKind() == PartitionKey::Kind::Composite ? key.AsComposite().front() : key;
   // A string key goes straight to the header form: the JSON round trip below
   // cost ~2,600 instructions, a third of what routing added to a point read
   // (callgrind, docs/benchmarks.md "Routed vs direct point reads").
-  if (k.GetKind() == PartitionKey::Kind::String) return PartitionKeyValue(k.AsString());
-  return PartitionKeyValue::FromJson(k.ToJson());
+  if (k.GetKind() == PartitionKey::Kind::String) return cosmos::PartitionKeyValue(k.AsString());
+  return cosmos::PartitionKeyValue::FromJson(k.ToJson());
 }
 
 void PartitionedClient::CreateCollectionsIfMissing(std::string const& resolverName) {
@@ -294,7 +295,7 @@ RoutedResponse PartitionedClient::OnCandidates(char const* operation, std::strin
         diagnostics.Add(response.Diagnostics());
         if (!first) first = RoutedResponse{std::move(response), c};
         if (!everyCandidate) break;
-      } catch (NotFoundError const& miss) {
+      } catch (cosmos::NotFoundError const& miss) {
         diagnostics.Add(miss.Diagnostics());
         lastMiss = std::current_exception();  // try the next candidate
       }
@@ -387,13 +388,13 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
     };
     return OnCandidates(
         "delete", options.Resolver, snapshot,
-        TransitionPartitionResolver(transition->Current, transition->Next, TransitionReadMode::ReadBoth), key, true,
-        afterTombstone);
+        resolvers::TransitionPartitionResolver(transition->Current, transition->Next, TransitionReadMode::ReadBoth),
+        key, true, afterTombstone);
   }
   return OnCandidates("delete", options.Resolver, snapshot, *snapshot.Resolver, key, true, attempt);
 }
 
-FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const& options) {
+FanOutResult PartitionedClient::Query(cosmos::SqlQuery const& query, FanOutOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
   auto selector = options.Selector.value_or(ReadSelector::All());
   detail::FanOutRequest request;
@@ -468,7 +469,7 @@ FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const
     auto mode = transition->ReadMode;
     if (mode == TransitionReadMode::ReadBoth || mode == TransitionReadMode::ReadNextThenCurrent) {
       request.Transition = detail::TransitionReads{
-          transition->Next, [this](CollectionRef const& c) -> CosmosClient& { return Account(c.Account()); }};
+          transition->Next, [this](CollectionRef const& c) -> cosmos::CosmosClient& { return Account(c.Account()); }};
     }
   }
   if (m_tracing.load(std::memory_order_relaxed)) {
@@ -480,4 +481,4 @@ FanOutResult PartitionedClient::Query(SqlQuery const& query, FanOutOptions const
   return detail::ExecuteFanOut(request, query, options);
 }
 
-}  // namespace docshard
+}  // namespace docshard::client

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-namespace docshard {
+namespace docshard::client {
 
 std::string_view SupportedQueryFeatures() noexcept {
   // Exactly what the merge implements. Not declared: NonStreamingOrderBy
@@ -86,7 +86,7 @@ char const* AggregateName(AggregateKind kind) noexcept {
 }
 
 PartitionedQueryPlan ParseQueryPlan(std::string_view json, std::string const& sql) {
-  if (JsonDepthExceeds(json, 64)) Malformed("nested too deeply");
+  if (docshard::detail::JsonDepthExceeds(json, 64)) Malformed("nested too deeply");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) Malformed("not a JSON object");
@@ -215,4 +215,4 @@ std::string StreamQueryText(QueryInfo const& info, std::string const& originalSq
 }
 
 }  // namespace detail
-}  // namespace docshard
+}  // namespace docshard::client

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 enum class SortOrder { Ascending, Descending };
 enum class DistinctType { None, Ordered, Unordered };
@@ -69,4 +69,4 @@ PartitionedQueryPlan ParseQueryPlan(std::string_view json, std::string const& sq
 // never needs the SDK's resume filter.
 std::string StreamQueryText(QueryInfo const& info, std::string const& originalSql);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

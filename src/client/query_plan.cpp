@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 // The query with string literals blanked out and upper-cased, so keyword
@@ -220,4 +220,4 @@ KeywordPlan AnalyzeWithoutGateway(std::string const& sql) {
   return plan;
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

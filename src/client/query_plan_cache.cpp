@@ -15,7 +15,7 @@
 
 #include "docshard/cosmos/partition_key_range.hpp"
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 // "... the calling client does not support: NonStreamingOrderBy" -> the features.
@@ -35,11 +35,11 @@ std::optional<std::string> UnsupportedFeatures(std::string const& body) {
 }
 }  // namespace
 
-std::string QueryPlanCache::Key(CosmosClient const& client, CollectionRef const& collection) {
+std::string QueryPlanCache::Key(cosmos::CosmosClient const& client, CollectionRef const& collection) {
   return client.Endpoint() + "|" + collection.Link();
 }
 
-std::string QueryPlanCache::PartitionKeyDefinition(CosmosClient& client, CollectionRef const& collection) {
+std::string QueryPlanCache::PartitionKeyDefinition(cosmos::CosmosClient& client, CollectionRef const& collection) {
   auto const key = Key(client, collection);
   {
     std::lock_guard lock(m_mutex);
@@ -48,8 +48,8 @@ std::string QueryPlanCache::PartitionKeyDefinition(CosmosClient& client, Collect
   return Remember(key, client.ReadCollection(collection.Link()));
 }
 
-std::string QueryPlanCache::Remember(std::string const& key, CosmosResponse const& collection) {
-  auto body = detail::ParseBody(collection);
+std::string QueryPlanCache::Remember(std::string const& key, cosmos::CosmosResponse const& collection) {
+  auto body = cosmos::detail::ParseBody(collection);
   std::string definition;
   if (body.IsObject())
     if (auto pk = body.FindMember("partitionKey"); pk != body.MemberEnd()) definition = CanonicalJson(pk->value);
@@ -60,7 +60,7 @@ std::string QueryPlanCache::Remember(std::string const& key, CosmosResponse cons
 }
 
 std::vector<std::exception_ptr>
-QueryPlanCache::Prepare(std::vector<std::pair<CosmosClient*, CollectionRef>> const& collections,
+QueryPlanCache::Prepare(std::vector<std::pair<cosmos::CosmosClient*, CollectionRef>> const& collections,
                         std::vector<bool> const& withRanges) {
   std::vector<std::exception_ptr> errors(collections.size());
   std::vector<std::size_t> unseen;
@@ -73,15 +73,15 @@ QueryPlanCache::Prepare(std::vector<std::pair<CosmosClient*, CollectionRef>> con
     }
   }
   if (unseen.size() < 2) return errors;  // nothing to overlap
-  std::vector<std::future<CosmosResponse>> definitions;
-  std::vector<std::future<std::vector<PartitionKeyRange>>> ranges;
+  std::vector<std::future<cosmos::CosmosResponse>> definitions;
+  std::vector<std::future<std::vector<cosmos::PartitionKeyRange>>> ranges;
   for (auto i : unseen) {
     auto& client = *collections[i].first;
     auto const& link = collections[i].second.Link();
-    definitions.push_back(client.AsyncSend(CosmosRequests::ReadCollection(link), boost::asio::use_future));
+    definitions.push_back(client.AsyncSend(cosmos::CosmosRequests::ReadCollection(link), boost::asio::use_future));
     if (i < withRanges.size() && withRanges[i])
-      ranges.push_back(client.PartitionKeyRanges().AsyncGetOverlappingRanges(link, MinimumEpk, MaximumEpk, false,
-                                                                             boost::asio::use_future));
+      ranges.push_back(client.PartitionKeyRanges().AsyncGetOverlappingRanges(
+          link, cosmos::MinimumEpk, cosmos::MaximumEpk, false, boost::asio::use_future));
   }
   for (std::size_t j = 0; j < unseen.size(); ++j) {
     try {
@@ -100,8 +100,8 @@ QueryPlanCache::Prepare(std::vector<std::pair<CosmosClient*, CollectionRef>> con
   return errors;
 }
 
-std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, CollectionRef const& collection,
-                                                         SqlQuery const& query) {
+std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(cosmos::CosmosClient& client, CollectionRef const& collection,
+                                                         cosmos::SqlQuery const& query) {
   auto const key = PartitionKeyDefinition(client, collection) + "\n" + query.ToJson();
   {
     std::lock_guard lock(m_mutex);
@@ -119,7 +119,7 @@ std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, C
     else if (body.find("\"Documents\"") == std::string::npos)
       throw Error(ErrorCode::Internal, "the query plan request for " + collection.Text() +
                                            " was answered with neither a plan nor documents");
-  } catch (BadRequestError const& e) {
+  } catch (cosmos::BadRequestError const& e) {
     if (auto features = UnsupportedFeatures(e.Body())) throw UnsupportedQueryError(*features, query.Text());
     throw;
   }
@@ -130,7 +130,7 @@ std::optional<PartitionedQueryPlan> QueryPlanCache::Plan(CosmosClient& client, C
 }
 
 namespace {
-std::vector<RangeSpan> Spans(std::vector<PartitionKeyRange> const& ranges) {
+std::vector<RangeSpan> Spans(std::vector<cosmos::PartitionKeyRange> const& ranges) {
   std::vector<RangeSpan> out;
   out.reserve(ranges.size());
   for (auto const& r : ranges) out.push_back({r.Id, r.MinInclusive, r.MaxExclusive});
@@ -138,26 +138,26 @@ std::vector<RangeSpan> Spans(std::vector<PartitionKeyRange> const& ranges) {
 }
 }  // namespace
 
-std::vector<RangeSpan> QueryPlanCache::Ranges(CosmosClient& client, CollectionRef const& collection,
+std::vector<RangeSpan> QueryPlanCache::Ranges(cosmos::CosmosClient& client, CollectionRef const& collection,
                                               std::string const& min, std::string const& max) {
   try {
     return Spans(client.PartitionKeyRanges().GetOverlappingRanges(collection.Link(), min, max));
-  } catch (NotFoundError const&) {
+  } catch (cosmos::NotFoundError const&) {
     throw;  // the collection does not exist
-  } catch (RequestFailedError const&) {
+  } catch (cosmos::RequestFailedError const&) {
     throw;
   } catch (Error const& e) {
     // A server whose pkranges are no complete cover (or none): the whole
     // collection is one stream, read without a range id.
     if (e.Code() != ErrorCode::Internal) throw;
-    return {RangeSpan{"", std::string(MinimumEpk), std::string(MaximumEpk)}};
+    return {RangeSpan{"", std::string(cosmos::MinimumEpk), std::string(cosmos::MaximumEpk)}};
   }
 }
 
-std::vector<RangeSpan> QueryPlanCache::RangesReplacing(CosmosClient& client, CollectionRef const& collection,
+std::vector<RangeSpan> QueryPlanCache::RangesReplacing(cosmos::CosmosClient& client, CollectionRef const& collection,
                                                        std::string const& goneId, std::string const& min,
                                                        std::string const& max) {
   return Spans(client.PartitionKeyRanges().GetRangesReplacing(collection.Link(), goneId, min, max));
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

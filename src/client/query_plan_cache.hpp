@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 class QueryPlanCache {
 public:
@@ -36,35 +36,36 @@ public:
   // first stream). Returns, per collection, the error its definition read
   // gave (null: read, or seen before), for the caller to report as Plan()
   // would; a failed range read is not cached, so Ranges() asks again.
-  std::vector<std::exception_ptr> Prepare(std::vector<std::pair<CosmosClient*, CollectionRef>> const& collections,
-                                          std::vector<bool> const& withRanges);
+  std::vector<std::exception_ptr>
+  Prepare(std::vector<std::pair<cosmos::CosmosClient*, CollectionRef>> const& collections,
+          std::vector<bool> const& withRanges);
 
   // The plan of `query` for `collection`, or nothing when the server
   // answers no query-plan requests (a plain query comes back instead).
   // Throws UnsupportedQueryError when the gateway says the query needs a
   // feature docshard does not declare, BadRequestError for bad SQL.
-  std::optional<PartitionedQueryPlan> Plan(CosmosClient& client, CollectionRef const& collection,
-                                           SqlQuery const& query);
+  std::optional<PartitionedQueryPlan> Plan(cosmos::CosmosClient& client, CollectionRef const& collection,
+                                           cosmos::SqlQuery const& query);
 
   // The partition key ranges of `collection` overlapping [min, max) (min ==
   // max: the range holding that EPK), in EPK order. A server that lists no
   // usable ranges gives one range with id "" (the whole collection).
-  static std::vector<RangeSpan> Ranges(CosmosClient& client, CollectionRef const& collection, std::string const& min,
-                                       std::string const& max);
+  static std::vector<RangeSpan> Ranges(cosmos::CosmosClient& client, CollectionRef const& collection,
+                                       std::string const& min, std::string const& max);
   // After a 410/1002 on range `goneId`: the ranges now covering [min, max).
-  static std::vector<RangeSpan> RangesReplacing(CosmosClient& client, CollectionRef const& collection,
+  static std::vector<RangeSpan> RangesReplacing(cosmos::CosmosClient& client, CollectionRef const& collection,
                                                 std::string const& goneId, std::string const& min,
                                                 std::string const& max);
 
 private:
-  std::string PartitionKeyDefinition(CosmosClient& client, CollectionRef const& collection);
+  std::string PartitionKeyDefinition(cosmos::CosmosClient& client, CollectionRef const& collection);
   // Caches the definition a collection resource carries, and returns it.
-  std::string Remember(std::string const& key, CosmosResponse const& collection);
-  static std::string Key(CosmosClient const& client, CollectionRef const& collection);
+  std::string Remember(std::string const& key, cosmos::CosmosResponse const& collection);
+  static std::string Key(cosmos::CosmosClient const& client, CollectionRef const& collection);
 
   std::mutex m_mutex;
   std::map<std::string, std::string> m_definitions;                    // collection -> pk definition
   std::map<std::string, std::optional<PartitionedQueryPlan>> m_plans;  // definition + query -> plan
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

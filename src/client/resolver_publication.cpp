@@ -8,7 +8,7 @@
 
 #include <mutex>
 
-namespace docshard {
+namespace docshard::client {
 
 void PartitionedClient::ValidateForPublication(std::string const& name, ResolverPtr const& resolver) const {
   if (!resolver) throw InvalidArgumentError("resolver \"" + name + "\": null resolver");
@@ -46,4 +46,4 @@ bool PartitionedClient::SetResolverIfNewer(std::string const& name, ResolverPtr 
   return true;
 }
 
-}  // namespace docshard
+}  // namespace docshard::client

@@ -2,7 +2,7 @@
 
 #include <iterator>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 std::shared_ptr<OperationDiagnostics const>
 RoutedDiagnostics::Build(std::shared_ptr<OperationDiagnostics const> answer) {
@@ -53,4 +53,4 @@ RoutedDiagnostics::Build(std::shared_ptr<OperationDiagnostics const> answer) {
   return out;
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 class RoutedDiagnostics {
 public:
@@ -49,4 +49,4 @@ private:
   std::vector<std::shared_ptr<OperationDiagnostics const>> m_parts;
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -6,7 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 constexpr char const* CollectionName = "docshard-tombstones";
@@ -15,7 +15,7 @@ constexpr char const* KeyPath = "/pk";
 // {"id": id, "pk": <the header's value>, "docshardTombstone": 1}: the
 // tombstone collection is partitioned on /pk, so its partition key header is
 // the deleted document's own.
-std::string TombstoneJson(std::string_view id, PartitionKeyValue const& key) {
+std::string TombstoneJson(std::string_view id, cosmos::PartitionKeyValue const& key) {
   rapidjson::Document header;
   header.Parse(key.HeaderValue().c_str());
   if (header.HasParseError() || !header.IsArray() || header.Empty())
@@ -36,13 +36,13 @@ CollectionRef TombstoneCollection(CollectionRef const& target) {
   return CollectionRef::Parse(target.Account() + ":dbs/" + target.Database() + "/colls/" + CollectionName);
 }
 
-void WriteTombstone(CosmosClient& client, CollectionRef const& target, std::string_view id,
-                    PartitionKeyValue const& key) {
+void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                    cosmos::PartitionKeyValue const& key) {
   auto const where = TombstoneCollection(target);
   auto json = TombstoneJson(id, key);
   try {
     client.UpsertDocument(where.Link(), json, key);
-  } catch (NotFoundError const&) {
+  } catch (cosmos::NotFoundError const&) {
     // The first delete of the transition in this database: make the
     // collection, then write (before anything is deleted, so nothing is lost
     // when this fails).
@@ -52,9 +52,9 @@ void WriteTombstone(CosmosClient& client, CollectionRef const& target, std::stri
   }
 }
 
-CosmosResponse ReplaceTombstone(CosmosClient& client, CollectionRef const& target, std::string_view id,
-                                PartitionKeyValue const& key) {
+cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                                        cosmos::PartitionKeyValue const& key) {
   return client.ReplaceDocument(TombstoneCollection(target).Link(), id, TombstoneJson(id, key), key);
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

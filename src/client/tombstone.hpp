@@ -15,7 +15,7 @@
 
 #include <string_view>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 // The collection holding the tombstones of documents `target` would hold.
 CollectionRef TombstoneCollection(CollectionRef const& target);
@@ -23,15 +23,15 @@ CollectionRef TombstoneCollection(CollectionRef const& target);
 // Records that the application is deleting (id, key) whose next-scheme home
 // is `target`; creates the tombstone collection when it is missing. Throws
 // what the client throws.
-void WriteTombstone(CosmosClient& client, CollectionRef const& target, std::string_view id,
-                    PartitionKeyValue const& key);
+void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                    cosmos::PartitionKeyValue const& key);
 
 // Whether a tombstone of (id, key) exists, decided by the service's primary:
 // a replace of the tombstone by itself, which succeeds when there is one and
 // throws NotFoundError when there is none (nor a tombstone collection yet).
 // A write, so that it sees every tombstone written before it, by any process,
 // whatever replica a read would reach.
-CosmosResponse ReplaceTombstone(CosmosClient& client, CollectionRef const& target, std::string_view id,
-                                PartitionKeyValue const& key);
+cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                                        cosmos::PartitionKeyValue const& key);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

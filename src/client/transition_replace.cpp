@@ -3,7 +3,7 @@
 #include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 namespace {
 bool SameCollection(CollectionRef const& a, CollectionRef const& b) {
@@ -23,52 +23,53 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
   CollectionRef const target = transition.Next->ResolveForCreate(document);
   auto const header = PartitionedClient::HeaderValue(key);
   auto& targetClient = client.Account(target.Account());
-  RequestOptions plain;
+  cosmos::RequestOptions plain;
   plain.Timeout = options.Request.Timeout;
   // Each round succeeds, or saw the migrator copy the document into next
   // (409), after which the replace in next succeeds.
   for (int round = 0; round < 8; ++round) {
     try {
       return {targetClient.ReplaceDocument(target.Link(), id, documentJson, header, options.Request), target};
-    } catch (NotFoundError const&) {}
+    } catch (cosmos::NotFoundError const&) {}
     bool copiedMeanwhile = false;
     for (auto const& c : transition.Current->ResolveForRead(ReadSelector::Key(key))) {
       if (SameCollection(c, target)) continue;
       auto& source = client.Account(c.Account());
-      CosmosResponse existing;
+      cosmos::CosmosResponse existing;
       try {
         existing = source.ReadDocument(c.Link(), id, header, plain);
-      } catch (NotFoundError const&) {
+      } catch (cosmos::NotFoundError const&) {
         continue;
       }
       auto const etag = existing.ETag();
       if (options.Request.IfMatchETag && *options.Request.IfMatchETag != etag)
-        ThrowRequestFailed("ReplaceDocument", c.Link() + "/docs/" + std::string(id), 412, 0, "",
-                           R"({"code":"PreconditionFailed","message":"the document's _etag differs from If-Match"})");
-      CosmosResponse created;
+        cosmos::ThrowRequestFailed(
+            "ReplaceDocument", c.Link() + "/docs/" + std::string(id), 412, 0, "",
+            R"({"code":"PreconditionFailed","message":"the document's _etag differs from If-Match"})");
+      cosmos::CosmosResponse created;
       try {
         created = targetClient.CreateDocument(target.Link(), documentJson, header, plain);
-      } catch (ConflictError const&) {
+      } catch (cosmos::ConflictError const&) {
         copiedMeanwhile = true;
         break;
       }
-      RequestOptions ifMatch = plain;
+      cosmos::RequestOptions ifMatch = plain;
       ifMatch.IfMatchETag = etag;
       try {
         source.DeleteDocument(c.Link(), id, header, ifMatch);
-      } catch (NotFoundError const&) {
+      } catch (cosmos::NotFoundError const&) {
         // the migrator removed it after copying; our newer version in next stays
-      } catch (PreconditionFailedError const&) {
+      } catch (cosmos::PreconditionFailedError const&) {
         // changed by a writer outside the transition; the migrator keeps ours (it differs)
       }
       return {std::move(created), target};
     }
     if (!copiedMeanwhile)
-      ThrowRequestFailed(
+      cosmos::ThrowRequestFailed(
           "ReplaceDocument", target.Link() + "/docs/" + std::string(id), 404, 0, "",
           R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
   }
   throw Error(ErrorCode::Internal, "replace of \"" + std::string(id) + "\" kept racing a migration; try again");
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -7,7 +7,7 @@
 
 #include <rapidjson/document.h>
 
-namespace docshard::detail {
+namespace docshard::client::detail {
 
 // Replaces the document in next's collection for it; when it is only in one
 // of current's collections, creates it in next and then deletes the current
@@ -17,4 +17,4 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
                                    rapidjson::Value const& document, std::string_view id, PartitionKey const& key,
                                    std::string const& documentJson, OperationOptions const& options);
 
-}  // namespace docshard::detail
+}  // namespace docshard::client::detail

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -117,4 +117,4 @@ bool CollectionRoutingMap::IsGone(std::string_view id) const noexcept {
   return std::binary_search(m_goneIds.begin(), m_goneIds.end(), id);
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -1,6 +1,6 @@
 #include <docshard/cosmos/consistency_level.hpp>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 std::string_view ToString(ConsistencyLevel level) noexcept {
   switch (level) {
@@ -20,4 +20,4 @@ std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text) noe
   return std::nullopt;
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -33,7 +33,7 @@
 #include <optional>
 #include <utility>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
@@ -52,7 +52,7 @@ constexpr int MaxRegionFailovers = 16;
 constexpr milliseconds ConnectionSampleEvery{1000};
 
 CosmosClientOptions const& CheckedRegions(CosmosClientOptions const& o) {
-  detail::CheckPreferredRegions(o.PreferredRegions, "PreferredRegions");
+  docshard::detail::CheckPreferredRegions(o.PreferredRegions, "PreferredRegions");
   if (o.RegionUnavailableFor < milliseconds(1))
     throw InvalidArgumentError("RegionUnavailableFor must be at least 1 ms (got " +
                                std::to_string(o.RegionUnavailableFor.count()) + " ms)");
@@ -179,8 +179,9 @@ public:
     Handler& operator=(Handler&&) = delete;
     ~Handler() {
       if (m_wait != nullptr)
-        m_wait->Set(std::make_exception_ptr(CancelledError("the client was destroyed with the operation pending")),
-                    std::nullopt);
+        m_wait->Set(
+            std::make_exception_ptr(http::CancelledError("the client was destroyed with the operation pending")),
+            std::nullopt);
     }
     void operator()(std::exception_ptr e, Result r) { std::exchange(m_wait, nullptr)->Set(std::move(e), std::move(r)); }
 
@@ -270,21 +271,21 @@ public:
       try {
         response = co_await m_transport.AsyncSend(Sign(req, m_regionRouting ? &target : nullptr), deadline,
                                                   asio::use_awaitable);
-      } catch (TlsError const&) {
+      } catch (http::TlsError const&) {
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::TlsFailure;
-      } catch (TransportError const& e) {
+      } catch (http::TransportError const& e) {
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::TransportFailure;
         outcome.RequestSent = e.RequestSent();
-      } catch (TimeoutError const& e) {
+      } catch (http::TimeoutError const& e) {
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::Timeout;
         outcome.RequestSent = e.RequestSent();
-      } catch (ResponseTooLargeError const&) {
+      } catch (http::ResponseTooLargeError const&) {
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::ResponseTooLarge;
-      } catch (CancelledError const&) {
+      } catch (http::CancelledError const&) {
         failure = std::current_exception();
         outcome.What = AttemptOutcome::Kind::Cancelled;
       }
@@ -416,7 +417,8 @@ public:
       if (!isRead || !multiRegion || state.ToWriteRegion || state.Failovers >= MaxRegionFailovers) co_return false;
       {
         std::lock_guard lock(m_regionMutex);
-        if (detail::RegionKey(m_router.WriteRegion().Name) == detail::RegionKey(target.Name)) co_return false;
+        if (docshard::detail::RegionKey(m_router.WriteRegion().Name) == docshard::detail::RegionKey(target.Name))
+          co_return false;
       }
       state.ToWriteRegion = true;
       ++state.Failovers;
@@ -457,7 +459,7 @@ public:
     bool const mayHaveExecuted = outcome.What != AttemptOutcome::Kind::Response && outcome.RequestSent;
     if (!isRead && mayHaveExecuted) co_return false;
     auto const next = PickRegion(isRead, state);
-    if (detail::RegionKey(next.Name) == detail::RegionKey(target.Name)) co_return false;
+    if (docshard::detail::RegionKey(next.Name) == docshard::detail::RegionKey(target.Name)) co_return false;
     if (isRead && std::find(state.Failed.begin(), state.Failed.end(), next.Name) != state.Failed.end()) {
       state.Failed.clear();  // every region failed once: wait (policy), then start over
       co_return false;
@@ -731,7 +733,7 @@ public:
     } catch (boost::system::system_error const& e) {
       if (e.code() != asio::error::operation_aborted) throw;
     }
-    throw CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
+    throw http::CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
   }
 
   asio::awaitable<QueryPage> RunForPage(CosmosRequest req) { co_return QueryPage(co_await Run(std::move(req))); }
@@ -893,9 +895,9 @@ CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databa
 CosmosResponse CosmosClient::CreateCollectionIfNotExists(std::string_view databaseId, std::string definitionJson) {
   // The caller's text is parsed recursively: bound its depth first, as every
   // other JSON entry point does.
-  if (detail::JsonDepthExceeds(definitionJson))
-    throw InvalidArgumentError("collection definition nests deeper than " + std::to_string(detail::MaxJsonDepth) +
-                               " levels");
+  if (docshard::detail::JsonDepthExceeds(definitionJson))
+    throw InvalidArgumentError("collection definition nests deeper than " +
+                               std::to_string(docshard::detail::MaxJsonDepth) + " levels");
   rapidjson::Document def;
   def.Parse(definitionJson.data(), definitionJson.size());
   if (def.HasParseError() || !def.IsObject() || !def.HasMember("id") || !def["id"].IsString())
@@ -1071,4 +1073,4 @@ CosmosRequest CosmosClient::ReadFeedRequest(std::string_view collectionLink, std
   return CosmosRequests::ReadFeed(collectionLink, continuation, options);
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

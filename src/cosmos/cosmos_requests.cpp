@@ -7,7 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-namespace docshard::CosmosRequests {
+namespace docshard::cosmos::CosmosRequests {
 
 using detail::CheckCollectionLink;
 using detail::CheckId;
@@ -258,4 +258,4 @@ std::string CollectionDefinition(std::string_view collectionId, std::string_view
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-}  // namespace docshard::CosmosRequests
+}  // namespace docshard::cosmos::CosmosRequests

@@ -10,7 +10,7 @@
 
 #include <string_view>
 
-namespace docshard::CosmosRequests {
+namespace docshard::cosmos::CosmosRequests {
 
 CosmosRequest CreateDatabase(std::string_view databaseId);
 CosmosRequest ReadDatabase(std::string_view databaseId);
@@ -61,4 +61,4 @@ inline constexpr char const* QueryVersion = "1.4";
 // {"id":..,"partitionKey":{"paths":[path],"kind":"Hash"}}
 std::string CollectionDefinition(std::string_view collectionId, std::string_view partitionKeyPath);
 
-}  // namespace docshard::CosmosRequests
+}  // namespace docshard::cosmos::CosmosRequests

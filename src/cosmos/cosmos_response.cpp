@@ -9,7 +9,7 @@
 
 #include <cstdlib>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 CosmosResponse::CosmosResponse(unsigned status, http::HttpHeaders headers, std::string body, int retries,
                                std::shared_ptr<OperationDiagnostics const> diagnostics)
@@ -42,14 +42,15 @@ rapidjson::Document ParseBody(CosmosResponse const& response) {
   auto const& body = response.Body();
   // The body comes from the network: bound its depth before RapidJSON's
   // recursive parser (and later recursive copies) see it.
-  if (JsonDepthExceeds(body))
-    throw Error(ErrorCode::Internal, "response body nests deeper than " + std::to_string(MaxJsonDepth) +
-                                         " levels (status " + std::to_string(response.Status()) + ")");
+  if (docshard::detail::JsonDepthExceeds(body))
+    throw Error(ErrorCode::Internal, "response body nests deeper than " +
+                                         std::to_string(docshard::detail::MaxJsonDepth) + " levels (status " +
+                                         std::to_string(response.Status()) + ")");
   // Numbers exactly (see core/full_precision_json.hpp): documents read here
   // are routed by their keys, merged by ORDER BY values and copied by the
   // migrator; an ulp off would move or change them.
   rapidjson::Document doc;
-  if (ParseFullPrecision<0>(doc, body).IsError())
+  if (docshard::detail::ParseFullPrecision<0>(doc, body).IsError())
     throw Error(ErrorCode::Internal, "response body is not JSON (status " + std::to_string(response.Status()) + ")");
   return doc;
 }
@@ -61,4 +62,4 @@ JsonValue CosmosResponse::Json() const {
   return JsonInterop::Adopt(std::make_shared<rapidjson::Document>(detail::ParseBody(*this)));
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

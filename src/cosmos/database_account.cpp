@@ -10,7 +10,7 @@
 
 #include <set>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 namespace {
 
@@ -26,7 +26,7 @@ std::vector<AccountLocation> Locations(rapidjson::Value const& account, char con
     auto name = location.FindMember("name");
     auto endpoint = location.FindMember("databaseAccountEndpoint");
     if (name == location.MemberEnd() || !name->value.IsString() ||
-        !RegionNameProblem({name->value.GetString(), name->value.GetStringLength()}).empty())
+        !docshard::detail::RegionNameProblem({name->value.GetString(), name->value.GetStringLength()}).empty())
       throw InvalidArgumentError(std::string("account: an entry of ") + member + " has no valid \"name\"");
     std::string regionName(name->value.GetString(), name->value.GetStringLength());
     if (endpoint == location.MemberEnd() || !endpoint->value.IsString())
@@ -35,7 +35,7 @@ std::vector<AccountLocation> Locations(rapidjson::Value const& account, char con
     // Parse throws InvalidArgumentError for anything but https://host[:port][/].
     auto const parsed =
         http::Endpoint::Parse({endpoint->value.GetString(), endpoint->value.GetStringLength()}).ToString();
-    if (!seen.insert(RegionKey(regionName)).second) continue;
+    if (!seen.insert(docshard::detail::RegionKey(regionName)).second) continue;
     out.push_back({std::move(regionName), parsed});
   }
   return out;
@@ -44,7 +44,7 @@ std::vector<AccountLocation> Locations(rapidjson::Value const& account, char con
 }  // namespace
 
 DatabaseAccount ParseDatabaseAccount(std::string_view json) {
-  if (JsonDepthExceeds(json)) throw InvalidArgumentError("account: nests too deep");
+  if (docshard::detail::JsonDepthExceeds(json)) throw InvalidArgumentError("account: nests too deep");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) throw InvalidArgumentError("account: not a JSON object");
@@ -55,4 +55,4 @@ DatabaseAccount ParseDatabaseAccount(std::string_view json) {
   return account;
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 struct AccountLocation {
   std::string Name;      // as the service spells it, e.g. "West US 2"
@@ -24,4 +24,4 @@ struct DatabaseAccount {
 // same name (case and spaces ignored) after the first are dropped.
 DatabaseAccount ParseDatabaseAccount(std::string_view json);
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

@@ -18,7 +18,7 @@
 #include <ostream>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -111,4 +111,4 @@ std::string MasterKey::Sign(std::string_view message) const {
 
 std::ostream& operator<<(std::ostream& os, MasterKey const&) { return os << "MasterKey(redacted)"; }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

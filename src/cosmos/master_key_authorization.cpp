@@ -2,7 +2,7 @@
 
 #include "cosmos/percent_encoding.hpp"
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -46,4 +46,4 @@ std::string MasterKeyAuthorizationHeader(MasterKey const& key, std::string_view 
   return out;
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

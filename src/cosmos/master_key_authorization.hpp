@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // lower(verb)\nlower(resourceType)\nresourceLink\nlower(date)\n\n
 // resourceLink keeps its case and has no leading slash; for a create or a
@@ -17,4 +17,4 @@ std::string MasterKeyStringToSign(std::string_view verb, std::string_view resour
 std::string MasterKeyAuthorizationHeader(MasterKey const& key, std::string_view verb, std::string_view resourceType,
                                          std::string_view resourceLink, std::string_view httpDate);
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

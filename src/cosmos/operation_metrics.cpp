@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 namespace {
 
@@ -149,4 +149,4 @@ void RecordConnectionMetrics(Meter const& meter, http::HttpTransportStatistics c
                {{"db.client.connection.state", "used"}, {"server.address", serverAddress}});
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

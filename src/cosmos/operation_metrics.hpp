@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 // OpenTelemetry's db.operation.name for a docshard operation name:
 // "ReadDocument" -> "read_item", "QueryDocuments" -> "query_items", ...;
@@ -27,4 +27,4 @@ void RecordOperationMetrics(Meter const& meter, OperationDiagnostics const& diag
 void RecordConnectionMetrics(Meter const& meter, http::HttpTransportStatistics const& statistics,
                              std::string_view serverAddress);
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

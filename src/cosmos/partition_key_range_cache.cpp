@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace asio = boost::asio;
 using Snapshot = PartitionKeyRangeCache::Snapshot;
@@ -368,4 +368,4 @@ void PartitionKeyRangeCache::InvalidateDatabase(std::string_view databaseId) {
 
 std::uint64_t PartitionKeyRangeCache::ReadCount() const noexcept { return m_state->Reads.load(); }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

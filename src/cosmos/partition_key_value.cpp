@@ -10,7 +10,7 @@
 
 #include <cmath>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -92,7 +92,7 @@ PartitionKeyValue::PartitionKeyValue(std::string_view value) {
   // JSON.stringify's escapes (lower-case \u00xx for control characters), so
   // the header is byte for byte what the official SDK sends.
   std::string json = "[";
-  detail::AppendJsonString(json, value);
+  docshard::detail::AppendJsonString(json, value);
   json += ']';
   m_header = EscapeNonAscii(json);
 }
@@ -129,4 +129,4 @@ PartitionKeyValue PartitionKeyValue::FromJson(std::string_view json) {
   throw InvalidArgumentError("partition key must be a string, number, boolean or a non-empty array of those");
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -1,6 +1,6 @@
 #include "cosmos/percent_encoding.hpp"
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 void AppendPercentEncoded(std::string& out, std::string_view bytes, PercentKeepSet const& keep) {
   static constexpr char hex[] = "0123456789ABCDEF";
@@ -19,4 +19,4 @@ void AppendPercentEncoded(std::string& out, std::string_view bytes, PercentKeepS
   }
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 // Which bytes go through unencoded.
 using PercentKeepSet = std::array<bool, 256>;
@@ -26,4 +26,4 @@ constexpr PercentKeepSet MakePercentKeepSet(std::string_view extra) {
 // Appends `bytes` to `out`, encoding every byte not in `keep`.
 void AppendPercentEncoded(std::string& out, std::string_view bytes, PercentKeepSet const& keep);
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

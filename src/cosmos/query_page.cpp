@@ -7,7 +7,7 @@
 
 #include <memory>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 rapidjson::Value const& EmptyArray() {
@@ -35,4 +35,4 @@ JsonView QueryPage::Documents() const {
 
 std::size_t QueryPage::Count() const { return JsonInterop::Value(Documents()).Size(); }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::uint64_t CountDocumentsByRange(CosmosClient& client, std::string_view colle
   return total;
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

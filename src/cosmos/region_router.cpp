@@ -4,12 +4,12 @@
 
 #include <algorithm>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 RegionRouter::RegionRouter(std::string globalEndpoint, std::vector<std::string> const& preferredRegions,
                            std::chrono::milliseconds unavailableFor)
     : m_global(std::move(globalEndpoint)), m_unavailableFor(unavailableFor) {
-  for (auto const& name : preferredRegions) m_preferredKeys.push_back(RegionKey(name));
+  for (auto const& name : preferredRegions) m_preferredKeys.push_back(docshard::detail::RegionKey(name));
 }
 
 namespace {
@@ -27,9 +27,10 @@ bool RegionRouter::Update(DatabaseAccount account) {
   m_readBase.clear();
   for (auto const& key : m_preferredKeys)
     for (auto const& location : account.Readable)
-      if (RegionKey(location.Name) == key) m_readBase.push_back(location);
+      if (docshard::detail::RegionKey(location.Name) == key) m_readBase.push_back(location);
   for (auto const& location : account.Readable)
-    if (std::find(m_preferredKeys.begin(), m_preferredKeys.end(), RegionKey(location.Name)) == m_preferredKeys.end())
+    if (std::find(m_preferredKeys.begin(), m_preferredKeys.end(), docshard::detail::RegionKey(location.Name)) ==
+        m_preferredKeys.end())
       m_readBase.push_back(location);
   // An account that lists no readable region still serves reads at its
   // write region.
@@ -63,7 +64,7 @@ RegionTarget RegionRouter::WriteRegion() const {
 }
 
 bool RegionRouter::MarkUnavailable(std::string_view region, RegionUse use, TimePoint now) {
-  auto const key = RegionKey(region);
+  auto const key = docshard::detail::RegionKey(region);
   m_probation.erase(key);
   auto& mark = m_marks[key];
   auto& until = use == RegionUse::Reads ? mark.Reads : mark.Writes;
@@ -73,7 +74,7 @@ bool RegionRouter::MarkUnavailable(std::string_view region, RegionUse use, TimeP
 }
 
 bool RegionRouter::IsMarked(std::string_view region, RegionUse use, TimePoint now) const {
-  auto it = m_marks.find(RegionKey(region));
+  auto it = m_marks.find(docshard::detail::RegionKey(region));
   if (it == m_marks.end()) return false;
   auto const& until = use == RegionUse::Reads ? it->second.Reads : it->second.Writes;
   return until && *until > now;
@@ -96,7 +97,7 @@ bool RegionRouter::ExpireMarks(TimePoint now) {
 
 bool RegionRouter::RecordSuccess(std::string_view region) {
   if (m_probation.empty()) return false;  // the common case: nothing to look up
-  return m_probation.erase(RegionKey(region)) > 0;
+  return m_probation.erase(docshard::detail::RegionKey(region)) > 0;
 }
 
 std::vector<std::string> RegionRouter::AccountEndpoints(TimePoint now) const {
@@ -108,4 +109,4 @@ std::vector<std::string> RegionRouter::AccountEndpoints(TimePoint now) const {
   return endpoints;
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

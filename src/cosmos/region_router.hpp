@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 // Where one attempt goes.
 struct RegionTarget {
@@ -97,4 +97,4 @@ private:
   std::set<std::string> m_probation;        // RegionKeys
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

@@ -4,7 +4,7 @@
 
 #include <rapidjson/document.h>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -34,7 +34,7 @@ std::string ServiceMessage(std::string const& body) {
   std::string text;
   rapidjson::Document doc;
   // An error body too deep to parse safely is quoted as text instead.
-  bool const parsable = !detail::JsonDepthExceeds(body);
+  bool const parsable = !docshard::detail::JsonDepthExceeds(body);
   if (parsable) doc.Parse(body.data(), body.size());
   if (parsable && !doc.HasParseError() && doc.IsObject()) {
     auto it = doc.FindMember("message");
@@ -116,4 +116,4 @@ void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigne
 #undef DOCSHARD_THROW
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -6,7 +6,7 @@
 
 #include <cctype>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 std::string CheckId(std::string_view id, char const* what) {
   if (id.empty()) throw InvalidArgumentError(std::string(what) + " id is empty");
@@ -44,4 +44,4 @@ std::string EncodePath(std::string_view path) {
   return out;
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

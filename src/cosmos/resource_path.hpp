@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 // "dbs/<db>/colls/<coll>" (one leading slash tolerated); throws
 // InvalidArgumentError naming `what` otherwise. Returns it without the slash.
@@ -14,4 +14,4 @@ std::string CheckId(std::string_view id, char const* what);
 // Percent-encodes each segment of an unencoded path; adds the leading slash.
 std::string EncodePath(std::string_view path);
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

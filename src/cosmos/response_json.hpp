@@ -6,11 +6,11 @@
 
 #include <rapidjson/document.h>
 
-namespace docshard::detail {
+namespace docshard::cosmos::detail {
 
 // The body of `response` parsed as CosmosResponse::Json() parses it: depth
 // bounded first, every number exact (core/full_precision_json.hpp). Throws
 // Error(ErrorCode::Internal) when it is not JSON or nests too deep.
 rapidjson::Document ParseBody(CosmosResponse const& response);
 
-}  // namespace docshard::detail
+}  // namespace docshard::cosmos::detail

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 using std::chrono::milliseconds;
 
@@ -84,4 +84,4 @@ std::optional<milliseconds> RetryPolicy::NextDelay(AttemptOutcome const& outcome
   return delay;
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

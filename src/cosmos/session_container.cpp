@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -124,4 +124,4 @@ void SessionContainer::ClearDatabase(std::string_view databaseId) {
   std::erase_if(m_collections, [&](auto const& e) { return e.first.starts_with(prefix); });
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -115,4 +115,4 @@ SessionToken SessionToken::Merge(SessionToken const& other) const {
   return merged;
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

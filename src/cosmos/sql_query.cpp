@@ -10,7 +10,7 @@
 
 #include <cmath>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 namespace {
 
@@ -48,9 +48,9 @@ SqlQuery& SqlQuery::WithParameter(std::string name, bool value) {
 
 SqlQuery& SqlQuery::WithJsonParameter(std::string name, std::string_view json) {
   // Parsed and re-serialised recursively: bound the depth first.
-  if (detail::JsonDepthExceeds(json))
+  if (docshard::detail::JsonDepthExceeds(json))
     throw InvalidArgumentError("query parameter " + name + " nests deeper than " +
-                               std::to_string(detail::MaxJsonDepth) + " levels");
+                               std::to_string(docshard::detail::MaxJsonDepth) + " levels");
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError()) throw InvalidArgumentError("query parameter " + name + " is not valid JSON");
@@ -78,4 +78,4 @@ std::string SqlQuery::ToJson() const {
   });
 }
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace docshard {
+namespace docshard::migration {
 
 CheckpointLock::CheckpointLock(std::filesystem::path const& checkpoint) {
   auto const path = checkpoint.string() + ".lock";
@@ -42,4 +42,4 @@ CheckpointLock::~CheckpointLock() {
   if (m_fd >= 0) ::close(m_fd);  // releases the lock
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

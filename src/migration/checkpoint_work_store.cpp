@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 namespace {
 // A source's stream by the start of its span (spans of a source are disjoint).
-RangeStream* FindStream(CollectionCheckpoint& entry, std::string const& min) {
+cosmos::RangeStream* FindStream(CollectionCheckpoint& entry, std::string const& min) {
   for (auto& r : entry.Ranges)
     if (r.Min == min) return &r;
   return nullptr;
@@ -28,7 +28,7 @@ void CheckpointWorkStore::Save() {
 }
 
 std::map<std::string, CollectionCheckpoint>
-CheckpointWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) {
+CheckpointWorkStore::Open(std::function<std::vector<cosmos::RangeStream>(std::size_t)> const& open) {
   std::lock_guard lock(m_mutex);
   if (!m_path.empty()) {
     m_lock.emplace(m_path);  // one migrator per checkpoint file
@@ -99,11 +99,11 @@ bool CheckpointWorkStore::Commit(WorkItem const& item, PageCounts const& page, b
 
 // The checkpoint replaces the gone stream by streams on the ranges now
 // covering its span, at its position, and those are queued.
-void CheckpointWorkStore::Replace(WorkItem const& gone, std::vector<RangeStream> const& children) {
+void CheckpointWorkStore::Replace(WorkItem const& gone, std::vector<cosmos::RangeStream> const& children) {
   {
     std::lock_guard lock(m_mutex);
     auto& ranges = m_checkpoint.Collections[m_sources[gone.Source].Text()].Ranges;
-    std::erase_if(ranges, [&](RangeStream const& r) { return r.Min == gone.Stream.Min; });
+    std::erase_if(ranges, [&](cosmos::RangeStream const& r) { return r.Min == gone.Stream.Min; });
     ranges.insert(ranges.end(), children.begin(), children.end());
     std::sort(ranges.begin(), ranges.end(), [](auto const& a, auto const& b) { return a.Min < b.Min; });
     Save();
@@ -121,4 +121,4 @@ void CheckpointWorkStore::Complete() {
   Save();
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <optional>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 class CheckpointWorkStore final : public WorkItemStore {
 public:
@@ -24,10 +24,10 @@ public:
                       std::string toHash, std::string read);
 
   std::map<std::string, CollectionCheckpoint>
-  Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
+  Open(std::function<std::vector<cosmos::RangeStream>(std::size_t)> const& open) override;
   std::optional<WorkItem> Take() override;
   bool Commit(WorkItem const& item, PageCounts const& page, bool& sourceDone) override;
-  void Replace(WorkItem const& gone, std::vector<RangeStream> const& children) override;
+  void Replace(WorkItem const& gone, std::vector<cosmos::RangeStream> const& children) override;
   void Finished(WorkItem const& item) override;
   void Stop() override;
   void Complete() override;
@@ -46,4 +46,4 @@ private:
   WorkQueue<WorkItem> m_queue;
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

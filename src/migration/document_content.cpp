@@ -6,7 +6,7 @@
 #include <array>
 #include <string_view>
 
-namespace docshard {
+namespace docshard::migration {
 
 bool IsSystemProperty(std::string_view name) noexcept {
   static constexpr std::array<std::string_view, 5> Names = {"_rid", "_self", "_etag", "_ts", "_attachments"};
@@ -46,4 +46,4 @@ bool SameUserContent(rapidjson::Value const& a, rapidjson::Value const& b) {
   return true;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

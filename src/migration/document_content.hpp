@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace docshard {
+namespace docshard::migration {
 
 // True for _rid, _self, _etag, _ts and _attachments.
 bool IsSystemProperty(std::string_view name) noexcept;
@@ -18,4 +18,4 @@ std::string UserContentJson(rapidjson::Value const& document);
 // properties ignored on both sides.
 bool SameUserContent(rapidjson::Value const& a, rapidjson::Value const& b);
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <thread>
 
-namespace docshard {
+namespace docshard::migration {
 
 namespace {
 // Each round either finishes or observed a concurrent change; a document that
@@ -26,9 +26,9 @@ std::string ETagOf(rapidjson::Value const& document) {
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
-std::string ETagOfResponse(CosmosResponse const& response) {
+std::string ETagOfResponse(cosmos::CosmosResponse const& response) {
   auto etag = response.ETag();
-  return etag.empty() ? ETagOf(detail::ParseBody(response)) : etag;
+  return etag.empty() ? ETagOf(cosmos::detail::ParseBody(response)) : etag;
 }
 
 // Every request of a move passes here once, answered or thrown: into the
@@ -56,7 +56,7 @@ char const* ToString(MoveOutcome outcome) noexcept {
   return "unknown";
 }
 
-DocumentMover::DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target,
+DocumentMover::DocumentMover(cosmos::CosmosClient& source, CollectionRef sourceRef, cosmos::CosmosClient& target,
                              CollectionRef targetRef, TokenBucket& pacer, RequestUnitBudget* budget)
     : m_source(source), m_sourceRef(std::move(sourceRef)), m_target(target), m_targetRef(std::move(targetRef)),
       m_pacer(pacer), m_budget(budget) {}
@@ -65,7 +65,7 @@ DocumentMover::DocumentMover(CosmosClient& source, CollectionRef sourceRef, Cosm
 // spent we pause every worker (the pacer) and try the same request again.
 // Safe: a 429 means the request was not executed.
 template <typename Operation>
-CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operation&& operation) {
+cosmos::CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operation&& operation) {
   for (int attempt = 1;; ++attempt) {
     try {
       auto response = operation();
@@ -75,7 +75,7 @@ CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operation&& ope
       else
         m_pacer.OnSuccess();
       return response;
-    } catch (ThrottledError const& e) {
+    } catch (cosmos::ThrottledError const& e) {
       Record(diagnostics, m_budget, e.Diagnostics());
       if (attempt >= MaxThrottledTries) throw;
       m_pacer.OnThrottled(e.RetryAfter());
@@ -89,7 +89,7 @@ CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operation&& ope
   }
 }
 
-MoveResult DocumentMover::Move(JsonView document, PartitionKeyValue const& partitionKey) {
+MoveResult DocumentMover::Move(JsonView document, cosmos::PartitionKeyValue const& partitionKey) {
   MoveDiagnostics diagnostics;
   diagnostics.Source = m_sourceRef.Text();
   diagnostics.Target = m_targetRef.Text();
@@ -128,7 +128,7 @@ MoveResult DocumentMover::Move(JsonView document, PartitionKeyValue const& parti
   }
 }
 
-MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& partitionKey,
+MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue const& partitionKey,
                                     MoveDiagnostics& diagnostics) {
   auto const& read = JsonInterop::Value(document);
   if (!read.IsObject()) throw InvalidArgumentError("document that is not a JSON object in " + m_sourceRef.Text());
@@ -164,15 +164,15 @@ MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& 
   auto takeOver = [&](std::string const& etag, std::string content) {
     try {
       auto r = Call(diagnostics, [&] {
-        RequestOptions o;
+        cosmos::RequestOptions o;
         o.IfMatchETag = etag;
         return m_target.ReplaceDocument(m_targetRef.Link(), id, std::move(content), partitionKey, o);
       });
       ownETag = ETagOfResponse(r);
       return true;
-    } catch (PreconditionFailedError const&) {
+    } catch (cosmos::PreconditionFailedError const&) {
       return false;
-    } catch (NotFoundError const&) {
+    } catch (cosmos::NotFoundError const&) {
       return false;
     }
   };
@@ -181,9 +181,9 @@ MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& 
   // writes the tombstone before it deletes anything (docs/migration.md).
   auto tombstone = [&] {
     try {
-      Call(diagnostics, [&] { return detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
+      Call(diagnostics, [&] { return client::detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
       return true;
-    } catch (NotFoundError const&) {
+    } catch (cosmos::NotFoundError const&) {
       return false;
     }
   };
@@ -197,12 +197,12 @@ MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& 
       if (createdChain) {
         try {
           Call(diagnostics, [&] {
-            RequestOptions o;
+            cosmos::RequestOptions o;
             o.IfMatchETag = ownETag;
             return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
           });
-        } catch (PreconditionFailedError const&) {
-        } catch (NotFoundError const&) {}
+        } catch (cosmos::PreconditionFailedError const&) {
+        } catch (cosmos::NotFoundError const&) {}
       }
       return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
     }
@@ -219,14 +219,14 @@ MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& 
       createdChain = !ownETag.empty();
       targetHasSource = true;
       if (m_hook) m_hook(MoveStep::TargetWritten, id);
-    } catch (ConflictError const&) {
+    } catch (cosmos::ConflictError const&) {
       rapidjson::Document existing;
       std::string targetETag;
       try {
         auto r = Call(diagnostics, [&] { return m_target.ReadDocument(m_targetRef.Link(), id, partitionKey); });
-        existing = detail::ParseBody(r);
+        existing = cosmos::detail::ParseBody(r);
         targetETag = r.ETag().empty() ? ETagOf(existing) : r.ETag();
-      } catch (NotFoundError const&) {
+      } catch (cosmos::NotFoundError const&) {
         continue;  // deleted between our create and read: copy again
       }
       bool const same = SameUserContent(existing, current);
@@ -255,25 +255,25 @@ MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& 
     bool sourceGone = false;
     try {
       Call(diagnostics, [&] {
-        RequestOptions o;
+        cosmos::RequestOptions o;
         if (!sourceETag.empty()) o.IfMatchETag = sourceETag;
         return m_source.DeleteDocument(m_sourceRef.Link(), id, partitionKey, o);
       });
       result.Outcome = targetHasSource ? MoveOutcome::Moved : MoveOutcome::KeptNewer;
       return result;
-    } catch (PreconditionFailedError const&) {
+    } catch (cosmos::PreconditionFailedError const&) {
       // Changed after our copy: copy the new version.
       try {
         auto r = Call(diagnostics, [&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
-        current = detail::ParseBody(r);
+        current = cosmos::detail::ParseBody(r);
         asTarget(current);
         sourceETag = r.ETag().empty() ? ETagOf(current) : r.ETag();
         ++result.Recopies;
         continue;
-      } catch (NotFoundError const&) {
+      } catch (cosmos::NotFoundError const&) {
         sourceGone = true;
       }
-    } catch (NotFoundError const&) {
+    } catch (cosmos::NotFoundError const&) {
       sourceGone = true;
     }
 
@@ -290,14 +290,14 @@ MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& 
       }
       try {
         Call(diagnostics, [&] {
-          RequestOptions o;
+          cosmos::RequestOptions o;
           o.IfMatchETag = ownETag;
           return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
         });
         result.Outcome = MoveOutcome::Unresurrected;
-      } catch (PreconditionFailedError const&) {
+      } catch (cosmos::PreconditionFailedError const&) {
         result.Outcome = MoveOutcome::KeptNewer;  // written after our copy: kept
-      } catch (NotFoundError const&) {
+      } catch (cosmos::NotFoundError const&) {
         result.Outcome = MoveOutcome::Unresurrected;  // already gone
       }
       return result;
@@ -307,7 +307,7 @@ MoveResult DocumentMover::MoveSteps(JsonView document, PartitionKeyValue const& 
                                        " kept changing during its move; it stays in place for the next run");
 }
 
-MoveResult DocumentMover::AwaitSourceDelete(std::string const& id, PartitionKeyValue const& partitionKey,
+MoveResult DocumentMover::AwaitSourceDelete(std::string const& id, cosmos::PartitionKeyValue const& partitionKey,
                                             MoveResult result, MoveOutcome gone, MoveDiagnostics& diagnostics) {
   // The delete writes its tombstone, then deletes the source: milliseconds
   // apart, unless it failed half-way (then the application must delete the
@@ -316,7 +316,7 @@ MoveResult DocumentMover::AwaitSourceDelete(std::string const& id, PartitionKeyV
   for (int attempt = 0; attempt < 8; ++attempt) {
     try {
       Call(diagnostics, [&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
-    } catch (NotFoundError const&) {
+    } catch (cosmos::NotFoundError const&) {
       result.Outcome = gone;
       return result;
     }
@@ -326,4 +326,4 @@ MoveResult DocumentMover::AwaitSourceDelete(std::string const& id, PartitionKeyV
   return result;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -6,9 +6,9 @@
 
 #include <limits>
 
-namespace docshard {
+namespace docshard::migration {
 
-std::int64_t NextEpoch(PartitionScheme const& from) {
+std::int64_t NextEpoch(resolvers::PartitionScheme const& from) {
   auto const epoch = from.Epoch().value_or(0);
   if (epoch == std::numeric_limits<std::int64_t>::max())
     throw InvalidArgumentError("the old scheme's epoch is " + std::to_string(epoch) +
@@ -20,19 +20,19 @@ namespace {
 // True when any partition key range of the collection holds a document. Each
 // range is asked on its own: the gateway serves a feed over several ranges
 // one range per page, so an empty first page proves nothing.
-bool HoldsDocuments(CosmosClient& account, std::string const& link) {
-  QueryOptions one;
+bool HoldsDocuments(cosmos::CosmosClient& account, std::string const& link) {
+  cosmos::QueryOptions one;
   one.MaxItemCount = 1;
-  auto pending = OpenRangeStreams(account, link);
+  auto pending = cosmos::OpenRangeStreams(account, link);
   while (!pending.empty()) {
     auto stream = std::move(pending.back());
     pending.pop_back();
     while (!stream.Done) {
-      QueryPage page;
+      cosmos::QueryPage page;
       try {
-        page = ReadRangeStreamPage(account, link, stream, one);
-      } catch (PartitionKeyRangeGoneError const&) {
-        for (auto& child : ReplaceGoneRangeStream(account, link, stream)) pending.push_back(std::move(child));
+        page = cosmos::ReadRangeStreamPage(account, link, stream, one);
+      } catch (cosmos::PartitionKeyRangeGoneError const&) {
+        for (auto& child : cosmos::ReplaceGoneRangeStream(account, link, stream)) pending.push_back(std::move(child));
         break;
       }
       if (page.Count() > 0) return true;
@@ -44,8 +44,8 @@ bool HoldsDocuments(CosmosClient& account, std::string const& link) {
 }
 }  // namespace
 
-PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from, PartitionScheme const& to,
-                                std::filesystem::path const& path) {
+resolvers::PartitionScheme FinishMigration(client::PartitionedClient& client, resolvers::PartitionScheme const& from,
+                                           resolvers::PartitionScheme const& to, std::filesystem::path const& path) {
   auto const epoch = NextEpoch(from);
   auto const kept = to.Resolver()->Collections();
   if (kept.empty()) throw InvalidArgumentError("the new scheme names no collection: that would remove every one");
@@ -56,16 +56,16 @@ PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const
     bool holds = false;
     try {
       holds = HoldsDocuments(client.Account(c.Account()), c.Link());
-    } catch (NotFoundError const&) {
+    } catch (cosmos::NotFoundError const&) {
       continue;  // the collection is gone already: nothing stranded
     }
     if (holds)
       throw InvalidArgumentError("collection " + c.Text() +
                                  " is left out of the new scheme but still holds documents; migrate them first");
   }
-  PartitionScheme next(to.Resolver(), epoch, to.Accounts());
+  resolvers::PartitionScheme next(to.Resolver(), epoch, to.Accounts());
   WriteFileAtomically(path, next.Save());
   return next;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

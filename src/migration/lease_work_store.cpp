@@ -8,28 +8,28 @@
 #include <algorithm>
 #include <set>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 namespace {
 
-PartitionKeyValue LeaseKey() { return PartitionKeyValue(MigrationLeasePartition); }
+cosmos::PartitionKeyValue LeaseKey() { return cosmos::PartitionKeyValue(MigrationLeasePartition); }
 
 // Lease writes that failed on the way (a dropped connection, a timeout, a
 // 5xx) are tried again: a write that did happen then answers 412, which
 // only makes this worker give the item up (safe: its progress is kept).
 template <typename Operation>
-CosmosResponse Retried(Operation&& operation) {
+cosmos::CosmosResponse Retried(Operation&& operation) {
   constexpr int Attempts = 5;
   for (int attempt = 1;; ++attempt) {
     try {
       return operation();
-    } catch (TlsError const&) {
+    } catch (http::TlsError const&) {
       throw;
-    } catch (TransportError const&) {
+    } catch (http::TransportError const&) {
       if (attempt >= Attempts) throw;
-    } catch (TimeoutError const&) {
+    } catch (http::TimeoutError const&) {
       if (attempt >= Attempts) throw;
-    } catch (RequestFailedError const& e) {
+    } catch (cosmos::RequestFailedError const& e) {
       if (!e.IsRetryable() && e.Status() < 500) throw;
       if (attempt >= Attempts) throw;
     }
@@ -39,9 +39,9 @@ CosmosResponse Retried(Operation&& operation) {
 
 }  // namespace
 
-LeaseWorkStore::LeaseWorkStore(CosmosClient& client, CollectionRef leaseCollection, MigrationLeaseOptions options,
-                               std::vector<CollectionRef> sources, std::string fromHash, std::string toHash,
-                               std::string read)
+LeaseWorkStore::LeaseWorkStore(cosmos::CosmosClient& client, CollectionRef leaseCollection,
+                               MigrationLeaseOptions options, std::vector<CollectionRef> sources, std::string fromHash,
+                               std::string toHash, std::string read)
     : m_client(client), m_collection(std::move(leaseCollection)), m_link(m_collection.Link()),
       m_options(std::move(options)), m_sources(std::move(sources)), m_fromHash(std::move(fromHash)),
       m_toHash(std::move(toHash)), m_read(std::move(read)) {
@@ -73,19 +73,19 @@ std::size_t LeaseWorkStore::SourceIndex(std::string const& source) const {
 std::string LeaseWorkStore::Write(MigrationLeaseItem const& item) {
   try {
     auto const r = Retried([&] {
-      RequestOptions o;
+      cosmos::RequestOptions o;
       o.IfMatchETag = item.ETag;
       return m_client.ReplaceDocument(m_link, item.Id, item.ToJson(), LeaseKey(), o);
     });
     auto etag = r.ETag();
     if (etag.empty()) {
-      auto const json = detail::ParseBody(r);
+      auto const json = cosmos::detail::ParseBody(r);
       if (json.IsObject() && json.HasMember("_etag") && json["_etag"].IsString()) etag = json["_etag"].GetString();
     }
     return etag;
-  } catch (PreconditionFailedError const&) {
+  } catch (cosmos::PreconditionFailedError const&) {
     return {};
-  } catch (NotFoundError const&) {
+  } catch (cosmos::NotFoundError const&) {
     return {};
   }
 }
@@ -94,7 +94,7 @@ bool LeaseWorkStore::Create(std::string const& json) {
   try {
     Retried([&] { return m_client.CreateDocument(m_link, json, LeaseKey()); });
     return true;
-  } catch (ConflictError const&) {
+  } catch (cosmos::ConflictError const&) {
     return false;
   }
 }
@@ -118,7 +118,7 @@ std::map<std::string, CollectionCheckpoint> LeaseWorkStore::Summary(MigrationJob
 }
 
 std::map<std::string, CollectionCheckpoint>
-LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) {
+LeaseWorkStore::Open(std::function<std::vector<cosmos::RangeStream>(std::size_t)> const& open) {
   Retried([&] { return m_client.CreateDatabaseIfNotExists(m_collection.Database()); });
   Retried([&] {
     return m_client.CreateCollectionIfNotExists(m_collection.Database(), m_collection.Collection(),
@@ -172,10 +172,10 @@ LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const&
       auto taken = job;
       taken.Creator = m_options.Worker;
       try {
-        RequestOptions o;
+        cosmos::RequestOptions o;
         o.IfMatchETag = job.ETag;
         Retried([&] { return m_client.ReplaceDocument(m_link, "job", taken.ToJson(), LeaseKey(), o); });
-      } catch (PreconditionFailedError const&) {
+      } catch (cosmos::PreconditionFailedError const&) {
         continue;
       }
       m_log.Write(LogLevel::Warning, "migration.lease", "job creation taken over",
@@ -188,10 +188,10 @@ LeaseWorkStore::Open(std::function<std::vector<RangeStream>(std::size_t)> const&
       for (auto const& stream : open(i)) Create(MigrationLeaseItem::ForStream(m_sources[i].Text(), stream).ToJson());
     job.Ready = true;
     try {
-      RequestOptions o;
+      cosmos::RequestOptions o;
       o.IfMatchETag = job.ETag;
       Retried([&] { return m_client.ReplaceDocument(m_link, "job", job.ToJson(), LeaseKey(), o); });
-    } catch (PreconditionFailedError const&) {
+    } catch (cosmos::PreconditionFailedError const&) {
       // Someone took the creation over while we were slow: read again.
     }
   }
@@ -320,7 +320,7 @@ bool LeaseWorkStore::Commit(WorkItem const& item, PageCounts const& page, bool& 
   return true;
 }
 
-void LeaseWorkStore::Replace(WorkItem const& gone, std::vector<RangeStream> const& children) {
+void LeaseWorkStore::Replace(WorkItem const& gone, std::vector<cosmos::RangeStream> const& children) {
   std::shared_ptr<Held> held;
   {
     std::lock_guard lock(m_mutex);
@@ -432,4 +432,4 @@ void LeaseWorkStore::LogLost(MigrationLeaseItem const& item) const {
                {"reason", "its lease document changed: another worker took it over after it expired"}});
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

@@ -24,21 +24,21 @@
 #include <set>
 #include <thread>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 class LeaseWorkStore final : public WorkItemStore {
 public:
   // `read`: how the job reads its sources if this worker creates it (a
   // joining worker takes the job's way).
-  LeaseWorkStore(CosmosClient& client, CollectionRef leaseCollection, MigrationLeaseOptions options,
+  LeaseWorkStore(cosmos::CosmosClient& client, CollectionRef leaseCollection, MigrationLeaseOptions options,
                  std::vector<CollectionRef> sources, std::string fromHash, std::string toHash, std::string read);
   ~LeaseWorkStore() override;
 
   std::map<std::string, CollectionCheckpoint>
-  Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) override;
+  Open(std::function<std::vector<cosmos::RangeStream>(std::size_t)> const& open) override;
   std::optional<WorkItem> Take() override;
   bool Commit(WorkItem const& item, PageCounts const& page, bool& sourceDone) override;
-  void Replace(WorkItem const& gone, std::vector<RangeStream> const& children) override;
+  void Replace(WorkItem const& gone, std::vector<cosmos::RangeStream> const& children) override;
   void Finished(WorkItem const& item) override;
   void Stop() override;
   void Complete() override;
@@ -70,7 +70,7 @@ private:
   // Caller holds m_mutex.
   std::set<std::string> Observe(MigrationJobStatus const& status);
 
-  CosmosClient& m_client;
+  cosmos::CosmosClient& m_client;
   CollectionRef m_collection;
   std::string m_link;
   MigrationLeaseOptions m_options;
@@ -91,4 +91,4 @@ private:
   std::atomic<std::size_t> m_liveWorkers{1};
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

@@ -17,7 +17,7 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace docshard {
+namespace docshard::migration {
 
 namespace {
 
@@ -37,7 +37,7 @@ std::string GetString(rapidjson::Value const& object, char const* name, std::str
 }  // namespace
 
 std::string SchemeHash(IPartitionResolver const& resolver) {
-  auto const text = SaveResolverJson(resolver);
+  auto const text = resolvers::SaveResolverJson(resolver);
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr) != 1)
@@ -167,7 +167,7 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
       for (auto const& r : ranges->value.GetArray()) {
         auto const rat = at + ".ranges[" + std::to_string(j++) + "]";
         if (!r.IsObject()) throw ConfigError(rat, "expected an object");
-        RangeStream stream;
+        cosmos::RangeStream stream;
         stream.RangeId = GetString(r, "range", rat);
         stream.Min = GetString(r, "min", rat);
         stream.Max = GetString(r, "max", rat);
@@ -204,4 +204,4 @@ MigrationCheckpoint MigrationCheckpoint::Load(std::filesystem::path const& path)
   return cp;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <set>
 
-namespace docshard {
+namespace docshard::migration {
 
 namespace {
 
@@ -87,7 +87,7 @@ std::string_view ToString(LeaseItemState state) {
   return "?";
 }
 
-MigrationLeaseItem MigrationLeaseItem::ForStream(std::string source, RangeStream stream) {
+MigrationLeaseItem MigrationLeaseItem::ForStream(std::string source, cosmos::RangeStream stream) {
   MigrationLeaseItem item;
   // The range id is part of the name: after a merge a child stream keeps
   // its parent's span on another range, and must be another item.
@@ -254,10 +254,10 @@ MigrationLeaseItem MigrationJobStatus::Totals() const {
   return t;
 }
 
-MigrationJobStatus ReadMigrationJob(CosmosClient& client, std::string_view leaseCollection) {
+MigrationJobStatus ReadMigrationJob(cosmos::CosmosClient& client, std::string_view leaseCollection) {
   MigrationJobStatus status;
-  QueryOptions options;
-  options.PartitionKey = PartitionKeyValue(MigrationLeasePartition);
+  cosmos::QueryOptions options;
+  options.PartitionKey = cosmos::PartitionKeyValue(MigrationLeasePartition);
   std::string continuation;
   do {
     auto page = client.ReadFeedPage(leaseCollection, continuation, options);
@@ -281,4 +281,4 @@ MigrationJobStatus ReadMigrationJob(CosmosClient& client, std::string_view lease
   return status;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -2,7 +2,7 @@
 
 #include "docshard/core/errors.hpp"
 
-namespace docshard {
+namespace docshard::migration {
 
 namespace {
 using Pair = std::pair<std::string, std::string>;
@@ -91,4 +91,4 @@ double MigrationPlan::EstimateDocumentsToMove(std::map<std::string, std::uint64_
   return total;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <map>
 
-namespace docshard {
+namespace docshard::migration {
 
 namespace {
 
@@ -43,7 +43,7 @@ MigrationReadPlan ScanAll(IPartitionResolver const& from, std::string reason) {
   return plan;
 }
 
-std::uint64_t SumCounts(QueryResult const& result) {
+std::uint64_t SumCounts(cosmos::QueryResult const& result) {
   std::uint64_t total = 0;
   for (JsonView v : result.Documents.View().Elements())
     if (v.IsUint64()) total += v.GetUint64();
@@ -52,17 +52,18 @@ std::uint64_t SumCounts(QueryResult const& result) {
 
 // COUNT of the documents matching `condition` ("" = all), one range at a
 // time; ranges that split meanwhile are counted through their children.
-std::uint64_t CountByRange(CosmosClient& client, std::string_view link, std::string const& condition) {
-  SqlQuery const count("SELECT VALUE COUNT(1) FROM c" + (condition.empty() ? std::string() : " WHERE " + condition));
-  auto pending = OpenRangeStreams(client, link);
+std::uint64_t CountByRange(cosmos::CosmosClient& client, std::string_view link, std::string const& condition) {
+  cosmos::SqlQuery const count("SELECT VALUE COUNT(1) FROM c" +
+                               (condition.empty() ? std::string() : " WHERE " + condition));
+  auto pending = cosmos::OpenRangeStreams(client, link);
   std::uint64_t total = 0;
   while (!pending.empty()) {
     auto stream = std::move(pending.back());
     pending.pop_back();
     try {
-      total += SumCounts(client.QueryDocuments(link, count, ScopeToRangeStream(stream)));
-    } catch (PartitionKeyRangeGoneError const&) {
-      for (auto& r : ReplaceGoneRangeStream(client, link, stream)) pending.push_back(std::move(r));
+      total += SumCounts(client.QueryDocuments(link, count, cosmos::ScopeToRangeStream(stream)));
+    } catch (cosmos::PartitionKeyRangeGoneError const&) {
+      for (auto& r : cosmos::ReplaceGoneRangeStream(client, link, stream)) pending.push_back(std::move(r));
     }
   }
   return total;
@@ -166,7 +167,7 @@ MigrationReadPlan PlanMigrationReads(IPartitionResolver const& from, IPartitionR
   return plan;
 }
 
-std::vector<SourceReadCount> CountMigrationReads(PartitionedClient& client, MigrationReadPlan const& reads,
+std::vector<SourceReadCount> CountMigrationReads(client::PartitionedClient& client, MigrationReadPlan const& reads,
                                                  MigrationPlan const& plan) {
   std::vector<SourceReadCount> out;
   auto const& shares = plan.MovingFractionBySource();
@@ -192,4 +193,4 @@ std::vector<SourceReadCount> CountMigrationReads(PartitionedClient& client, Migr
   return out;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

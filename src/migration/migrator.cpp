@@ -23,7 +23,7 @@
 #include <optional>
 #include <thread>
 
-namespace docshard {
+namespace docshard::migration {
 
 namespace {
 
@@ -55,7 +55,7 @@ auto Paced(TokenBucket& pacer, Operation&& operation) {
   for (int attempt = 1;; ++attempt) {
     try {
       return operation();
-    } catch (ThrottledError const& e) {
+    } catch (cosmos::ThrottledError const& e) {
       if (attempt >= 20) throw;
       pacer.OnThrottled(e.RetryAfter());
       std::this_thread::sleep_for(pacer.CurrentBackoff());
@@ -66,18 +66,18 @@ auto Paced(TokenBucket& pacer, Operation&& operation) {
 // Every step of a move is idempotent, so a move that failed on the way
 // (connection dropped after a create was processed, a timeout, a 503) is
 // simply run again from the start; the protocol sorts out what was done.
-MoveResult MoveWithRetries(DocumentMover& mover, JsonView document, PartitionKeyValue const& key) {
+MoveResult MoveWithRetries(DocumentMover& mover, JsonView document, cosmos::PartitionKeyValue const& key) {
   constexpr int Attempts = 6;
   for (int attempt = 1;; ++attempt) {
     try {
       return mover.Move(document, key);
-    } catch (TlsError const&) {
+    } catch (http::TlsError const&) {
       throw;  // a configuration problem, not a transient one
-    } catch (TransportError const&) {
+    } catch (http::TransportError const&) {
       if (attempt >= Attempts) throw;
-    } catch (TimeoutError const&) {
+    } catch (http::TimeoutError const&) {
       if (attempt >= Attempts) throw;
-    } catch (RequestFailedError const& e) {
+    } catch (cosmos::RequestFailedError const& e) {
       if (!e.IsRetryable() && e.Status() != 500) throw;
       if (attempt >= Attempts) throw;
     }
@@ -94,7 +94,7 @@ struct RunState {
   MigratorOptions const& Options;
   ResolverPtr From;
   ResolverPtr To;
-  std::shared_ptr<PartitionedClient> Client;
+  std::shared_ptr<client::PartitionedClient> Client;
   std::vector<CollectionRef> Sources;  // A's collections
   std::vector<std::string> Queries;    // per source: the query that reads it, "" = the read feed
   detail::WorkItemStore* Store = nullptr;
@@ -108,7 +108,8 @@ struct RunState {
   std::atomic<bool> Failed{false};
   std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
 
-  RunState(MigratorOptions const& options, ResolverPtr from, ResolverPtr to, std::shared_ptr<PartitionedClient> client)
+  RunState(MigratorOptions const& options, ResolverPtr from, ResolverPtr to,
+           std::shared_ptr<client::PartitionedClient> client)
       : Options(options), From(std::move(from)), To(std::move(to)), Client(std::move(client)),
         Sources(From->Collections()), Pacer(options.Rate), Budget(options.RateRu), Pool(options.MaxParallel) {}
 
@@ -132,10 +133,10 @@ struct RunState {
 // The item's range split or merged away: the store replaces it by streams
 // on the ranges now covering its span, at its position (the page after the
 // last fully processed one).
-void ReplaceStream(RunState& state, detail::WorkItem const& item, RangeStream const& gone) {
+void ReplaceStream(RunState& state, detail::WorkItem const& item, cosmos::RangeStream const& gone) {
   auto const& source = state.Sources[item.Source];
   auto children = Paced(state.Pacer, [&] {
-    return ReplaceGoneRangeStream(state.Client->Account(source.Account()), source.Link(), gone);
+    return cosmos::ReplaceGoneRangeStream(state.Client->Account(source.Account()), source.Link(), gone);
   });
   detail::WorkItem at = item;
   at.Stream = gone;
@@ -150,15 +151,15 @@ void ReplaceStream(RunState& state, detail::WorkItem const& item, RangeStream co
 void ScanStream(RunState& state, detail::WorkItem const& item) {
   auto const& source = state.Sources[item.Source];
   auto& sourceClient = state.Client->Account(source.Account());
-  RangeStream stream = item.Stream;
+  cosmos::RangeStream stream = item.Stream;
   if (stream.Done) return;
-  QueryOptions feed;
+  cosmos::QueryOptions feed;
   feed.MaxItemCount = state.Options.PageSize;
   // The read feed, or the query of the moving arcs on the same range (its
   // continuation is a position in the same order, valid on a split's children).
-  std::optional<SqlQuery> query;
+  std::optional<cosmos::SqlQuery> query;
   if (!state.Queries[item.Source].empty()) query.emplace(state.Queries[item.Source]);
-  auto fetch = [&state, &sourceClient, &source, feed, query](RangeStream const& at) {
+  auto fetch = [&state, &sourceClient, &source, feed, query](cosmos::RangeStream const& at) {
     // The job's RU budget, shared by its live workers.
     if (state.Options.RateRu > 0)
       state.Budget.SetRate(state.Options.RateRu /
@@ -170,16 +171,17 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
     return Paced(state.Pacer, [&] {
       return detail::Charged(state.Budget, [&] {
         if (query)
-          return sourceClient.QueryDocumentsPage(source.Link(), *query, at.Continuation, ScopeToRangeStream(at, feed));
-        return ReadRangeStreamPage(sourceClient, source.Link(), at, feed);
+          return sourceClient.QueryDocumentsPage(source.Link(), *query, at.Continuation,
+                                                 cosmos::ScopeToRangeStream(at, feed));
+        return cosmos::ReadRangeStreamPage(sourceClient, source.Link(), at, feed);
       });
     });
   };
 
-  QueryPage page;
+  cosmos::QueryPage page;
   try {
     page = fetch(stream);
-  } catch (PartitionKeyRangeGoneError const&) {
+  } catch (cosmos::PartitionKeyRangeGoneError const&) {
     ReplaceStream(state, item, stream);
     return;
   }
@@ -187,9 +189,9 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
     // The feed pages by position (_rid, or EPK and key), so the next page
     // does not depend on what we delete from this one: fetch it while this
     // one is processed.
-    std::future<QueryPage> next;
+    std::future<cosmos::QueryPage> next;
     if (page.HasMoreResults()) {
-      RangeStream after = stream;
+      cosmos::RangeStream after = stream;
       after.Continuation = page.Continuation();
       next = std::async(std::launch::async, fetch, std::move(after));
     }
@@ -216,13 +218,13 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
         left.push_back({source.Text(), id, std::move(key), std::move(reason)});
       };
       CollectionRef owner;
-      std::optional<PartitionKeyValue> header;
+      std::optional<cosmos::PartitionKeyValue> header;
       std::string keyJson;
       try {
         auto key = state.To->KeyPath()->Extract(document);
         keyJson = key.ToJson();
         owner = state.To->ResolveForCreate(document);
-        header.emplace(PartitionedClient::HeaderValue(key));
+        header.emplace(client::PartitionedClient::HeaderValue(key));
       } catch (Error const& e) {
         leave(keyJson, std::string("the new scheme cannot place it: ") + e.what());
         continue;
@@ -235,7 +237,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
         leave(keyJson, "it has no string id");
         continue;
       }
-      if (auto problem = detail::DocumentIdProblem(id); !problem.empty()) {
+      if (auto problem = docshard::detail::DocumentIdProblem(id); !problem.empty()) {
         leave(keyJson,
               "its id " + problem + ", so it cannot be read or deleted by id (it belongs in " + owner.Text() + ")");
         continue;
@@ -328,7 +330,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
     if (!next.valid()) return;
     try {
       page = next.get();
-    } catch (PartitionKeyRangeGoneError const&) {
+    } catch (cosmos::PartitionKeyRangeGoneError const&) {
       ReplaceStream(state, item, stream);
       return;
     }
@@ -337,7 +339,8 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
 
 }  // namespace
 
-Migrator::Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, ResolverPtr to, MigratorOptions options)
+Migrator::Migrator(std::shared_ptr<client::PartitionedClient> client, ResolverPtr from, ResolverPtr to,
+                   MigratorOptions options)
     : m_client(std::move(client)), m_from(std::move(from)), m_to(std::move(to)), m_options(std::move(options)) {
   if (!m_client || !m_from || !m_to) throw InvalidArgumentError("Migrator: null client or resolver");
   if (!m_from->KeyPath() || !m_to->KeyPath())
@@ -355,8 +358,9 @@ Migrator::Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, 
   m_reads = PlanMigrationReads(*m_from, *m_to, m_options.ReadAll);
 }
 
-PartitionScheme Migrator::TransitionScheme(PartitionScheme const& from, PartitionScheme const& to,
-                                           TransitionReadMode readMode) {
+resolvers::PartitionScheme Migrator::TransitionScheme(resolvers::PartitionScheme const& from,
+                                                      resolvers::PartitionScheme const& to,
+                                                      TransitionReadMode readMode) {
   auto accounts = from.Accounts();
   for (auto const& [name, account] : to.Accounts()) {
     auto const it = accounts.find(name);
@@ -367,8 +371,9 @@ PartitionScheme Migrator::TransitionScheme(PartitionScheme const& from, Partitio
                                  " in one scheme and " + account.Endpoint + " in the other");
     }
   }
-  auto transition = std::make_shared<TransitionPartitionResolver const>(from.Resolver(), to.Resolver(), readMode);
-  return PartitionScheme(transition, from.Epoch(), std::move(accounts));
+  auto transition =
+      std::make_shared<resolvers::TransitionPartitionResolver const>(from.Resolver(), to.Resolver(), readMode);
+  return resolvers::PartitionScheme(transition, from.Epoch(), std::move(accounts));
 }
 
 MigrationProgress Migrator::Run() {
@@ -394,7 +399,7 @@ MigrationProgress Migrator::Run() {
   // schemes, a checkpoint in use) changes nothing there.
   auto totals = store->Open([&](std::size_t i) {
     auto const& s = sources[i];
-    return Paced(state.Pacer, [&] { return OpenRangeStreams(m_client->Account(s.Account()), s.Link()); });
+    return Paced(state.Pacer, [&] { return cosmos::OpenRangeStreams(m_client->Account(s.Account()), s.Link()); });
   });
   // A resumed or joined job reads the way it started (its continuations are
   // positions of those reads); the schemes are the same, so only ReadAll can
@@ -426,7 +431,7 @@ MigrationProgress Migrator::Run() {
   auto& p = state.Progress;
   p.Sources = sources.size();
   std::map<std::string, std::uint64_t> remaining;
-  std::vector<QueryPage> samplePages;  // owners of the sample documents
+  std::vector<cosmos::QueryPage> samplePages;  // owners of the sample documents
   std::vector<JsonView> sample;
   for (auto const& s : sources) {
     auto const& entry = totals[s.Text()];
@@ -443,22 +448,22 @@ MigrationProgress Migrator::Run() {
     }
     auto& client = m_client->Account(s.Account());
     // The gateway counts one range at a time (a COUNT across ranges is 400/1004).
-    auto const n = Paced(state.Pacer, [&] { return CountDocumentsByRange(client, s.Link()); });
+    auto const n = Paced(state.Pacer, [&] { return cosmos::CountDocumentsByRange(client, s.Link()); });
     // Documents already scanned and left in place are not "to move" again.
     std::uint64_t const stayed = entry.Scanned - std::min(entry.Scanned, entry.Moved);
     remaining[s.Text()] = n - std::min(n, stayed);
     if (!m_plan.IsExact()) {
       // Up to 1,000 sample documents per source, from the start of every range
       // (whatever the page size: a small sample misjudges uneven schemes).
-      QueryOptions first;
+      cosmos::QueryOptions first;
       auto const perRange = 1000 / static_cast<int>(entry.Ranges.size());
       first.MaxItemCount = std::max(1, perRange);
       for (auto stream : entry.Ranges) {
         stream.Continuation.clear();
         try {
           samplePages.push_back(
-              Paced(state.Pacer, [&] { return ReadRangeStreamPage(client, s.Link(), stream, first); }));
-        } catch (PartitionKeyRangeGoneError const&) {
+              Paced(state.Pacer, [&] { return cosmos::ReadRangeStreamPage(client, s.Link(), stream, first); }));
+        } catch (cosmos::PartitionKeyRangeGoneError const&) {
           continue;  // split since: the sample does without it
         }
         for (JsonView d : samplePages.back().Documents().Elements()) sample.push_back(d);
@@ -508,4 +513,4 @@ MigrationProgress Migrator::Run() {
   return state.Progress;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

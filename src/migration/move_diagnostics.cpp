@@ -3,19 +3,19 @@
 
 #include "core/json_string.hpp"
 
-namespace docshard {
+namespace docshard::migration {
 
 std::string MoveDiagnostics::ToJson() const {
   std::string out = "{\"source\":";
-  detail::AppendJsonString(out, Source);
+  docshard::detail::AppendJsonString(out, Source);
   out += ",\"target\":";
-  detail::AppendJsonString(out, Target);
+  docshard::detail::AppendJsonString(out, Target);
   out += ",\"outcome\":";
-  detail::AppendJsonString(out, Outcome);
+  docshard::detail::AppendJsonString(out, Outcome);
   out += ",\"recopies\":" + std::to_string(Recopies) + ",\"totalLatencyMs\":";
-  detail::AppendJsonNumber(out, TotalLatencyMs);
+  docshard::detail::AppendJsonNumber(out, TotalLatencyMs);
   out += ",\"totalRequestCharge\":";
-  detail::AppendJsonNumber(out, TotalRequestCharge);
+  docshard::detail::AppendJsonNumber(out, TotalRequestCharge);
   out += ",\"requests\":[";
   for (std::size_t i = 0; i < Requests.size(); ++i) {
     if (i) out += ',';
@@ -25,4 +25,4 @@ std::string MoveDiagnostics::ToJson() const {
   return out;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -13,7 +13,7 @@
 
 #include <memory>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 // The request units of one operation: every attempt's charge, retries
 // included (0 for one that never reached the service).
@@ -21,11 +21,12 @@ inline double RequestChargeOf(std::shared_ptr<OperationDiagnostics const> const&
   return diagnostics ? diagnostics->TotalRequestCharge : 0.0;
 }
 
-inline std::shared_ptr<OperationDiagnostics const> const& DiagnosticsOf(CosmosResponse const& response) noexcept {
+inline std::shared_ptr<OperationDiagnostics const> const&
+DiagnosticsOf(cosmos::CosmosResponse const& response) noexcept {
   return response.Diagnostics();
 }
 
-inline std::shared_ptr<OperationDiagnostics const> const& DiagnosticsOf(QueryPage const& page) noexcept {
+inline std::shared_ptr<OperationDiagnostics const> const& DiagnosticsOf(cosmos::QueryPage const& page) noexcept {
   return page.Response().Diagnostics();
 }
 
@@ -43,4 +44,4 @@ auto Charged(RequestUnitBudget& budget, Operation&& operation) {
   }
 }
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

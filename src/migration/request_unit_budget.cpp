@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-namespace docshard {
+namespace docshard::migration {
 
 RequestUnitBudget::RequestUnitBudget(double ruPerSecond)
     : m_rate(ruPerSecond), m_balance(std::max(0.0, ruPerSecond)), m_last(Clock::now()) {}
@@ -55,4 +55,4 @@ double RequestUnitBudget::Spent() const {
   return m_spent;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -15,7 +15,7 @@
 #include <mutex>
 #include <thread>
 
-namespace docshard {
+namespace docshard::migration {
 
 std::string VerifyReport::Summary() const {
   return std::to_string(Lost.size()) + " lost / " + std::to_string(Duplicated.size()) + " duplicated / " +
@@ -69,19 +69,20 @@ private:
 // Whether `collection` holds (id, key): a point read, or, for an id a point
 // read cannot name (/ \ ? #: such documents exist, written by other tools), a
 // single-key query on the id.
-bool Exists(CosmosClient& account, std::string const& collection, std::string const& id, PartitionKey const& key) {
+bool Exists(cosmos::CosmosClient& account, std::string const& collection, std::string const& id,
+            PartitionKey const& key) {
   if (id.find_first_of("/\\?#") == std::string::npos && !id.empty()) {
     try {
-      account.ReadDocument(collection, id, PartitionedClient::HeaderValue(key));
+      account.ReadDocument(collection, id, client::PartitionedClient::HeaderValue(key));
       return true;
-    } catch (NotFoundError const&) {
+    } catch (cosmos::NotFoundError const&) {
       return false;
     }
   }
-  QueryOptions options;
-  options.PartitionKey = PartitionedClient::HeaderValue(key);
+  cosmos::QueryOptions options;
+  options.PartitionKey = client::PartitionedClient::HeaderValue(key);
   auto const result = account.QueryDocuments(
-      collection, SqlQuery("SELECT c.id FROM c WHERE c.id = @id").WithParameter("@id", id), options);
+      collection, cosmos::SqlQuery("SELECT c.id FROM c WHERE c.id = @id").WithParameter("@id", id), options);
   return result.Documents.View().Size() != 0;
 }
 
@@ -95,7 +96,8 @@ struct Kept {
 
 }  // namespace
 
-VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme, VerifyOptions const& options) {
+VerifyReport VerifyScheme(client::PartitionedClient& client, IPartitionResolver const& scheme,
+                          VerifyOptions const& options) {
   VerifyReferenceSet reference = options.ExpectedStream;
   if (options.Expected) {
     auto const* expected = &*options.Expected;
@@ -124,20 +126,20 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
   // a range that splits is read on from its children.
   struct Task {
     std::size_t Collection;
-    RangeStream Stream;
+    cosmos::RangeStream Stream;
   };
   detail::WorkQueue<Task> queue;
   for (std::size_t i = 0; i < toScan.size(); ++i) {
     auto const& collection = toScan[i].first;
     report.Counts[collection.Text()];
     if (options.KeepIds) report.Ids[collection.Text()];
-    for (auto& s : OpenRangeStreams(client.Account(collection.Account()), collection.Link()))
+    for (auto& s : cosmos::OpenRangeStreams(client.Account(collection.Account()), collection.Link()))
       queue.Push({i, std::move(s)});
   }
 
   std::mutex mutex;  // guards kept, copies, digests, report and firstError
   std::exception_ptr firstError;
-  QueryOptions feed;
+  cosmos::QueryOptions feed;
   feed.MaxItemCount = options.PageSize;
   auto scan = [&](Task task) {
     auto const& collection = toScan[task.Collection].first;
@@ -145,16 +147,16 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
     auto& account = client.Account(collection.Account());
     auto& stream = task.Stream;
     while (!stream.Done) {
-      QueryPage page;
+      cosmos::QueryPage page;
       for (int attempt = 1;; ++attempt) {
         try {
-          page = ReadRangeStreamPage(account, collection.Link(), stream, feed);
+          page = cosmos::ReadRangeStreamPage(account, collection.Link(), stream, feed);
           break;
-        } catch (ThrottledError const& e) {
+        } catch (cosmos::ThrottledError const& e) {
           if (attempt >= 20) throw;
           std::this_thread::sleep_for(std::max(e.RetryAfter(), std::chrono::milliseconds(50)));
-        } catch (PartitionKeyRangeGoneError const&) {
-          for (auto& child : ReplaceGoneRangeStream(account, collection.Link(), stream))
+        } catch (cosmos::PartitionKeyRangeGoneError const&) {
+          for (auto& child : cosmos::ReplaceGoneRangeStream(account, collection.Link(), stream))
             queue.Push({task.Collection, std::move(child)});
           return;
         }
@@ -265,4 +267,4 @@ VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& s
   return report;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

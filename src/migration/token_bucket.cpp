@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-namespace docshard {
+namespace docshard::migration {
 
 namespace {
 constexpr std::chrono::milliseconds MinBackoff{50};
@@ -54,4 +54,4 @@ std::chrono::milliseconds TokenBucket::CurrentBackoff() const {
   return m_backoff;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

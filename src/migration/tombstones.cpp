@@ -9,39 +9,39 @@
 
 #include <algorithm>
 
-namespace docshard {
+namespace docshard::migration {
 
 std::vector<CollectionRef> TombstoneCollections(IPartitionResolver const& next) {
   std::vector<CollectionRef> out;
   for (auto const& c : next.Collections()) {
-    auto t = detail::TombstoneCollection(c);
+    auto t = client::detail::TombstoneCollection(c);
     if (std::none_of(out.begin(), out.end(), [&](CollectionRef const& o) { return o.Text() == t.Text(); }))
       out.push_back(std::move(t));
   }
   return out;
 }
 
-std::uint64_t CountTombstones(PartitionedClient& client, IPartitionResolver const& next) {
+std::uint64_t CountTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
   std::uint64_t total = 0;
   for (auto const& t : TombstoneCollections(next)) {
     try {
-      total += CountDocumentsByRange(client.Account(t.Account()), t.Link());
-    } catch (NotFoundError const&) {
+      total += cosmos::CountDocumentsByRange(client.Account(t.Account()), t.Link());
+    } catch (cosmos::NotFoundError const&) {
       // No delete ran in that database during the transition (or they were removed).
     }
   }
   return total;
 }
 
-std::size_t RemoveTombstones(PartitionedClient& client, IPartitionResolver const& next) {
+std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
   std::size_t removed = 0;
   for (auto const& t : TombstoneCollections(next)) {
     try {
       client.Account(t.Account()).DeleteCollection(t.Link());
       ++removed;
-    } catch (NotFoundError const&) {}
+    } catch (cosmos::NotFoundError const&) {}
   }
   return removed;
 }
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 struct WorkItem {
-  std::size_t Source = 0;  // index into the run's sources (A's collections)
-  RangeStream Stream;      // where to continue
-  std::string Id;          // the store's name for it
+  std::size_t Source = 0;      // index into the run's sources (A's collections)
+  cosmos::RangeStream Stream;  // where to continue
+  std::string Id;              // the store's name for it
 };
 
 // Counts of one fully processed page.
@@ -38,7 +38,7 @@ public:
   // (by reference text) the counts so far and the streams not done yet.
   // Throws InvalidArgumentError when the stored job is another migration's.
   virtual std::map<std::string, CollectionCheckpoint>
-  Open(std::function<std::vector<RangeStream>(std::size_t)> const& open) = 0;
+  Open(std::function<std::vector<cosmos::RangeStream>(std::size_t)> const& open) = 0;
 
   // The next item to scan; blocks while other holders have the rest. nullopt
   // when every item is done (or after Stop). Each item taken is handed back
@@ -52,7 +52,7 @@ public:
   virtual bool Commit(WorkItem const& item, PageCounts const& page, bool& sourceDone) = 0;
 
   // `gone`'s range split or merged away: `children` continue it.
-  virtual void Replace(WorkItem const& gone, std::vector<RangeStream> const& children) = 0;
+  virtual void Replace(WorkItem const& gone, std::vector<cosmos::RangeStream> const& children) = 0;
 
   virtual void Finished(WorkItem const& item) = 0;
 
@@ -73,4 +73,4 @@ public:
   virtual std::size_t LiveWorkers() const = 0;
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <optional>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 template <typename T>
 class WorkQueue {
@@ -60,4 +60,4 @@ private:
   bool m_stopped = false;
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

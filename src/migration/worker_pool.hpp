@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace docshard::detail {
+namespace docshard::migration::detail {
 
 class WorkerPool {
 public:
@@ -57,4 +57,4 @@ private:
   std::vector<std::thread> m_threads;
 };
 
-}  // namespace docshard::detail
+}  // namespace docshard::migration::detail

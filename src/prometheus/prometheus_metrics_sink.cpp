@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <variant>
 
-namespace docshard {
+namespace docshard::prometheus {
 
 namespace {
 
@@ -134,4 +134,4 @@ void PrometheusMetricsSink::Record(Instrument const& instrument, double value,
   }
 }
 
-}  // namespace docshard
+}  // namespace docshard::prometheus

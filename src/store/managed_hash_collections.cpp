@@ -1,8 +1,9 @@
 #include "docshard/store/managed_hash_collections.hpp"
 
-namespace docshard {
+namespace docshard::store {
 
-void CreateManagedHashCollections(ManagedHashPartitionResolver const& resolver, PartitionedClient& client) {
+void CreateManagedHashCollections(resolvers::ManagedHashPartitionResolver const& resolver,
+                                  client::PartitionedClient& client) {
   auto const& settings = resolver.Settings();
   auto& account = client.Account(settings.Account);
   account.CreateDatabaseIfNotExists(settings.Database);
@@ -10,8 +11,8 @@ void CreateManagedHashCollections(ManagedHashPartitionResolver const& resolver, 
     account.CreateCollectionIfNotExists(settings.Database, resolver.CollectionDefinition(resolver.CollectionId(i)));
 }
 
-std::shared_ptr<ManagedHashPartitionResolver const> GrowManagedHash(ManagedHashPartitionResolver const& resolver,
-                                                                    PartitionedClient& client) {
+std::shared_ptr<resolvers::ManagedHashPartitionResolver const>
+GrowManagedHash(resolvers::ManagedHashPartitionResolver const& resolver, client::PartitionedClient& client) {
   auto const& settings = resolver.Settings();
   auto grown = resolver.WithCount(settings.Count + 1);  // validates before any I/O
   auto& account = client.Account(settings.Account);
@@ -21,4 +22,4 @@ std::shared_ptr<ManagedHashPartitionResolver const> GrowManagedHash(ManagedHashP
   return grown;
 }
 
-}  // namespace docshard
+}  // namespace docshard::store

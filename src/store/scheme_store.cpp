@@ -16,10 +16,10 @@
 #include <fstream>
 #include <sstream>
 
-namespace docshard {
+namespace docshard::store {
 
 namespace {
-std::int64_t RequireEpoch(PartitionScheme const& scheme) {
+std::int64_t RequireEpoch(resolvers::PartitionScheme const& scheme) {
   if (!scheme.Epoch())
     throw InvalidArgumentError("a stored scheme needs an \"epoch\": watchers switch to a higher epoch only");
   return *scheme.Epoch();
@@ -83,7 +83,7 @@ private:
 
 // --- SchemeStore (a document) -------------------------------------------------
 
-SchemeStore::SchemeStore(std::shared_ptr<CosmosClient> client, std::string const& collectionLink,
+SchemeStore::SchemeStore(std::shared_ptr<cosmos::CosmosClient> client, std::string const& collectionLink,
                          SchemeStoreOptions options)
     : m_client(std::move(client)), m_options(std::move(options)) {
   if (!m_client) throw InvalidArgumentError("SchemeStore: no client");
@@ -124,13 +124,13 @@ std::string SchemeStore::DocumentJson(std::string const& text, std::int64_t epoc
 }
 
 std::optional<StoredScheme> SchemeStore::Load() const {
-  CosmosResponse response;
+  cosmos::CosmosResponse response;
   try {
-    response = m_client->ReadDocument(m_link, m_options.DocumentId, PartitionKeyValue(m_options.DocumentId));
-  } catch (NotFoundError const&) {
+    response = m_client->ReadDocument(m_link, m_options.DocumentId, cosmos::PartitionKeyValue(m_options.DocumentId));
+  } catch (cosmos::NotFoundError const&) {
     return std::nullopt;
   }
-  auto doc = detail::ParseBody(response);
+  auto doc = cosmos::detail::ParseBody(response);
   auto scheme = doc.FindMember("scheme");
   if (scheme == doc.MemberEnd() || !scheme->value.IsString())
     throw InvalidArgumentError("scheme document " + m_link + "/docs/" + m_options.DocumentId +
@@ -144,35 +144,35 @@ std::optional<StoredScheme> SchemeStore::Load() const {
   return stored;
 }
 
-StoredScheme SchemeStore::Create(PartitionScheme const& scheme) {
+StoredScheme SchemeStore::Create(resolvers::PartitionScheme const& scheme) {
   auto epoch = RequireEpoch(scheme);
   StoredScheme stored{scheme.Save(), epoch, {}};
   try {
-    auto response =
-        m_client->CreateDocument(m_link, DocumentJson(stored.Text, epoch), PartitionKeyValue(m_options.DocumentId));
+    auto response = m_client->CreateDocument(m_link, DocumentJson(stored.Text, epoch),
+                                             cosmos::PartitionKeyValue(m_options.DocumentId));
     stored.ETag = response.ETag();
-  } catch (ConflictError const&) {
+  } catch (cosmos::ConflictError const&) {
     throw SchemeConflictError("a scheme already exists in " + m_link + " (document \"" + m_options.DocumentId +
                               "\"): load it and save based on it");
   }
   return stored;
 }
 
-StoredScheme SchemeStore::Save(PartitionScheme const& scheme, StoredScheme const& basedOn) {
+StoredScheme SchemeStore::Save(resolvers::PartitionScheme const& scheme, StoredScheme const& basedOn) {
   auto epoch = RequireEpoch(scheme);
   RequireNewer(epoch, basedOn);
   if (basedOn.ETag.empty()) throw InvalidArgumentError("SchemeStore::Save: the base version has no ETag");
   StoredScheme stored{scheme.Save(), epoch, {}};
-  RequestOptions options;
+  cosmos::RequestOptions options;
   options.IfMatchETag = basedOn.ETag;
   try {
     auto response = m_client->ReplaceDocument(m_link, m_options.DocumentId, DocumentJson(stored.Text, epoch),
-                                              PartitionKeyValue(m_options.DocumentId), options);
+                                              cosmos::PartitionKeyValue(m_options.DocumentId), options);
     stored.ETag = response.ETag();
-  } catch (PreconditionFailedError const&) {
+  } catch (cosmos::PreconditionFailedError const&) {
     throw SchemeConflictError("the scheme in " + m_link + " changed since epoch " + std::to_string(basedOn.Epoch) +
                               " was loaded; nothing was saved: reload and save again");
-  } catch (NotFoundError const&) {
+  } catch (cosmos::NotFoundError const&) {
     throw SchemeConflictError("the scheme document in " + m_link + " was deleted; nothing was saved");
   }
   return stored;
@@ -194,7 +194,7 @@ std::optional<StoredScheme> FileSchemeStore::Load() const {
   return stored;
 }
 
-StoredScheme FileSchemeStore::Create(PartitionScheme const& scheme) {
+StoredScheme FileSchemeStore::Create(resolvers::PartitionScheme const& scheme) {
   auto epoch = RequireEpoch(scheme);
   FileLock lock(m_path);
   if (std::filesystem::exists(m_path))
@@ -205,7 +205,7 @@ StoredScheme FileSchemeStore::Create(PartitionScheme const& scheme) {
   return stored;
 }
 
-StoredScheme FileSchemeStore::Save(PartitionScheme const& scheme, StoredScheme const& basedOn) {
+StoredScheme FileSchemeStore::Save(resolvers::PartitionScheme const& scheme, StoredScheme const& basedOn) {
   auto epoch = RequireEpoch(scheme);
   RequireNewer(epoch, basedOn);
   FileLock lock(m_path);
@@ -219,4 +219,4 @@ StoredScheme FileSchemeStore::Save(PartitionScheme const& scheme, StoredScheme c
   return stored;
 }
 
-}  // namespace docshard
+}  // namespace docshard::store

@@ -2,10 +2,10 @@
 
 #include "docshard/core/errors.hpp"
 
-namespace docshard {
+namespace docshard::store {
 
-SchemeWatcher::SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<PartitionedClient> client,
-                             SchemeWatcherOptions options)
+SchemeWatcher::SchemeWatcher(std::shared_ptr<ISchemeStore const> store,
+                             std::shared_ptr<client::PartitionedClient> client, SchemeWatcherOptions options)
     : m_store(std::move(store)), m_client(std::move(client)), m_options(std::move(options)) {
   if (!m_options.Log) m_options.Log = DefaultLogger();
   if (!m_store || !m_client) throw InvalidArgumentError("SchemeWatcher: a store and a client are required");
@@ -55,7 +55,7 @@ bool SchemeWatcher::PollNow() {
     m_lastETag = stored->ETag;  // older or equal: never go back, and do not parse it again
     return false;
   }
-  auto scheme = stored->Parse(m_options.Registry ? *m_options.Registry : DefaultResolverRegistry());
+  auto scheme = stored->Parse(m_options.Registry ? *m_options.Registry : resolvers::DefaultResolverRegistry());
   auto epoch = scheme.Epoch().value_or(0);
   // Validated (key path, accounts) before publishing; on error the current
   // resolver stays and the next poll tries again. Only if still newer: a
@@ -71,4 +71,4 @@ bool SchemeWatcher::PollNow() {
   return true;
 }
 
-}  // namespace docshard
+}  // namespace docshard::store

@@ -11,11 +11,12 @@
 #include <fstream>
 #include <unistd.h>
 
-namespace docshard {
+namespace docshard::store {
 
 namespace {
-std::shared_ptr<SpilloverPartitionResolver const> AsSpillover(ResolverPtr const& r, std::string const& name) {
-  auto s = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(r);
+std::shared_ptr<resolvers::SpilloverPartitionResolver const> AsSpillover(ResolverPtr const& r,
+                                                                         std::string const& name) {
+  auto s = std::dynamic_pointer_cast<resolvers::SpilloverPartitionResolver const>(r);
   if (!s)
     throw InvalidArgumentError("SpilloverManager: resolver \"" + name + "\" is \"" + r->Type() +
                                "\", not \"spillover\"");
@@ -43,7 +44,7 @@ std::map<std::string, std::int64_t, std::less<>> ParseResourceNumbers(std::strin
   return out;
 }
 
-SpilloverManager::SpilloverManager(std::shared_ptr<PartitionedClient> client, SpilloverManagerOptions options)
+SpilloverManager::SpilloverManager(std::shared_ptr<client::PartitionedClient> client, SpilloverManagerOptions options)
     : m_client(std::move(client)), m_options(std::move(options)) {
   if (!m_client) throw InvalidArgumentError("SpilloverManager: no client");
   if (m_options.MaxStepsPerCheck < 1) throw InvalidArgumentError("SpilloverManager: MaxStepsPerCheck must be >= 1");
@@ -66,16 +67,17 @@ std::chrono::milliseconds SpilloverManager::Round() {
     if (m_options.OnError) m_options.OnError(std::current_exception());
   }
   try {
-    auto r = std::dynamic_pointer_cast<SpilloverPartitionResolver const>(m_client->GetResolver(m_options.Resolver));
+    auto r = std::dynamic_pointer_cast<resolvers::SpilloverPartitionResolver const>(
+        m_client->GetResolver(m_options.Resolver));
     interval = m_options.CheckInterval.value_or(r ? r->Settings().CheckInterval : interval);
   } catch (...) {}
   return interval;
 }
 
-CollectionFill SpilloverManager::MeasureFill(SpilloverPartitionResolver const& resolver,
+CollectionFill SpilloverManager::MeasureFill(resolvers::SpilloverPartitionResolver const& resolver,
                                              CollectionRef const& collection) const {
   auto& account = m_client->Account(collection.Account());
-  auto request = CosmosRequests::ReadCollection(collection.Link());
+  auto request = cosmos::CosmosRequests::ReadCollection(collection.Link());
   // Real Cosmos DB reports documentsCount only when asked to.
   request.Headers.Set("x-ms-populate-quota-info", "true");
   auto response = account.Send(std::move(request));
@@ -85,7 +87,7 @@ CollectionFill SpilloverManager::MeasureFill(SpilloverPartitionResolver const& r
   // One COUNT per partition key range, summed: the gateway refuses a COUNT
   // across ranges (400/1004); ranges that split meanwhile are counted through
   // their children.
-  fill.Documents = static_cast<std::int64_t>(CountDocumentsByRange(account, collection.Link()));
+  fill.Documents = static_cast<std::int64_t>(cosmos::CountDocumentsByRange(account, collection.Link()));
   fill.Quota = maxDocuments;
   return fill;
 }
@@ -151,11 +153,11 @@ SpilloverCheck SpilloverManager::Check(bool measure) {
     if (newer.empty()) {
       auto id = resolver->CollectionId(resolver->NextNumber());
       try {
-        auto request = CosmosRequests::CreateCollection(settings.Database, resolver->CollectionDefinition(id));
+        auto request = cosmos::CosmosRequests::CreateCollection(settings.Database, resolver->CollectionDefinition(id));
         request.Idempotent = true;  // a retry that meets our own create answers 409: adopted below
         account.Send(std::move(request));
         result.Created.push_back(id);
-      } catch (ConflictError const&) {
+      } catch (cosmos::ConflictError const&) {
         result.Adopted.push_back(id);  // another client made it between our list and our create
       }
       newer.push_back(std::move(id));
@@ -191,11 +193,12 @@ SpilloverCheck SpilloverManager::Check(bool measure) {
   return result;
 }
 
-std::vector<std::string> SpilloverManager::NewerCollections(SpilloverPartitionResolver const& resolver) const {
+std::vector<std::string>
+SpilloverManager::NewerCollections(resolvers::SpilloverPartitionResolver const& resolver) const {
   auto const& settings = resolver.Settings();
   std::vector<std::string> newer;
   for (auto& id : m_client->Account(settings.Account).ListCollections(settings.Database)) {
-    auto n = SpilloverPartitionResolver::ParseNumber(settings.CollectionPrefix, id);
+    auto n = resolvers::SpilloverPartitionResolver::ParseNumber(settings.CollectionPrefix, id);
     if (n && *n > resolver.NewestNumber()) newer.push_back(std::move(id));
   }
   return newer;
@@ -221,13 +224,13 @@ void SpilloverManager::SaveToStore(std::int64_t epoch) {
                             " to the scheme store (it kept changing)");
 }
 
-PartitionScheme SpilloverManager::CurrentScheme() const {
+resolvers::PartitionScheme SpilloverManager::CurrentScheme() const {
   auto snap = m_client->GetResolverSnapshot(m_options.Resolver);
-  return PartitionScheme(snap.Resolver, snap.Epoch, m_options.Accounts);
+  return resolvers::PartitionScheme(snap.Resolver, snap.Epoch, m_options.Accounts);
 }
 
 void SpilloverManager::SaveState(std::filesystem::path const& path) const {
   WriteFileAtomically(path, CurrentScheme().Save());
 }
 
-}  // namespace docshard
+}  // namespace docshard::store

@@ -131,7 +131,7 @@ TEST_CASE("inputs: route says a lone surrogate is not Unicode, and echoes valid 
 
 TEST_CASE("inputs: a composite partitionKey takes arrays of its size only", "[cli][inputs]") {
   auto const composite = Config("composite_ab.json");
-  auto const scheme = docshard::PartitionScheme::LoadFile(composite);
+  auto const scheme = docshard::resolvers::PartitionScheme::LoadFile(composite);
   auto const pair =
       docshard::PartitionKey::Composite({docshard::PartitionKey("t1"), docshard::PartitionKey::Number(42)});
   auto const r = RunCliWithInput({"route", "--config", composite}, "\"t1\"\n[ \"t1\" , 42 ]\n[\"t1\"]\n7\n");

@@ -90,8 +90,8 @@ TEST_CASE("plan: arcs agree with routing 100k random keys", "[cli][plan]") {
         // Growing a managedHash scheme by one collection: its inner ring.
         Case{"managed_users3.json", "managed_users4.json", "murmur3"}}) {
     INFO(c.From << " -> " << c.To);
-    auto const from = docshard::PartitionScheme::LoadFile(DataFile(c.From));
-    auto const to = docshard::PartitionScheme::LoadFile(DataFile(c.To));
+    auto const from = docshard::resolvers::PartitionScheme::LoadFile(DataFile(c.From));
+    auto const to = docshard::resolvers::PartitionScheme::LoadFile(DataFile(c.To));
     auto const hash = docshard::MakeHashGenerator(c.Hash);
     std::mt19937_64 rng(123);
     std::vector<std::string> keys;
@@ -188,8 +188,8 @@ TEST_CASE("plan: other scheme types need sample keys", "[cli][plan]") {
 
   std::string keys;
   std::mt19937_64 rng(3);
-  auto const from = docshard::PartitionScheme::LoadFile(range);
-  auto const to = docshard::PartitionScheme::LoadFile(hash);
+  auto const from = docshard::resolvers::PartitionScheme::LoadFile(range);
+  auto const to = docshard::resolvers::PartitionScheme::LoadFile(hash);
   std::uint64_t moved = 0, routed = 0;
   for (int i = 0; i < 3000; ++i) {
     std::string key(1 + rng() % 4, 'a');

@@ -7,6 +7,7 @@
 #include <random>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 // A 4-bit toy hash: 16 positions, so points collide often and every tie rule

@@ -25,7 +25,7 @@ std::string Line(std::string const& keyJson, std::string const& collection) {
 
 // The library's answer, for keys the spec has no vector for.
 std::string LibraryRoute(char const* config, docshard::PartitionKey const& key) {
-  auto const scheme = docshard::PartitionScheme::LoadFile(DataFile(config));
+  auto const scheme = docshard::resolvers::PartitionScheme::LoadFile(DataFile(config));
   return scheme.Resolver()->ResolveForCreate(key).Text();
 }
 }  // namespace
@@ -276,7 +276,7 @@ TEST_CASE("route: a million keys stream in bounded memory and agree with the lib
   INFO("max RSS " << r.MaxRssKb << " KB");
   if (RssIsMeaningful) CHECK(r.MaxRssKb < 50 * 1024);
 
-  auto const scheme = docshard::PartitionScheme::LoadFile(DataFile("murmur_abc.json"));
+  auto const scheme = docshard::resolvers::PartitionScheme::LoadFile(DataFile("murmur_abc.json"));
   std::ifstream out(outPath, std::ios::binary);
   std::string line;
   std::size_t n = 0, s = 0;

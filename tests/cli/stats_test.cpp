@@ -85,7 +85,7 @@ TEST_CASE("stats: shares sum to 1 and match brute-force routing, sample counts m
   for (auto const* config : {"murmur_abc.json", "md5_abc.json"}) {
     INFO(config);
     TempDir dir;
-    auto const scheme = docshard::PartitionScheme::LoadFile(DataFile(config));
+    auto const scheme = docshard::resolvers::PartitionScheme::LoadFile(DataFile(config));
     std::mt19937_64 rng(11);
     std::map<std::string, std::uint64_t> counts;
     std::string keys;
@@ -143,7 +143,7 @@ TEST_CASE("stats: range and lookup schemes list their ranges, nested rings and s
   CHECK(nested.at("dbs/app/colls/h0") + nested.at("west:dbs/app/colls/h1") == Approx(1.0).epsilon(1e-12));
   CHECK_FALSE(doc["collections"][0].HasMember("share"));  // no exact share for a range's collections
 
-  auto const scheme = docshard::PartitionScheme::LoadFile(DataFile("tenants_range.json"));
+  auto const scheme = docshard::resolvers::PartitionScheme::LoadFile(DataFile("tenants_range.json"));
   std::map<std::string, std::uint64_t> counts;
   std::string keys;
   std::uint64_t failed = 0;

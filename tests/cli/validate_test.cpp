@@ -24,8 +24,8 @@ TEST_CASE("validate prints a normalised config that validates to the same bytes"
     CHECK(again.Out == first.Out);
 
     // The normalised config routes like the original (checked with the library).
-    auto const original = docshard::PartitionScheme::LoadFile(DataFile(name));
-    auto const normalised = docshard::PartitionScheme::Load(first.Out);
+    auto const original = docshard::resolvers::PartitionScheme::LoadFile(DataFile(name));
+    auto const normalised = docshard::resolvers::PartitionScheme::Load(first.Out);
     std::mt19937 rng(7);
     for (int i = 0; i < 300; ++i) {
       std::string key(1 + rng() % 6, 'a');

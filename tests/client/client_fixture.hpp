@@ -15,7 +15,7 @@ namespace docshard::test {
 struct ClientFixture {
   std::string Database = UniqueId("pc");
   std::string ConfigText;
-  std::shared_ptr<PartitionedClient> Client;
+  std::shared_ptr<client::PartitionedClient> Client;
 
   // `resolverJson` may use the placeholder DB for the database name.
   explicit ClientFixture(std::string resolverJson, std::vector<std::string> roles = {"a", "b"}) {
@@ -28,9 +28,9 @@ struct ClientFixture {
     }
     ConfigText = "{\n  \"docshard\": 1,\n  \"epoch\": 1,\n  \"accounts\": {\n" + accounts +
                  "\n  },\n  \"resolver\": " + resolverJson + "\n}\n";
-    PartitionedClientOptions options;
+    client::PartitionedClientOptions options;
     options.Client = ClientOptions(roles[0]);
-    Client = PartitionedClient::FromScheme(PartitionScheme::Load(ConfigText), options);
+    Client = client::PartitionedClient::FromScheme(resolvers::PartitionScheme::Load(ConfigText), options);
     Client->CreateCollectionsIfMissing();
   }
 

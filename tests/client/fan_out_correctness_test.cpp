@@ -22,6 +22,8 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 
 namespace {

@@ -12,6 +12,9 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
 using namespace docshard::test;
 
 namespace {

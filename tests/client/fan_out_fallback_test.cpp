@@ -13,6 +13,8 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 
 TEST_CASE("without query plans: what can be merged is, the rest is refused by name", "[fanout]") {

@@ -11,6 +11,9 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
 using namespace docshard::test;
 
 namespace {
@@ -131,9 +134,10 @@ TEST_CASE("bad input gives typed errors that name it", "[routing]") {
   CHECK_THROWS_AS(f.Client->CreateDocument(R"({"userId":"u"})"), InvalidArgumentError);  // no id
 
   // A range resolver over numbers refuses a string key.
-  auto range = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number",
+  auto range = PartitionScheme::Load(
+                   R"({"docshard":1,"resolver":{"type":"range","partitionKey":"/n","keyType":"number",
       "ranges":[{"low":0,"high":99,"collection":"dbs/)" +
-                                     f.Database + R"(/colls/h0"}]}})")
+                   f.Database + R"(/colls/h0"}]}})")
                    .Resolver();
   f.Client->SetResolver("events", range);
   OperationOptions events;

@@ -19,6 +19,8 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
-  using docshard::detail::FanOutToken;
+  using docshard::client::detail::FanOutToken;
   std::string_view const text(reinterpret_cast<char const*>(data), size);
   FanOutToken token;
   try {

@@ -25,14 +25,14 @@ docshard::http::HttpTransportOptions Limits() {
   return o;
 }
 
-void UseSuccess(docshard::CosmosResponse response) {
+void UseSuccess(docshard::cosmos::CosmosResponse response) {
   (void)response.ETag();
   (void)response.RequestCharge();
   (void)response.ActivityId();
   (void)response.SessionToken();
   (void)response.Continuation();
   try {
-    docshard::QueryPage page(std::move(response));
+    docshard::cosmos::QueryPage page(std::move(response));
     std::size_t n = 0;
     for (docshard::JsonView d : page.Documents().Elements()) n += d.IsObject() ? 1 : 0;
     if (n > page.Count()) std::abort();
@@ -53,13 +53,14 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   }
   if (response.Body.size() > limits.MaxResponseBodyBytes) std::abort();  // the limit was bypassed
   if (response.Status < 300 || response.Status == 304) {
-    UseSuccess(docshard::CosmosResponse(response.Status, std::move(response.Headers), std::move(response.Body)));
+    UseSuccess(
+        docshard::cosmos::CosmosResponse(response.Status, std::move(response.Headers), std::move(response.Body)));
     return 0;
   }
   try {
-    docshard::ThrowRequestFailed("ReadDocument", "dbs/d/colls/c/docs/x", response.Status, 0, "",
-                                 std::move(response.Body));
-  } catch (docshard::RequestFailedError const& e) {
+    docshard::cosmos::ThrowRequestFailed("ReadDocument", "dbs/d/colls/c/docs/x", response.Status, 0, "",
+                                         std::move(response.Body));
+  } catch (docshard::cosmos::RequestFailedError const& e) {
     if (e.Status() != response.Status) std::abort();
     // The message quotes at most ~300 characters of the service's text.
     if (std::string_view(e.what()).size() > 1024) std::abort();

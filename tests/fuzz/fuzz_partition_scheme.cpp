@@ -13,14 +13,14 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   std::string_view const text(reinterpret_cast<char const*>(data), size);
   std::string saved;
   try {
-    saved = docshard::PartitionScheme::Load(text).Save();
+    saved = docshard::resolvers::PartitionScheme::Load(text).Save();
   } catch (docshard::Error const&) {
     return 0;
   }
   // What we saved must load, and save to the same bytes.
   std::string again;
   try {
-    again = docshard::PartitionScheme::Load(saved).Save();
+    again = docshard::resolvers::PartitionScheme::Load(saved).Save();
   } catch (docshard::Error const&) {
     std::abort();
   }

@@ -12,6 +12,8 @@
 #include <string>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+using namespace docshard::http;
 using namespace docshard::test;
 
 TEST_CASE("a reset after a write was processed never duplicates or loses a document", "[drop]") {

@@ -13,6 +13,9 @@
 #include <string>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
 using namespace docshard::test;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;

@@ -14,6 +14,8 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+using namespace docshard::http;
 using namespace docshard::test;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;

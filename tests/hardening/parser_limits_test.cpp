@@ -25,6 +25,10 @@
 #include <unistd.h>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
+using namespace docshard::store;
 
 namespace {
 
@@ -60,9 +64,10 @@ TEST_CASE("deeply nested JSON from a peer or a caller is a typed error", "[limit
 
   SECTION("a continuation token") {
     // Just under the token's 1 MiB cap once base64url-encoded.
-    CHECK_THROWS_AS(detail::FanOutToken::Decode(Base64Url(Deep(390 * 1000))), InvalidArgumentError);
-    CHECK_THROWS_AS(detail::FanOutToken::Decode(Base64Url("{\"v\":1,\"h\":1,\"e\":0,\"c\":" + Deep(380 * 1000) + "}")),
-                    InvalidArgumentError);
+    CHECK_THROWS_AS(client::detail::FanOutToken::Decode(Base64Url(Deep(390 * 1000))), InvalidArgumentError);
+    CHECK_THROWS_AS(
+        client::detail::FanOutToken::Decode(Base64Url("{\"v\":1,\"h\":1,\"e\":0,\"c\":" + Deep(380 * 1000) + "}")),
+        InvalidArgumentError);
   }
   SECTION("a query page body") {
     CHECK_THROWS_AS(QueryPage(CosmosResponse(200, {}, deep)), Error);

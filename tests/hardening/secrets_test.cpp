@@ -16,6 +16,7 @@
 #include <string>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 
 namespace {

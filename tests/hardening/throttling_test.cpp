@@ -19,6 +19,7 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 
 TEST_CASE("every request type succeeds under 429 on every 3rd request", "[throttle]") {

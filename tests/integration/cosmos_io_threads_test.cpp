@@ -19,6 +19,7 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 
 namespace {

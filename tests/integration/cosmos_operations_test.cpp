@@ -18,6 +18,8 @@
 #include <thread>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+using namespace docshard::http;
 using namespace docshard::test;
 namespace asio = boost::asio;
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 
 namespace {

@@ -35,6 +35,7 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 using namespace docshard::test;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;

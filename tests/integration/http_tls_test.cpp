@@ -8,6 +8,8 @@
 #include <chrono>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+using namespace docshard::http;
 using namespace docshard::test;
 using Clock = std::chrono::steady_clock;
 

@@ -29,6 +29,9 @@
 #include <random>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::migration;
 using namespace docshard::test;
 
 namespace {

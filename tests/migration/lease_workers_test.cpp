@@ -38,6 +38,10 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::migration;
+using namespace docshard::resolvers;
 using namespace docshard::test;
 
 namespace {

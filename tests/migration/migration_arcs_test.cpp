@@ -18,6 +18,10 @@
 #include <utility>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::migration;
+using namespace docshard::resolvers;
 using namespace docshard::test;
 
 namespace {

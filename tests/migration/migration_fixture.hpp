@@ -85,18 +85,19 @@ inline std::string TempDir() {
 struct MigrationFixture {
   std::string Database = UniqueId("mig");
   std::string TextA, TextB;
-  PartitionScheme A, B;
-  std::shared_ptr<PartitionedClient> ClientA;
+  resolvers::PartitionScheme A, B;
+  std::shared_ptr<client::PartitionedClient> ClientA;
   std::vector<SeededDocument> Seeded;
   Roles Servers;
 
   // Resolver JSON may use {DB} for the database name.
   MigrationFixture(std::string const& resolverA, std::string const& resolverB, Roles roles = {})
-      : TextA(Config(resolverA, 1, roles)), TextB(Config(resolverB, 1, roles)), A(PartitionScheme::Load(TextA)),
-        B(PartitionScheme::Load(TextB)), Servers(std::move(roles)) {
-    PartitionedClientOptions options;
+      : TextA(Config(resolverA, 1, roles)), TextB(Config(resolverB, 1, roles)),
+        A(resolvers::PartitionScheme::Load(TextA)), B(resolvers::PartitionScheme::Load(TextB)),
+        Servers(std::move(roles)) {
+    client::PartitionedClientOptions options;
     options.Client = ClientOptions(Servers.Default);
-    ClientA = PartitionedClient::FromScheme(A, options);
+    ClientA = client::PartitionedClient::FromScheme(A, options);
     ClientA->CreateCollectionsIfMissing();
   }
 
@@ -113,11 +114,11 @@ struct MigrationFixture {
   }
 
   // A client for the migration: transition(A, B), both accounts.
-  std::shared_ptr<PartitionedClient>
+  std::shared_ptr<client::PartitionedClient>
   TransitionClient(TransitionReadMode mode = TransitionReadMode::ReadNextThenCurrent) const {
-    PartitionedClientOptions options;
+    client::PartitionedClientOptions options;
     options.Client = ClientOptions(Servers.Default);
-    return PartitionedClient::FromScheme(Migrator::TransitionScheme(A, B, mode), options);
+    return client::PartitionedClient::FromScheme(migration::Migrator::TransitionScheme(A, B, mode), options);
   }
 
   // Creates documents through A, `threads` at a time. Returns once every

@@ -14,6 +14,9 @@
 #include <filesystem>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
 using namespace docshard::test;
 
 namespace {

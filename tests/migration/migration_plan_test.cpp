@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 using namespace docshard;
+using namespace docshard::migration;
+using namespace docshard::resolvers;
 
 namespace {
 ResolverPtr Load(std::string const& resolver) {

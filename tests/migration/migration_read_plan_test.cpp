@@ -13,6 +13,8 @@
 #include <random>
 
 using namespace docshard;
+using namespace docshard::migration;
+using namespace docshard::resolvers;
 
 namespace {
 ResolverPtr Load(std::string const& resolver) {

@@ -16,6 +16,9 @@
 #include <filesystem>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::migration;
+using namespace docshard::resolvers;
 using namespace docshard::test;
 
 namespace {

@@ -14,6 +14,7 @@
 #include <fstream>
 
 using namespace docshard;
+using namespace docshard::migration;
 using namespace docshard::test;
 
 namespace {

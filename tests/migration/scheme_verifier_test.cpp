@@ -15,6 +15,8 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::migration;
 using namespace docshard::test;
 
 namespace {

@@ -11,6 +11,8 @@
 #include <map>
 
 using namespace docshard;
+using namespace docshard::resolvers;
+using namespace docshard::store;
 using namespace docshard::test;
 
 TEST_CASE("managedHash: create from the template, place, grow by one", "[managedHash]") {

@@ -18,6 +18,9 @@
 #include <thread>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
+using namespace docshard::store;
 using namespace docshard::test;
 
 namespace {

@@ -24,6 +24,10 @@
 extern char** environ;
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
+using namespace docshard::store;
 using namespace docshard::test;
 
 namespace {

@@ -23,6 +23,8 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::resolvers;
+using namespace docshard::store;
 
 namespace {
 std::mutex g_logMutex;

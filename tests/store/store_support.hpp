@@ -12,10 +12,10 @@
 
 namespace docshard::test {
 
-std::shared_ptr<CosmosClient> MakeCosmosClient();
+std::shared_ptr<cosmos::CosmosClient> MakeCosmosClient();
 // The config text for `resolverJson` on the fixture account ("default").
 std::string ConfigText(std::string const& resolverJson, std::int64_t epoch);
 // A client over the fixture account with `resolverJson` published at `epoch`.
-std::shared_ptr<PartitionedClient> MakeClient(std::string const& resolverJson, std::int64_t epoch = 1);
+std::shared_ptr<client::PartitionedClient> MakeClient(std::string const& resolverJson, std::int64_t epoch = 1);
 
 }  // namespace docshard::test

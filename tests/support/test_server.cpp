@@ -53,8 +53,8 @@ std::string ServerKey(std::string const& role) {
   return key.empty() ? ReadFirstLine(RunDir() + "/servers/" + ServerName(role) + ".key") : key;
 }
 
-CosmosClientOptions ClientOptions(std::string const& role) {
-  CosmosClientOptions o;
+cosmos::CosmosClientOptions ClientOptions(std::string const& role) {
+  cosmos::CosmosClientOptions o;
   o.Endpoint = ServerUrl(role);
   o.Key = ServerKey(role);
   o.CaFile = CaFile();

@@ -28,7 +28,7 @@ std::string ServerKey(std::string const& role);
 
 // Client options for a role: verified TLS with the test CA, short timeouts and fast
 // retries so that the suite stays quick.
-CosmosClientOptions ClientOptions(std::string const& role);
+cosmos::CosmosClientOptions ClientOptions(std::string const& role);
 
 // The config text of one account on the server with this role: endpoint, the key from
 // env DOCSHARD_SERVER_KEY, the test CA; a JSON object for a scheme's "accounts".

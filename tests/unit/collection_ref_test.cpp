@@ -5,6 +5,7 @@
 #include <docshard/docshard.hpp>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 std::vector<std::string> Texts(std::vector<CollectionRef> const& refs) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 

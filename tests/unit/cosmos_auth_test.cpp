@@ -16,6 +16,7 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 
 namespace {
 // Microsoft's documented key ("Access control on Cosmos DB resources"). A

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 
 TEST_CASE("point operations carry the partition key as a JSON array", "[cosmos][requests]") {
   auto r = CosmosRequests::ReadDocument("dbs/app/colls/users", "u1", "alice");
@@ -256,7 +257,7 @@ TEST_CASE("an error body of control characters is quoted on one line, within the
   std::string body = "{";
   body.append(400, '\0');
   body += "\r\n\x01tail";
-  docshard::RequestFailedError error("ReadDocument", "dbs/d/colls/c/docs/x", 429, 0, "", body);
+  docshard::cosmos::RequestFailedError error("ReadDocument", "dbs/d/colls/c/docs/x", 429, 0, "", body);
   std::string_view const what = error.what();
   CHECK(what.size() < 500);  // ~370: the operation, status and 300 quoted characters
   CHECK(what.find("\\u0000") == std::string_view::npos);

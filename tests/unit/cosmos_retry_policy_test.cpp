@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+
 using namespace std::chrono_literals;
 using Kind = AttemptOutcome::Kind;
 

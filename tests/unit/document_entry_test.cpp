@@ -16,6 +16,10 @@
 #include <memory>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::http;
+using namespace docshard::resolvers;
 
 namespace {
 std::shared_ptr<PartitionedClient> OfflineClient(PartitionKeyPath path) {

@@ -23,6 +23,11 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::http;
+using namespace docshard::resolvers;
+
 using docshard::test::FakeGateway;
 using docshard::test::Respond;
 using docshard::test::SeenRequest;

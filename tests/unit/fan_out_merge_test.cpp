@@ -30,7 +30,10 @@
 #include <set>
 
 using namespace docshard;
-using namespace docshard::detail;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+
+using namespace docshard::client::detail;
 
 namespace {
 

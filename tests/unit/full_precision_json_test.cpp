@@ -22,6 +22,9 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
 
 namespace {
 
@@ -40,7 +43,7 @@ std::vector<std::string> const ZeroTexts = {
 
 double ParseDouble(std::string const& text) {
   rapidjson::Document doc;
-  auto const parsed = detail::ParseFullPrecision<Flags>(doc, text);
+  auto const parsed = docshard::detail::ParseFullPrecision<Flags>(doc, text);
   INFO(text);
   REQUIRE_FALSE(parsed.IsError());
   REQUIRE(doc.IsDouble());
@@ -148,7 +151,7 @@ TEST_CASE("every number is the nearest double, as strtod and JSON.parse give", "
     rapidjson::Document reference;
     if (reference.Parse(text.c_str()).HasParseError()) continue;
     rapidjson::Document doc;
-    auto const parsed = detail::ParseFullPrecision<Flags>(doc, text);
+    auto const parsed = docshard::detail::ParseFullPrecision<Flags>(doc, text);
     auto const expected = std::strtod(text.c_str(), nullptr);
     ++checked;
     if (parsed.IsError() || !doc.IsDouble() || doc.GetDouble() != expected ||
@@ -172,7 +175,7 @@ TEST_CASE("integers keep RapidJSON's types and limits", "[json][number]") {
         "-123456789012345678901234567890"}) {
     INFO(text);
     rapidjson::Document exact, reference;
-    REQUIRE_FALSE(detail::ParseFullPrecision<Flags>(exact, text).IsError());
+    REQUIRE_FALSE(docshard::detail::ParseFullPrecision<Flags>(exact, text).IsError());
     reference.Parse(text);
     REQUIRE_FALSE(reference.HasParseError());
     CHECK(exact.IsInt() == reference.IsInt());
@@ -187,7 +190,8 @@ TEST_CASE("integers keep RapidJSON's types and limits", "[json][number]") {
   }
   rapidjson::Document doc;
   REQUIRE_FALSE(
-      detail::ParseFullPrecision<Flags>(doc, "[-2147483648,-9223372036854775808,18446744073709551615]").IsError());
+      docshard::detail::ParseFullPrecision<Flags>(doc, "[-2147483648,-9223372036854775808,18446744073709551615]")
+          .IsError());
   CHECK(doc[0].GetInt() == std::numeric_limits<int>::min());
   CHECK(doc[1].GetInt64() == std::numeric_limits<std::int64_t>::min());
   CHECK(doc[2].GetUint64() == std::numeric_limits<std::uint64_t>::max());
@@ -198,7 +202,7 @@ TEST_CASE("parse errors are RapidJSON's, with the same offsets", "[json][number]
                            "\"\\u12\"", "nul", "{\"a\" 1}", "[\"\xC3\x28\"]"}) {
     INFO(text);
     rapidjson::Document exact, reference;
-    auto const parsed = detail::ParseFullPrecision<Flags>(exact, text);
+    auto const parsed = docshard::detail::ParseFullPrecision<Flags>(exact, text);
     // The default parser shares the grammar and never reaches the broken code.
     reference.Parse<Flags>(text);
     REQUIRE(reference.HasParseError());
@@ -219,7 +223,7 @@ TEST_CASE("documents with their own allocators parse the same", "[json][number]"
   char pool[1024];
   rapidjson::MemoryPoolAllocator<> allocator(pool, sizeof pool);
   rapidjson::Document doc(&allocator);
-  REQUIRE_FALSE(detail::ParseFullPrecision<Flags>(doc, R"({"k":[0e308,"s",true,null,{"n":1.5}]})").IsError());
+  REQUIRE_FALSE(docshard::detail::ParseFullPrecision<Flags>(doc, R"({"k":[0e308,"s",true,null,{"n":1.5}]})").IsError());
   CHECK(doc["k"][0].GetDouble() == 0.0);
   CHECK(doc["k"][1] == "s");
   CHECK(doc["k"][2].IsTrue());

@@ -7,6 +7,7 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 std::string Scheme(std::string const& resolver) { return R"({"docshard": 1, "resolver": )" + resolver + "}"; }

@@ -16,6 +16,7 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 RingPosition BigEndian(std::array<std::uint8_t, 16> const& d) {

@@ -51,24 +51,24 @@ AttemptDiagnostics Attempt(unsigned status, std::string outcome, double charge) 
 
 TEST_CASE("metrics: OpenTelemetry operation names", "[metrics]") {
   // The names of OpenTelemetry's Cosmos DB conventions.
-  CHECK(detail::OperationMetricName("CreateDocument") == "create_item");
-  CHECK(detail::OperationMetricName("ReadDocument") == "read_item");
-  CHECK(detail::OperationMetricName("ReplaceDocument") == "replace_item");
-  CHECK(detail::OperationMetricName("UpsertDocument") == "upsert_item");
-  CHECK(detail::OperationMetricName("DeleteDocument") == "delete_item");
-  CHECK(detail::OperationMetricName("QueryDocuments") == "query_items");
-  CHECK(detail::OperationMetricName("ReadFeed") == "read_all_items");
-  CHECK(detail::OperationMetricName("CreateCollection") == "create_container");
+  CHECK(cosmos::detail::OperationMetricName("CreateDocument") == "create_item");
+  CHECK(cosmos::detail::OperationMetricName("ReadDocument") == "read_item");
+  CHECK(cosmos::detail::OperationMetricName("ReplaceDocument") == "replace_item");
+  CHECK(cosmos::detail::OperationMetricName("UpsertDocument") == "upsert_item");
+  CHECK(cosmos::detail::OperationMetricName("DeleteDocument") == "delete_item");
+  CHECK(cosmos::detail::OperationMetricName("QueryDocuments") == "query_items");
+  CHECK(cosmos::detail::OperationMetricName("ReadFeed") == "read_all_items");
+  CHECK(cosmos::detail::OperationMetricName("CreateCollection") == "create_container");
   // Others in snake case.
-  CHECK(detail::OperationMetricName("ReadPartitionKeyRanges") == "read_partition_key_ranges");
-  CHECK(detail::OperationMetricName("X") == "x");
-  CHECK(detail::OperationMetricName("") == "");
+  CHECK(cosmos::detail::OperationMetricName("ReadPartitionKeyRanges") == "read_partition_key_ranges");
+  CHECK(cosmos::detail::OperationMetricName("X") == "x");
+  CHECK(cosmos::detail::OperationMetricName("") == "");
   // Without an allocation: a named operation leaves the storage alone, any
   // other is spelled into it (and the view points there).
   std::string storage = "untouched";
-  CHECK(detail::OperationMetricName("ReadDocument", storage) == "read_item");
+  CHECK(cosmos::detail::OperationMetricName("ReadDocument", storage) == "read_item");
   CHECK(storage == "untouched");
-  auto const other = detail::OperationMetricName("ReadPartitionKeyRanges", storage);
+  auto const other = cosmos::detail::OperationMetricName("ReadPartitionKeyRanges", storage);
   CHECK(other == "read_partition_key_ranges");
   CHECK(storage == "read_partition_key_ranges");
   CHECK(other.data() == storage.data());
@@ -84,7 +84,7 @@ TEST_CASE("metrics: one operation's duration, charge, retries and 429s", "[metri
   d.TotalLatencyMs = 250;
   d.TotalRequestCharge = 6.5;
   // A document id that looks like a type segment must not be taken for one.
-  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/colls");
+  cosmos::detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/colls");
 
   auto const durations = sink->Of("db.client.operation.duration");
   REQUIRE(durations.size() == 1);
@@ -123,15 +123,15 @@ TEST_CASE("metrics: the regions an operation contacted, each once, in order", "[
   // A failover: region-2 refused twice, region-1 answered.
   d.Attempts = {inRegion("region-2", 503, "status"), inRegion("region-2", 0, "transport failure"),
                 inRegion("region-1", 200, "ok")};
-  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  cosmos::detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
   // One region only: no list.
   d.Attempts = {inRegion("West Europe", 200, "ok")};
-  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  cosmos::detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
   // Back and forth: each region once, first contact first; a name that is a
   // prefix of another is still its own region.
   d.Attempts = {inRegion("region-1", 503, "status"), inRegion("region-10", 503, "status"),
                 inRegion("region-1", 200, "ok")};
-  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  cosmos::detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
   auto const durations = sink->Of("db.client.operation.duration");
   REQUIRE(durations.size() == 3);
   CHECK(durations[0].Attributes.at("azure.cosmosdb.operation.contacted_regions") == "region-2,region-1");
@@ -149,9 +149,9 @@ TEST_CASE("metrics: failures name their error type", "[metrics]") {
   OperationDiagnostics d;
   d.Operation = "ReadDocument";
   d.Attempts = {Attempt(404, "status", 1)};
-  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  cosmos::detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
   d.Attempts = {Attempt(0, "transport failure", 0)};
-  detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
+  cosmos::detail::RecordOperationMetrics(meter, d, "dbs/shop/colls/orders/docs/a");
   auto const durations = sink->Of("db.client.operation.duration");
   REQUIRE(durations.size() == 2);
   CHECK(durations[0].Attributes.at("error.type") == "404");
@@ -161,7 +161,7 @@ TEST_CASE("metrics: failures name their error type", "[metrics]") {
   // A database-level operation has no collection.
   d.Operation = "ReadDatabase";
   d.Attempts = {Attempt(200, "ok", 1)};
-  detail::RecordOperationMetrics(meter, d, "dbs/shop");
+  cosmos::detail::RecordOperationMetrics(meter, d, "dbs/shop");
   CHECK(sink->Of("db.client.operation.duration").back().Attributes.at("db.namespace") == "shop");
   CHECK(sink->Of("db.client.operation.duration").back().Attributes.at("db.collection.name").empty());
 }
@@ -171,7 +171,7 @@ TEST_CASE("metrics: connections by state, and nothing without a sink", "[metrics
   http::HttpTransportStatistics s;
   s.OpenConnections = 5;
   s.IdleConnections = 2;
-  detail::RecordConnectionMetrics(Meter(sink), s, "127.0.0.1");
+  cosmos::detail::RecordConnectionMetrics(Meter(sink), s, "127.0.0.1");
   auto const c = sink->Of("db.client.connection.count");
   REQUIRE(c.size() == 2);
   CHECK(c[0].Attributes.at("db.client.connection.state") == "idle");
@@ -184,7 +184,7 @@ TEST_CASE("metrics: connections by state, and nothing without a sink", "[metrics
   CHECK_FALSE(none.Enabled());
   OperationDiagnostics d;
   d.Attempts = {Attempt(200, "ok", 1)};
-  detail::RecordOperationMetrics(none, d, "dbs/a/colls/b");  // no sink: no crash, nothing anywhere
+  cosmos::detail::RecordOperationMetrics(none, d, "dbs/a/colls/b");  // no sink: no crash, nothing anywhere
   none.Record(Instruments::Retries, 1, {});
   CHECK(sink->List.size() == 2);
 }

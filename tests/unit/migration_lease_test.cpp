@@ -12,6 +12,8 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+using namespace docshard::migration;
 
 namespace {
 RangeStream Stream(std::string range, std::string min, std::string max) {

@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
 
 TEST_CASE("partition key header escapes non-ASCII like the official SDK", "[cosmos][pkheader]") {
   CHECK(PartitionKeyValue("\xC3\xA9").HeaderValue() == R"(["\u00e9"])");                        // é

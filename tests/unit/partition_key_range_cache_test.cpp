@@ -22,6 +22,8 @@
 #include <thread>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 

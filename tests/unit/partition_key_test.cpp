@@ -12,6 +12,7 @@
 #include <random>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-using docshard::detail::AppendPercentEncoded;
-using docshard::detail::MakePercentKeepSet;
+using docshard::cosmos::detail::AppendPercentEncoded;
+using docshard::cosmos::detail::MakePercentKeepSet;
 
 namespace {
 std::string Encoded(std::string_view bytes, std::string_view extra = "", std::string out = {}) {

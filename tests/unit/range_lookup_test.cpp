@@ -10,6 +10,7 @@
 #include <thread>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 CollectionRef C(std::string const& name) { return CollectionRef::Parse("dbs/app/colls/" + name); }

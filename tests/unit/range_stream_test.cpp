@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 
 namespace {
 

@@ -29,11 +29,15 @@
 #include <vector>
 
 using namespace docshard;
-using docshard::detail::AccountLocation;
-using docshard::detail::DatabaseAccount;
-using docshard::detail::RegionRouter;
-using docshard::detail::RegionTarget;
-using docshard::detail::RegionUse;
+using namespace docshard::cosmos;
+using namespace docshard::http;
+using namespace docshard::resolvers;
+
+using docshard::cosmos::detail::AccountLocation;
+using docshard::cosmos::detail::DatabaseAccount;
+using docshard::cosmos::detail::RegionRouter;
+using docshard::cosmos::detail::RegionTarget;
+using docshard::cosmos::detail::RegionUse;
 using docshard::test::FakeGateway;
 using docshard::test::Respond;
 using docshard::test::SeenRequest;
@@ -78,27 +82,29 @@ RegionRouter::TimePoint const T0 = RegionRouter::TimePoint() + std::chrono::hour
 // ---- names and the account resource ---------------------------------------
 
 TEST_CASE("region names match with ASCII case and spaces ignored", "[regions]") {
-  CHECK(detail::RegionKey("West US 2") == "westus2");
-  CHECK(detail::RegionKey("westus2") == "westus2");
-  CHECK(detail::RegionKey("WEST  US 2") == "westus2");
-  CHECK(detail::RegionKey("region-1") == "region-1");
-  CHECK(detail::RegionKey("North-Europe") != detail::RegionKey("North Europe"));  // '-' is kept
-  CHECK(detail::RegionNameProblem("  ") == "is empty");
-  CHECK(detail::RegionNameProblem("a\tb") == "contains a control character");
-  CHECK(detail::RegionNameProblem(std::string(101, 'x')) == "is longer than 100 characters");
-  CHECK(detail::RegionNameProblem("Germany West Central").empty());
+  CHECK(docshard::detail::RegionKey("West US 2") == "westus2");
+  CHECK(docshard::detail::RegionKey("westus2") == "westus2");
+  CHECK(docshard::detail::RegionKey("WEST  US 2") == "westus2");
+  CHECK(docshard::detail::RegionKey("region-1") == "region-1");
+  CHECK(docshard::detail::RegionKey("North-Europe") != docshard::detail::RegionKey("North Europe"));  // '-' is kept
+  CHECK(docshard::detail::RegionNameProblem("  ") == "is empty");
+  CHECK(docshard::detail::RegionNameProblem("a\tb") == "contains a control character");
+  CHECK(docshard::detail::RegionNameProblem(std::string(101, 'x')) == "is longer than 100 characters");
+  CHECK(docshard::detail::RegionNameProblem("Germany West Central").empty());
 
   CHECK(InvalidArgument([] {
-          detail::CheckPreferredRegions({"West US", "East US", "eastus"});
+          docshard::detail::CheckPreferredRegions({"West US", "East US", "eastus"});
         }) == "preferred region 2 \"eastus\" is the same region as 1 \"East US\" (names match with case and spaces "
               "ignored)");
-  CHECK(InvalidArgument([] { detail::CheckPreferredRegions({"West US", ""}); }) == "preferred region 1 \"\" is empty");
-  CHECK(InvalidArgument([] { detail::CheckPreferredRegions({"a\nb"}); }) ==
+  CHECK(InvalidArgument([] {
+          docshard::detail::CheckPreferredRegions({"West US", ""});
+        }) == "preferred region 1 \"\" is empty");
+  CHECK(InvalidArgument([] { docshard::detail::CheckPreferredRegions({"a\nb"}); }) ==
         "preferred region 0 \"a\\u000ab\" contains a control character");
 }
 
 TEST_CASE("the account resource lists the write region and the readable regions", "[regions]") {
-  auto const account = detail::ParseDatabaseAccount(
+  auto const account = cosmos::detail::ParseDatabaseAccount(
       R"({"_self":"","id":"127.0.0.1","writableLocations":[{"name":"West US","databaseAccountEndpoint":"https://127.0.0.1:41001/"}],
           "readableLocations":[{"name":"West US","databaseAccountEndpoint":"https://127.0.0.1:41001/"},
                                {"name":"East US","databaseAccountEndpoint":"https://127.0.0.1:41002/"},
@@ -111,13 +117,14 @@ TEST_CASE("the account resource lists the write region and the readable regions"
   CHECK(account.Readable[1].Name == "East US");
   CHECK(account.Readable[1].Endpoint == "https://127.0.0.1:41002");
 
-  CHECK_THROWS_AS(detail::ParseDatabaseAccount("[]"), InvalidArgumentError);
-  CHECK_THROWS_AS(detail::ParseDatabaseAccount(R"({"writableLocations":[]})"), InvalidArgumentError);
-  CHECK_THROWS_AS(detail::ParseDatabaseAccount(
+  CHECK_THROWS_AS(cosmos::detail::ParseDatabaseAccount("[]"), InvalidArgumentError);
+  CHECK_THROWS_AS(cosmos::detail::ParseDatabaseAccount(R"({"writableLocations":[]})"), InvalidArgumentError);
+  CHECK_THROWS_AS(cosmos::detail::ParseDatabaseAccount(
                       R"({"writableLocations":[{"name":"W","databaseAccountEndpoint":"http://plain:80/"}]})"),
                   InvalidArgumentError);
-  CHECK_THROWS_AS(detail::ParseDatabaseAccount(R"({"writableLocations":[{"databaseAccountEndpoint":"https://a/"}]})"),
-                  InvalidArgumentError);
+  CHECK_THROWS_AS(
+      cosmos::detail::ParseDatabaseAccount(R"({"writableLocations":[{"databaseAccountEndpoint":"https://a/"}]})"),
+      InvalidArgumentError);
 }
 
 // ---- RegionRouter -------------------------------------------------------------

@@ -19,6 +19,9 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::cosmos;
+using namespace docshard::migration;
+
 using docshard::test::FakeGateway;
 using docshard::test::Respond;
 using docshard::test::SeenRequest;
@@ -60,7 +63,7 @@ TEST_CASE("a page read is charged every attempt, the 429 and 410 the client retr
                         Respond(200, R"({"Documents":[{"id":"a"}],"_count":1})", {{"x-ms-request-charge", "3"}})}));
   auto client = ChargeClient(gateway);
   RequestUnitBudget budget;
-  auto const page = detail::Charged(budget, [&] { return client->ReadFeedPage(Coll, "", QueryOptions{}); });
+  auto const page = migration::detail::Charged(budget, [&] { return client->ReadFeedPage(Coll, "", QueryOptions{}); });
   REQUIRE(gateway->Requests().size() == 3);
   CHECK(page.Count() == 1);
   CHECK(budget.Spent() == Approx(0.5 + 2.25 + 3));
@@ -73,13 +76,13 @@ TEST_CASE("a page read that throws after its retries is charged its attempts", "
   auto client = ChargeClient(gateway, 2);
   RequestUnitBudget budget;
   budget.Spend(4);  // charged before: added to, not replaced
-  CHECK_THROWS_AS(detail::Charged(budget, [&] { return client->ReadFeedPage(Coll, "", QueryOptions{}); }),
+  CHECK_THROWS_AS(migration::detail::Charged(budget, [&] { return client->ReadFeedPage(Coll, "", QueryOptions{}); }),
                   ThrottledError);
   REQUIRE(gateway->Requests().size() == 3);  // the first try and MaxThrottleRetries = 2
   CHECK(budget.Spent() == Approx(4 + 3 * 1.5));
 
   // An error raised before any request (none on the wire) costs nothing.
-  CHECK_THROWS_AS(detail::Charged(budget, []() -> QueryPage { throw InvalidArgumentError("scripted"); }),
+  CHECK_THROWS_AS(migration::detail::Charged(budget, []() -> QueryPage { throw InvalidArgumentError("scripted"); }),
                   InvalidArgumentError);
   CHECK(budget.Spent() == Approx(4 + 3 * 1.5));
 }

@@ -13,6 +13,9 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
 
 namespace {
 std::shared_ptr<PartitionedClient> OfflineClient() {

@@ -5,6 +5,7 @@
 #include <docshard/docshard.hpp>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 std::vector<CollectionRef> Refs(std::initializer_list<char const*> texts) {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 

@@ -14,7 +14,9 @@
 #include <vector>
 
 using namespace docshard;
-using docshard::detail::RoutedDiagnostics;
+using namespace docshard::cosmos;
+
+using docshard::client::detail::RoutedDiagnostics;
 
 namespace {
 

@@ -21,6 +21,9 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+
 using docshard::test::FakeGateway;
 using docshard::test::Respond;
 using docshard::test::SeenRequest;

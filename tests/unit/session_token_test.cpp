@@ -12,6 +12,7 @@
 #include <thread>
 
 using namespace docshard;
+using namespace docshard::cosmos;
 
 namespace {
 SessionToken T(std::string_view text) {

@@ -6,6 +6,7 @@
 #include <docshard/resolvers/spillover_partition_resolver.hpp>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 std::string Scheme(std::string const& resolver) {
@@ -138,7 +139,8 @@ TEST_CASE("spillover: config round trip is exact and stable", "[spillover][confi
   CHECK(PartitionScheme::Load(minimal.Save()).Save() == minimal.Save());
 
   // A full definition template survives as written, and the account is kept.
-  auto full = PartitionScheme::Load(R"({"docshard": 1, "accounts": {"west": {"endpoint": "https://w:1", "keyEnv": "K"}},
+  auto full = PartitionScheme::Load(
+      R"({"docshard": 1, "accounts": {"west": {"endpoint": "https://w:1", "keyEnv": "K"}},
       "resolver": {"type": "spillover", "partitionKey": "/k", "account": "west", "database": "d",
       "collectionPrefix": "c", "collections": ["c0"], "template": {"partitionKey": {"paths": ["/k"], "kind": "Hash"},
       "indexingPolicy": {"indexingMode": "consistent"}}}})");

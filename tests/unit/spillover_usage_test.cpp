@@ -3,6 +3,7 @@
 #include <docshard/store/spillover_manager.hpp>
 
 using namespace docshard;
+using namespace docshard::store;
 
 TEST_CASE("spillover: x-ms-resource-usage / -quota parsing", "[spillover]") {
   auto usage = ParseResourceNumbers(

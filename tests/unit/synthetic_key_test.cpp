@@ -6,6 +6,7 @@
 #include <set>
 
 using namespace docshard;
+using namespace docshard::resolvers;
 
 namespace {
 rapidjson::Document Doc(char const* json) {

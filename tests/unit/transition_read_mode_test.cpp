@@ -20,6 +20,9 @@
 #include <vector>
 
 using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::resolvers;
 
 namespace {
 

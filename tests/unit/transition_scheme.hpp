@@ -8,15 +8,15 @@
 
 namespace docshard::test {
 
-inline PartitionScheme TransitionLookupScheme(char const* mode) {
+inline resolvers::PartitionScheme TransitionLookupScheme(char const* mode) {
   auto lookup = [](char const* target) {
     return std::string(R"({"type": "lookup", "partitionKey": "/k", "keyType": "string", "entries": [
         {"key": "u1", "collection": "dbs/d/colls/)") +
            target + R"("}], "default": "dbs/d/colls/)" + target + R"(0"})";
   };
-  return PartitionScheme::Load(std::string(R"({"docshard": 1, "resolver": {"type": "transition",
+  return resolvers::PartitionScheme::Load(std::string(R"({"docshard": 1, "resolver": {"type": "transition",
       "readMode": ")") + mode + R"(", "current": )" +
-                               lookup("a1") + R"(, "next": )" + lookup("b1") + "}}");
+                                          lookup("a1") + R"(, "next": )" + lookup("b1") + "}}");
 }
 
 }  // namespace docshard::test

@@ -10,6 +10,8 @@
 #include <cmath>
 
 using namespace docshard;
+using namespace docshard::migration;
+using namespace docshard::resolvers;
 
 namespace {
 

@@ -19,7 +19,7 @@ Backend OpenBackend(std::string const& configPath) {
   auto scheme = LoadSchemeFile(configPath);
   if (scheme.Accounts().empty())
     throw UsageError(configPath + " has no \"accounts\": a backend command needs an endpoint and a key source");
-  auto client = PartitionedClient::FromScheme(scheme);
+  auto client = client::PartitionedClient::FromScheme(scheme);
   return {std::move(scheme), std::move(client)};
 }
 
@@ -51,7 +51,7 @@ int RunPointOperation(std::span<char const* const> args, std::function<void(Poin
   try {
     operation(op);
     return ExitOk;
-  } catch (NotFoundError const& e) {
+  } catch (cosmos::NotFoundError const& e) {
     PrintDiagnostics(e.Diagnostics());
     std::fprintf(stderr, "not found: id %s with key %s\n", JsonString(op.Id).c_str(), op.Key.ToJson().c_str());
     return ExitFailed;
@@ -70,7 +70,7 @@ void PrintDiagnostics(std::shared_ptr<OperationDiagnostics const> const& diagnos
   std::fwrite(line.data(), 1, line.size(), stderr);  // one call: lines from parallel writers stay whole
 }
 
-void PrintDiagnostics(FanOutResult const& result) {
+void PrintDiagnostics(client::FanOutResult const& result) {
   if (!g_diagnostics) return;
   auto const line = result.DiagnosticsJson() + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);

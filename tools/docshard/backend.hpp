@@ -15,8 +15,8 @@
 namespace docshard::cli {
 
 struct Backend {
-  PartitionScheme Scheme;
-  std::shared_ptr<PartitionedClient> Client;
+  resolvers::PartitionScheme Scheme;
+  std::shared_ptr<client::PartitionedClient> Client;
 };
 
 // Throws ConfigError (bad config) or UsageError (no accounts).
@@ -45,7 +45,7 @@ void RequestDiagnostics() noexcept;
 // Prints `diagnostics` if they were requested and there are any.
 void PrintDiagnostics(std::shared_ptr<OperationDiagnostics const> const& diagnostics);
 // A query's diagnostics (FanOutResult::DiagnosticsJson) as one line, the same way.
-void PrintDiagnostics(FanOutResult const& result);
+void PrintDiagnostics(client::FanOutResult const& result);
 
 // A value as compact JSON text.
 std::string CompactJson(rapidjson::Value const& value);

@@ -50,7 +50,7 @@ constexpr std::array<OptionSpec, 19> Options = {{{"from", true},
                                                  {"read-all", false},
                                                  {"remove-tombstones", false}}};
 
-PartitionScheme LoadNamed(std::string const& path) {
+resolvers::PartitionScheme LoadNamed(std::string const& path) {
   try {
     return LoadSchemeFile(path);
   } catch (ConfigError const& e) {
@@ -78,7 +78,7 @@ class ProgressDisplay {
 public:
   explicit ProgressDisplay(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) == 1) {}
 
-  void Show(MigrationProgress const& p) {
+  void Show(migration::MigrationProgress const& p) {
     if (m_quiet) return;
     auto const now = std::chrono::steady_clock::now();
     auto const interval = m_tty ? std::chrono::milliseconds(100) : std::chrono::milliseconds(2000);
@@ -119,13 +119,13 @@ unsigned long long U(std::uint64_t v) { return static_cast<unsigned long long>(v
 // `--status`: the job's items and totals as stored in the lease collection
 // (read only). The rate is the job's moved documents over the time between
 // the job document's creation and the newest item write (service clock).
-int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::string const& fromHash,
+int ShowStatus(client::PartitionedClient& client, std::string const& leaseText, std::string const& fromHash,
                std::string const& toHash, IPartitionResolver const& next, bool json) {
   auto const lease = CollectionRef::Parse(leaseText);
-  MigrationJobStatus status;
+  migration::MigrationJobStatus status;
   try {
-    status = ReadMigrationJob(client.Account(lease.Account()), lease.Link());
-  } catch (NotFoundError const&) {
+    status = migration::ReadMigrationJob(client.Account(lease.Account()), lease.Link());
+  } catch (cosmos::NotFoundError const&) {
     std::fprintf(stderr, "error: lease collection %s does not exist (no job was created there)\n", leaseText.c_str());
     return ExitFailed;
   }
@@ -137,12 +137,12 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
   auto const total = status.Totals();
   std::size_t done = 0, split = 0;
   for (auto const& i : status.Items) {
-    done += i.State == LeaseItemState::Done;
-    split += i.State == LeaseItemState::Split;
+    done += i.State == migration::LeaseItemState::Done;
+    split += i.State == migration::LeaseItemState::Split;
   }
   auto const workers = status.Workers();
   // What the transition's deletes left (docs/migration.md, "Removing them").
-  auto const tombstones = CountTombstones(client, next);
+  auto const tombstones = migration::CountTombstones(client, next);
   double const seconds = static_cast<double>(total.Timestamp - status.Job.Timestamp);
   double const rate = seconds > 0 ? static_cast<double>(total.Moved) / seconds : 0.0;
   std::int64_t const now = static_cast<std::int64_t>(std::time(nullptr));
@@ -208,16 +208,16 @@ int ShowStatus(PartitionedClient& client, std::string const& leaseText, std::str
 // Refused while any item of the job (or the checkpoint) is unfinished; that no
 // worker process is left and every application runs NEW is the operator's
 // to know (docs/migration.md, "Removing them").
-int RemoveJobTombstones(PartitionedClient& client, std::optional<std::string> const& leaseText,
+int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::string> const& leaseText,
                         std::filesystem::path const& checkpoint, std::string const& fromHash, std::string const& toHash,
                         IPartitionResolver const& next) {
   std::string unfinished;
   if (leaseText) {
     auto const lease = CollectionRef::Parse(*leaseText);
-    MigrationJobStatus status;
+    migration::MigrationJobStatus status;
     try {
-      status = ReadMigrationJob(client.Account(lease.Account()), lease.Link());
-    } catch (NotFoundError const&) {}
+      status = migration::ReadMigrationJob(client.Account(lease.Account()), lease.Link());
+    } catch (cosmos::NotFoundError const&) {}
     if (!status.Exists) {
       std::fprintf(stderr, "error: lease collection %s holds no migration job\n", leaseText->c_str());
       return ExitFailed;
@@ -230,7 +230,7 @@ int RemoveJobTombstones(PartitionedClient& client, std::optional<std::string> co
     if (!status.Job.Ready || status.Remaining() > 0)
       unfinished = "the job in " + *leaseText + " has " + std::to_string(status.Remaining()) + " items not done";
   } else {
-    auto const cp = MigrationCheckpoint::TryLoad(checkpoint);
+    auto const cp = migration::MigrationCheckpoint::TryLoad(checkpoint);
     if (!cp) {
       std::fprintf(stderr, "error: no checkpoint %s: nothing says the migration is finished\n",
                    checkpoint.string().c_str());
@@ -250,8 +250,8 @@ int RemoveJobTombstones(PartitionedClient& client, std::optional<std::string> co
                  unfinished.c_str());
     return ExitFailed;
   }
-  auto const count = CountTombstones(client, next);
-  auto const removed = RemoveTombstones(client, next);
+  auto const count = migration::CountTombstones(client, next);
+  auto const removed = migration::RemoveTombstones(client, next);
   std::printf("removed %zu tombstone collections (%llu tombstones)\n", removed, U(count));
   std::fflush(stdout);
   return ExitOk;
@@ -261,7 +261,7 @@ int Run(std::span<char const* const> args) {
   auto const arguments = Arguments::Parse(args, Options);
   auto const fromPath = arguments.Required("from");
   auto const toPath = arguments.Required("to");
-  MigratorOptions options;
+  migration::MigratorOptions options;
   auto const leaseText = arguments.Value("lease");
   if (leaseText) {
     if (arguments.Flag("checkpoint") || arguments.Flag("resume"))
@@ -299,13 +299,13 @@ int Run(std::span<char const* const> args) {
   bool const finish = !arguments.Flag("no-finish") && !removeTombstones;
   if (finish) {
     try {
-      (void)NextEpoch(from);  // before anything moves, not at the switch
+      (void)migration::NextEpoch(from);  // before anything moves, not at the switch
     } catch (InvalidArgumentError const& e) {
       throw ConfigError(fromPath + ": epoch", e.what());
     }
   }
-  auto const scheme = Migrator::TransitionScheme(from, to);
-  auto client = PartitionedClient::FromScheme(scheme);
+  auto const scheme = migration::Migrator::TransitionScheme(from, to);
+  auto client = client::PartitionedClient::FromScheme(scheme);
   if (leaseText) {
     auto const lease = CollectionRef::Parse(*leaseText);
     if (!scheme.Accounts().count(std::string(lease.Account())))
@@ -313,15 +313,15 @@ int Run(std::span<char const* const> args) {
                                        " nor " + toPath);
   }
   if (removeTombstones)
-    return RemoveJobTombstones(*client, leaseText, options.Checkpoint, SchemeHash(*from.Resolver()),
-                               SchemeHash(*to.Resolver()), *to.Resolver());
+    return RemoveJobTombstones(*client, leaseText, options.Checkpoint, migration::SchemeHash(*from.Resolver()),
+                               migration::SchemeHash(*to.Resolver()), *to.Resolver());
   if (leaseText && arguments.Flag("status"))
-    return ShowStatus(*client, *leaseText, SchemeHash(*from.Resolver()), SchemeHash(*to.Resolver()), *to.Resolver(),
-                      arguments.Flag("json"));
+    return ShowStatus(*client, *leaseText, migration::SchemeHash(*from.Resolver()),
+                      migration::SchemeHash(*to.Resolver()), *to.Resolver(), arguments.Flag("json"));
 
   ProgressDisplay display(quiet);
   bool readShown = quiet;
-  options.OnProgress = [&display, &readShown](MigrationProgress const& p) {
+  options.OnProgress = [&display, &readShown](migration::MigrationProgress const& p) {
     if (!readShown) {  // the job's way, known once the run has opened it
       readShown = true;
       std::fprintf(stderr, "migrate: reads %s: %s\n",
@@ -330,7 +330,7 @@ int Run(std::span<char const* const> args) {
     }
     display.Show(p);
   };
-  Migrator migrator(client, from.Resolver(), to.Resolver(), options);
+  migration::Migrator migrator(client, from.Resolver(), to.Resolver(), options);
   if (!quiet) {
     auto const& plan = migrator.Plan();
     if (plan.IsExact())
@@ -347,7 +347,7 @@ int Run(std::span<char const* const> args) {
                                    : " (none yet: nothing was moved with it; starting from the beginning)");
   }
 
-  MigrationProgress done;
+  migration::MigrationProgress done;
   try {
     done = migrator.Run();
   } catch (InvalidArgumentError const& e) {
@@ -370,18 +370,18 @@ int Run(std::span<char const* const> args) {
   }
 
   // Every document where B wants it, once; A's dropped collections empty.
-  VerifyOptions verify;
+  migration::VerifyOptions verify;
   verify.KeepIds = false;
   verify.MaxParallel = options.MaxParallel;
   for (auto const& c : from.Resolver()->Collections()) verify.AlsoScan.push_back(c);
-  auto report = VerifyScheme(*client, *to.Resolver(), verify);
+  auto report = migration::VerifyScheme(*client, *to.Resolver(), verify);
   // A worker of a shared job reads the other workers' moves without their
   // session tokens: a lagging replica can still show a moved document in its
   // source for the replication lag. Such a report is taken again; a real
   // duplicate or misplaced document stays.
   for (int again = 0; leaseText && again < 10 && !report.Ok() && report.Lost.empty(); ++again) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    report = VerifyScheme(*client, *to.Resolver(), verify);
+    report = migration::VerifyScheme(*client, *to.Resolver(), verify);
   }
   double const seconds = std::chrono::duration<double>(done.Elapsed).count();
   std::printf("moved %llu (kept newer %llu, re-copied %llu, unresurrected %llu), skipped %llu, scanned %llu; "
@@ -406,7 +406,8 @@ int Run(std::span<char const* const> args) {
   if (done.LeftInPlace > done.Left.size())
     std::printf("left in place: %llu more (found by earlier runs, or past the first %zu listed; the verification "
                 "names each as misplaced)\n",
-                static_cast<unsigned long long>(done.LeftInPlace - done.Left.size()), MigrationProgress::MaxLeftListed);
+                static_cast<unsigned long long>(done.LeftInPlace - done.Left.size()),
+                migration::MigrationProgress::MaxLeftListed);
   if (!report.Ok() || done.LeftInPlace > 0) {
     for (auto const& o : report.Duplicated)
       std::printf("duplicated %s key %s in %zu collections\n", JsonString(o.Id).c_str(), o.Key.c_str(),
@@ -432,7 +433,7 @@ int Run(std::span<char const* const> args) {
     return ExitFailed;
   }
   if (finish) {
-    auto const next = FinishMigration(*client, from, to, writeConfig);
+    auto const next = migration::FinishMigration(*client, from, to, writeConfig);
     std::printf("finished: %s is the scheme in force, epoch %lld\n", writeConfig.c_str(),
                 static_cast<long long>(next.Epoch().value_or(0)));
   }

@@ -41,7 +41,7 @@ void WriteNumber(JsonWriter& w, double v) {
 }
 
 // A config error in either file names the file, since there are two.
-PartitionScheme LoadNamed(std::string const& path) {
+resolvers::PartitionScheme LoadNamed(std::string const& path) {
   try {
     return LoadSchemeFile(path);
   } catch (ConfigError const& e) {
@@ -140,13 +140,13 @@ int Run(std::span<char const* const> args) {
 
   // How a migration would read the sources, and with --count what that
   // reads and moves on the backend (A's accounts).
-  auto const reads = PlanMigrationReads(from, to, arguments.Flag("read-all"));
-  std::vector<SourceReadCount> counts;
+  auto const reads = migration::PlanMigrationReads(from, to, arguments.Flag("read-all"));
+  std::vector<migration::SourceReadCount> counts;
   ReadTotals totals;
   if (arguments.Flag("count")) {
     auto backend = OpenBackend(fromPath);
-    auto const estimate = MigrationPlan::Compute(from, to, sampleKeys);
-    counts = CountMigrationReads(*backend.Client, reads, estimate);
+    auto const estimate = migration::MigrationPlan::Compute(from, to, sampleKeys);
+    counts = migration::CountMigrationReads(*backend.Client, reads, estimate);
     for (auto const& c : counts) {
       totals.Documents += c.Documents;
       totals.ToRead += c.ToRead;

@@ -18,7 +18,7 @@ namespace {
 constexpr OptionSpec Options[] = {{"config", true}, {"upsert", false}, {"max-parallel", true}};
 
 // One result line: {"id":..,"collection":..,"status":201} or {"id":..,"error":..}.
-std::string Write(PartitionedClient& client, std::string const& line, bool upsert, bool& ok) {
+std::string Write(client::PartitionedClient& client, std::string const& line, bool upsert, bool& ok) {
   std::string id;
   rapidjson::Document doc;
   // Only the id is read here; iterative, so that a deeply nested line is the
@@ -33,7 +33,7 @@ std::string Write(PartitionedClient& client, std::string const& line, bool upser
     out += ",\"collection\":" + JsonString(r.Collection.Text()) + ",\"status\":" + std::to_string(r.Response.Status()) +
            "}";
     ok = true;
-  } catch (RequestFailedError const& e) {
+  } catch (cosmos::RequestFailedError const& e) {
     PrintDiagnostics(e.Diagnostics());
     out += ",\"status\":" + std::to_string(e.Status()) + ",\"error\":" + JsonString(e.what()) + "}";
     ok = false;

@@ -17,12 +17,12 @@ int Run(std::span<char const* const> args) {
   auto a = Arguments::Parse(args, Options, 1);
   if (a.Positionals().size() != 1) throw UsageError("expected one SQL query");
   auto key = KeyArgument(a.Value("key"), a.Value("key-json"), false);
-  FanOutOptions options;
+  client::FanOutOptions options;
   if (key) options.Selector = ReadSelector::Key(*key);
   if (a.Value("max-parallel")) options.MaxConcurrency = static_cast<std::size_t>(a.Integer("max-parallel", 1, 1, 256));
-  if (a.Flag("partial")) options.PartialResults = PartialResultsPolicy::ReturnPartial;
+  if (a.Flag("partial")) options.PartialResults = client::PartialResultsPolicy::ReturnPartial;
   auto backend = OpenBackend(a.Required("config"));
-  SqlQuery query(a.Positionals()[0]);
+  cosmos::SqlQuery query(a.Positionals()[0]);
 
   // Results stream page by page (composite continuation), in merged order.
   options.MaxItems = 1000;

@@ -41,9 +41,9 @@ std::string ReadConfigText(std::string const& path) {
 
 }  // namespace
 
-PartitionScheme LoadSchemeFile(std::string const& path) {
+resolvers::PartitionScheme LoadSchemeFile(std::string const& path) {
   // The library bounds the nesting (512 levels) and refuses NUL bytes itself.
-  return PartitionScheme::Load(ReadConfigText(path));
+  return resolvers::PartitionScheme::Load(ReadConfigText(path));
 }
 
 }  // namespace docshard::cli

@@ -8,6 +8,6 @@
 namespace docshard::cli {
 
 // Throws ConfigError; an unreadable file is named by its path.
-PartitionScheme LoadSchemeFile(std::string const& path);
+resolvers::PartitionScheme LoadSchemeFile(std::string const& path);
 
 }  // namespace docshard::cli

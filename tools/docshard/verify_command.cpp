@@ -29,7 +29,7 @@ constexpr std::array<OptionSpec, 5> Options = {
 // One JSON object per line: {"id": "...", "key": <partition key>}. Read as
 // a stream (verify reads it twice), so its size is not limited by memory;
 // a bad line is a usage error naming the file and line.
-VerifyReferenceSet ExpectedFile(std::string const& path) {
+migration::VerifyReferenceSet ExpectedFile(std::string const& path) {
   return [path](std::function<void(std::string const&, PartitionKey const&)> const& visit) {
     std::ifstream in(path);
     if (!in) throw UsageError("--expected: cannot read " + path);
@@ -51,7 +51,7 @@ VerifyReferenceSet ExpectedFile(std::string const& path) {
 int Run(std::span<char const* const> args) {
   auto const arguments = Arguments::Parse(args, Options);
   auto const scheme = LoadSchemeFile(arguments.Required("config"));
-  VerifyOptions options;
+  migration::VerifyOptions options;
   options.KeepIds = arguments.Flag("ids");
   if (auto p = arguments.Value("max-parallel")) {
     char* end = nullptr;
@@ -61,15 +61,16 @@ int Run(std::span<char const* const> args) {
       throw UsageError("--max-parallel: expected an integer from 1 to 256, got \"" + *p + "\"");
     options.MaxParallel = static_cast<int>(n);
   }
-  std::map<std::string, AccountConfig> accounts = scheme.Accounts();
+  std::map<std::string, resolvers::AccountConfig> accounts = scheme.Accounts();
   if (auto also = arguments.Value("also")) {
     auto const other = LoadSchemeFile(*also);
     for (auto const& c : other.Resolver()->Collections()) options.AlsoScan.push_back(c);
     for (auto const& [name, a] : other.Accounts()) accounts.emplace(name, a);
   }
   if (auto expected = arguments.Value("expected")) options.ExpectedStream = ExpectedFile(*expected);
-  auto client = PartitionedClient::FromScheme(PartitionScheme(scheme.Resolver(), scheme.Epoch(), accounts));
-  auto const report = VerifyScheme(*client, *scheme.Resolver(), options);
+  auto client =
+      client::PartitionedClient::FromScheme(resolvers::PartitionScheme(scheme.Resolver(), scheme.Epoch(), accounts));
+  auto const report = migration::VerifyScheme(*client, *scheme.Resolver(), options);
 
   for (auto const& [collection, count] : report.Counts) {
     std::printf("%s: %llu documents\n", collection.c_str(), static_cast<unsigned long long>(count));

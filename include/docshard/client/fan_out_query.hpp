@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard {
+namespace docshard::client {
 // What a fan-out query does when some of its collections fail.
 enum class PartialResultsPolicy {
   Fail,           // any collection failing fails the query
@@ -37,7 +37,7 @@ struct DOCSHARD_API FanOutOptions {
   std::optional<std::chrono::milliseconds> Timeout;                  // per request
   // x-ms-consistency-level of every request (default: the client's). Any
   // level but Session reads without this client's session tokens.
-  std::optional<ConsistencyLevel> Consistency;
+  std::optional<cosmos::ConsistencyLevel> Consistency;
 };
 
 // What one collection contributed to a fan-out query.
@@ -77,4 +77,4 @@ struct DOCSHARD_API FanOutResult {
   std::string DiagnosticsJson() const;
 };
 
-}  // namespace docshard
+}  // namespace docshard::client

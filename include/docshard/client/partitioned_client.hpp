@@ -16,7 +16,7 @@
 #include <mutex>
 #include <string>
 
-namespace docshard {
+namespace docshard::client {
 
 namespace detail {
 class QueryPlanCache;
@@ -26,19 +26,19 @@ class QueryPlanCache;
 struct DOCSHARD_API PartitionedClientOptions {
   // Timeouts, retries, pool and body limits for every account's client
   // (endpoint, key and CA come from the scheme's accounts).
-  CosmosClientOptions Client;
+  cosmos::CosmosClientOptions Client;
 };
 
 // Per-call settings of a PartitionedClient point operation.
 struct DOCSHARD_API OperationOptions {
-  std::string Resolver;    // "" = default resolver
-  RequestOptions Request;  // If-Match, timeout
+  std::string Resolver;            // "" = default resolver
+  cosmos::RequestOptions Request;  // If-Match, timeout
 };
 
 // A response and where it was served from.
 struct DOCSHARD_API RoutedResponse {
-  CosmosResponse Response;   // the service's answer (status, headers, body)
-  CollectionRef Collection;  // the collection that answered
+  cosmos::CosmosResponse Response;  // the service's answer (status, headers, body)
+  CollectionRef Collection;         // the collection that answered
 };
 
 // Routed CRUD and fan-out queries over one or more accounts through named
@@ -51,10 +51,10 @@ class DOCSHARD_API PartitionedClient {
 public:
   // One CosmosClient per account of the scheme; keys are read from each
   // account's keyEnv/keyFile now (errors name the account, never the key).
-  static std::shared_ptr<PartitionedClient> FromScheme(PartitionScheme const& scheme,
+  static std::shared_ptr<PartitionedClient> FromScheme(resolvers::PartitionScheme const& scheme,
                                                        PartitionedClientOptions const& options = {});
   // Accounts by name ("default" for unprefixed collection references).
-  explicit PartitionedClient(std::map<std::string, std::shared_ptr<CosmosClient>> accounts);
+  explicit PartitionedClient(std::map<std::string, std::shared_ptr<cosmos::CosmosClient>> accounts);
 
   // Publishes a resolver under `name` ("" = default). It must have a key path.
   void SetResolver(std::string const& name, ResolverPtr resolver, std::int64_t epoch = 0);
@@ -82,7 +82,7 @@ public:
   // is published yet), so two sources of schemes can never move a client back.
   bool SetResolverIfNewer(std::string const& name, ResolverPtr resolver, std::int64_t epoch);
   // The client of account `name`; throws InvalidArgumentError for an unknown name.
-  CosmosClient& Account(std::string const& name) const;
+  cosmos::CosmosClient& Account(std::string const& name) const;
   // Calls `hook` with a RoutingTrace for every routed operation (null: none).
   // The hook runs on the calling thread and must not throw.
   void SetTraceHook(RoutingTraceHook hook);
@@ -118,10 +118,10 @@ public:
   // ranges, collections and accounts. A key selector reads only the
   // collections owning the key, with the partition-key header. Throws
   // UnsupportedQueryError for what the merge does not implement.
-  FanOutResult Query(SqlQuery const& query, FanOutOptions const& options = {});
+  FanOutResult Query(cosmos::SqlQuery const& query, FanOutOptions const& options = {});
 
   // The partition-key header value a collection of `resolver` expects for `key`.
-  static PartitionKeyValue HeaderValue(PartitionKey const& key);
+  static cosmos::PartitionKeyValue HeaderValue(PartitionKey const& key);
 
 private:
   struct Published {
@@ -137,7 +137,7 @@ private:
                                                                         PartitionKey const& key);
   void Trace(RoutingTrace const& trace) const;
   // A point operation on `key`: traces it as `operation`, then calls
-  // attempt(collection, key) -> CosmosResponse on each candidate of
+  // attempt(collection, key) -> cosmos::CosmosResponse on each candidate of
   // `routing` in order. The first that does not miss (NotFoundError)
   // answers; with `everyCandidate` the others are still tried (delete). All
   // missed: the last miss is rethrown; no candidate: NoTargetError.
@@ -148,7 +148,7 @@ private:
   enum class WriteKind { Create, Upsert };
   RoutedResponse Write(WriteKind kind, std::string documentJson, OperationOptions const& options);
 
-  std::map<std::string, std::shared_ptr<CosmosClient>> m_accounts;
+  std::map<std::string, std::shared_ptr<cosmos::CosmosClient>> m_accounts;
   std::shared_ptr<detail::QueryPlanCache> m_plans;  // plans and partition key ranges (thread-safe)
   mutable std::mutex m_mutex;                       // guards the two members below (snapshots are copied out)
   std::map<std::string, Published> m_resolvers;
@@ -156,4 +156,4 @@ private:
   std::atomic<bool> m_tracing{false};  // skips building traces when nobody listens
 };
 
-}  // namespace docshard
+}  // namespace docshard::client

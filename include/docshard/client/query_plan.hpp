@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace docshard {
+namespace docshard::client {
 
 // The plan of a query needs a construct the fan-out merge does not implement
 // (e.g. "DCOUNT", "vector search ORDER BY", "MakeList aggregate"). Construct()
@@ -33,4 +33,4 @@ private:
 // NonValueAggregate, OffsetAndLimit, OrderBy, Top).
 DOCSHARD_API std::string_view SupportedQueryFeatures() noexcept;
 
-}  // namespace docshard
+}  // namespace docshard::client

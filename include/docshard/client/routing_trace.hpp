@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard {
+namespace docshard::client {
 
 // One routed operation: what was asked, by which scheme, and where it went.
 struct DOCSHARD_API RoutingTrace {
@@ -22,4 +22,4 @@ struct DOCSHARD_API RoutingTrace {
 // routes the operation; what it throws fails that operation.
 using RoutingTraceHook = std::function<void(RoutingTrace const&)>;
 
-}  // namespace docshard
+}  // namespace docshard::client

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // The ranges of one collection (see the notes at the top of this file).
 // Immutable; copies are independent.
@@ -59,4 +59,4 @@ private:
   std::string m_etag;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

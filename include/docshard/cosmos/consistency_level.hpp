@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-namespace docshard {
+namespace docshard::cosmos {
 // A Cosmos DB consistency level, as sent in x-ms-consistency-level.
 enum class ConsistencyLevel { Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual };
 
@@ -16,4 +16,4 @@ DOCSHARD_API std::string_view ToString(ConsistencyLevel level) noexcept;
 // The level a header value names (exact spelling, as the service sends it); nullopt otherwise.
 DOCSHARD_API std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text) noexcept;
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // A client of one account (see the notes at the top of this file). Ids and
 // links are checked before anything is sent: an empty id, one with / \ ? or
@@ -278,4 +278,4 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // How a CosmosClient connects, authenticates, retries and times out. Read
 // once by the constructor, which throws InvalidArgumentError for an invalid
@@ -79,4 +79,4 @@ struct DOCSHARD_API CosmosClientOptions {
   std::optional<Meter> Metrics;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // A request for CosmosClient::Send/AsyncSend (see the notes at the top of
 // this file). The client signs it and adds the date and API version on every
@@ -36,4 +36,4 @@ struct DOCSHARD_API CosmosRequest {
   std::optional<std::chrono::milliseconds> Timeout;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // A successful answer (status below 300, or 304) with its headers, body and
 // the attempts that produced it. A plain value: copies are independent
@@ -61,4 +61,4 @@ private:
   std::shared_ptr<OperationDiagnostics const> m_diagnostics;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

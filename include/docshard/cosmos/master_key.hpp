@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // A decoded master key that signs requests (see the notes at the top of this
 // file). Copies share the signing state; thread-safe.
@@ -39,4 +39,4 @@ private:
   std::shared_ptr<KeyedMac const> m_mac;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // One range as the service lists it (see the notes at the top of this file).
 struct DOCSHARD_API PartitionKeyRange {
@@ -26,4 +26,4 @@ struct DOCSHARD_API PartitionKeyRange {
 inline constexpr std::string_view MinimumEpk = "";
 inline constexpr std::string_view MaximumEpk = "FF";  // exclusive
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // What the cache needs from its client: CosmosClient provides it; unit
 // tests of the cache may fake it.
@@ -140,4 +140,4 @@ private:
   std::shared_ptr<State> m_state;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

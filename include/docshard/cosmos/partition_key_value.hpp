@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // The partition key of one request, as its header value (see the notes at
 // the top of this file). Converts implicitly from a string, number or bool
@@ -41,4 +41,4 @@ private:
   std::string m_header;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // A page as CosmosClient returns it: the response and its parsed body. A
 // value; copies share the parsed body (read-only, safe across threads).
@@ -54,4 +54,4 @@ struct DOCSHARD_API QueryResult {
   int Pages = 0;             // the number of pages read
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // One stream of a collection read (see the notes at the top of this file): a
 // plain value, stored by the caller between pages.
@@ -63,4 +63,4 @@ DOCSHARD_API QueryPage ReadRangeStreamPage(CosmosClient& client, std::string_vie
 DOCSHARD_API std::uint64_t CountDocumentsByRange(CosmosClient& client, std::string_view collectionLink,
                                                  QueryOptions const& options = {});
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <string>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // An error status from the service; the subclasses below tell the common
 // statuses apart (ThrowRequestFailed picks one). what() reads e.g.
@@ -120,4 +120,4 @@ inline constexpr unsigned SubStatusWriteForbidden = 3;
                                      unsigned subStatus, std::string activityId, std::string body,
                                      std::chrono::milliseconds retryAfter = {}, std::string rangeId = {});
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // Both option structs have a user-provided default constructor on purpose:
 // GCC 12 does not initialise an aggregate temporary `{}` passed to a call
@@ -57,4 +57,4 @@ struct DOCSHARD_API QueryOptions {
   std::optional<std::chrono::milliseconds> Timeout;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <functional>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // The retry budgets and waits of RetryPolicy, per kind of failure. A backoff
 // wait of retry n (from 0) is drawn from [d/2, d], d = min(base * 2^n, max).
@@ -41,4 +41,4 @@ struct DOCSHARD_API RetryOptions {
   std::function<double()> RandomSource;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -45,7 +45,7 @@
 #include <optional>
 #include <random>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // How one attempt of an operation ended, as RetryPolicy::NextDelay reads it.
 struct DOCSHARD_API AttemptOutcome {
@@ -98,4 +98,4 @@ private:
   std::optional<std::mt19937_64> m_prng;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

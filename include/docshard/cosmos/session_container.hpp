@@ -23,7 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // The session tokens of one client (see the notes at the top of this file).
 // Thread-safe: every method locks.
@@ -67,4 +67,4 @@ private:
   std::unordered_map<std::string, Collection, LinkHash, std::equal_to<>> m_collections;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

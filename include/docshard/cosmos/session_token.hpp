@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // One range's parsed session token (see the notes at the top of this file).
 // Only Parse and Merge make one.
@@ -57,4 +57,4 @@ private:
   std::string m_text;
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace docshard {
+namespace docshard::cosmos {
 
 // A query's text and its parameters (see the notes at the top of this file).
 // The text is sent as given, not checked here: the service rejects bad SQL.
@@ -55,4 +55,4 @@ private:
   std::vector<std::pair<std::string, std::string>> m_parameters;  // name, JSON value
 };
 
-}  // namespace docshard
+}  // namespace docshard::cosmos

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace docshard {
+namespace docshard::http {
 
 // A connection, protocol or TLS failure. RequestSent() is true once every byte
 // of the request reached the socket: from then on the server may have acted on
@@ -66,4 +66,4 @@ public:
   explicit CancelledError(std::string const& message) : Error(ErrorCode::Cancelled, message) {}
 };
 
-}  // namespace docshard
+}  // namespace docshard::http

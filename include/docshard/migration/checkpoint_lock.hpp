@@ -12,7 +12,7 @@
 #include "docshard/export.hpp"
 #include <filesystem>
 
-namespace docshard {
+namespace docshard::migration {
 
 // The lock on one checkpoint file (see the notes at the top of this file):
 // taken by the constructor, released by the destructor.
@@ -30,4 +30,4 @@ private:
   int m_fd = -1;
 };
 
-}  // namespace docshard
+}  // namespace docshard::migration

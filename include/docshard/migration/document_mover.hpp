@@ -36,7 +36,7 @@
 #include <functional>
 #include <string>
 
-namespace docshard {
+namespace docshard::migration {
 // Where a document ended up after DocumentMover::Move.
 enum class MoveOutcome {
   Moved,          // the target holds the source's content; the source is gone
@@ -73,8 +73,8 @@ public:
   // `pacer` receives throttling signals and is never waited on here (the
   // caller acquires one token per document). `budget`, when given, is charged
   // every request's units, 404/409/412 too (never waited on here).
-  DocumentMover(CosmosClient& source, CollectionRef sourceRef, CosmosClient& target, CollectionRef targetRef,
-                TokenBucket& pacer, RequestUnitBudget* budget = nullptr);
+  DocumentMover(cosmos::CosmosClient& source, CollectionRef sourceRef, cosmos::CosmosClient& target,
+                CollectionRef targetRef, TokenBucket& pacer, RequestUnitBudget* budget = nullptr);
 
   // `document` as read from the source (a JSON object with id and _etag;
   // copied, so the view need only live for the call). `partitionKey` is the
@@ -84,7 +84,7 @@ public:
   // failing; the document is then in a state the next attempt repairs.
   // Logs the move's diagnostics (MoveDiagnostics) to the process default
   // logger: verbose on success, warning with the failure when it throws.
-  MoveResult Move(JsonView document, PartitionKeyValue const& partitionKey);
+  MoveResult Move(JsonView document, cosmos::PartitionKeyValue const& partitionKey);
 
   // For tests of interleavings: `hook` runs at each MoveStep of every Move
   // (on the moving thread) with the document's id; what it throws leaves
@@ -101,19 +101,19 @@ public:
 private:
   // After an application delete began: waits (about 2 s at most) for the
   // source to be gone. SourceGone or `gone` when it is, DeletePending if not.
-  MoveResult AwaitSourceDelete(std::string const& id, PartitionKeyValue const& partitionKey, MoveResult result,
+  MoveResult AwaitSourceDelete(std::string const& id, cosmos::PartitionKeyValue const& partitionKey, MoveResult result,
                                MoveOutcome gone, MoveDiagnostics& diagnostics);
   // The protocol of Move (above); records every request in `diagnostics`.
-  MoveResult MoveSteps(JsonView document, PartitionKeyValue const& partitionKey, MoveDiagnostics& diagnostics);
+  MoveResult MoveSteps(JsonView document, cosmos::PartitionKeyValue const& partitionKey, MoveDiagnostics& diagnostics);
 
   // Runs `operation` (one request) with the throttling loop below, recording
   // its diagnostics, success or failure, in `diagnostics`.
   template <typename Operation>
-  CosmosResponse Call(MoveDiagnostics& diagnostics, Operation&& operation);
+  cosmos::CosmosResponse Call(MoveDiagnostics& diagnostics, Operation&& operation);
 
-  CosmosClient& m_source;
+  cosmos::CosmosClient& m_source;
   CollectionRef m_sourceRef;
-  CosmosClient& m_target;
+  cosmos::CosmosClient& m_target;
   CollectionRef m_targetRef;
   TokenBucket& m_pacer;
   RequestUnitBudget* m_budget;
@@ -122,4 +122,4 @@ private:
   ResolverPtr m_targetScheme;
 };
 
-}  // namespace docshard
+}  // namespace docshard::migration

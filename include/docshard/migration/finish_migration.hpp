@@ -10,16 +10,18 @@
 
 #include <filesystem>
 
-namespace docshard {
+namespace docshard::migration {
 
 // A's epoch + 1 (no epoch counts as 0). Throws InvalidArgumentError when A's
 // epoch is already the largest int64: check it before moving anything.
-DOCSHARD_API std::int64_t NextEpoch(PartitionScheme const& from);
+DOCSHARD_API std::int64_t NextEpoch(resolvers::PartitionScheme const& from);
 
 // Checks through `client` (which must reach every collection of A), then
 // writes B's config to `path` atomically and returns it. Throws
 // InvalidArgumentError naming the collection that blocks it.
-DOCSHARD_API PartitionScheme FinishMigration(PartitionedClient& client, PartitionScheme const& from,
-                                             PartitionScheme const& to, std::filesystem::path const& path);
+DOCSHARD_API resolvers::PartitionScheme FinishMigration(client::PartitionedClient& client,
+                                                        resolvers::PartitionScheme const& from,
+                                                        resolvers::PartitionScheme const& to,
+                                                        std::filesystem::path const& path);
 
-}  // namespace docshard
+}  // namespace docshard::migration

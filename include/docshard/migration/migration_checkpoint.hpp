@@ -24,15 +24,17 @@
 #include <vector>
 
 namespace docshard {
-
 class IPartitionResolver;
+}  // namespace docshard
+
+namespace docshard::migration {
 
 // The progress of one source collection of A; the counts are over every run.
 struct DOCSHARD_API CollectionCheckpoint {
   // Per partition key range: the read-feed position after its last fully
   // processed page. Empty while the source was not opened yet (then it is
   // read from the start on every current range).
-  std::vector<RangeStream> Ranges;
+  std::vector<cosmos::RangeStream> Ranges;
   bool Done = false;                // every page of every range was processed
   std::uint64_t Scanned = 0;        // documents read from this source
   std::uint64_t Moved = 0;          // copied to B and removed here
@@ -69,4 +71,4 @@ struct DOCSHARD_API MigrationCheckpoint {
 // SHA-256 (hex) of a resolver's stable JSON: identifies a scheme's routing.
 DOCSHARD_API std::string SchemeHash(IPartitionResolver const& resolver);
 
-}  // namespace docshard
+}  // namespace docshard::migration

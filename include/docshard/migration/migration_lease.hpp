@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard {
+namespace docshard::migration {
 
 // The partition key value of every document of a lease collection.
 inline constexpr char MigrationLeasePartition[] = "docshard";
@@ -56,7 +56,7 @@ enum class LeaseItemState {
 struct DOCSHARD_API MigrationLeaseItem {
   std::string Id;                               // "item-" + 32 hex digits of SHA-256(source, range, span)
   std::string Source;                           // A's collection, as a scheme names it (account:dbs/x/colls/y)
-  RangeStream Stream;                           // Stream.Done mirrors State == Done
+  cosmos::RangeStream Stream;                   // Stream.Done mirrors State == Done
   LeaseItemState State = LeaseItemState::Free;  // free, leased, done or split
   std::string Owner;                            // worker name, "" when free
   std::uint64_t Renewals = 0;                   // bumped by every renewal (a new _etag)
@@ -74,7 +74,7 @@ struct DOCSHARD_API MigrationLeaseItem {
   std::int64_t Timestamp = 0;  // _ts: when the service last wrote it, in seconds since 1970 (0 when absent)
 
   // A new item of `source` reading `stream`; Id derived from both.
-  static MigrationLeaseItem ForStream(std::string source, RangeStream stream);
+  static MigrationLeaseItem ForStream(std::string source, cosmos::RangeStream stream);
   // The item stored as `document` (a JSON object as read, with _etag and
   // _ts). Throws ConfigError naming the document and field when malformed
   // (or when it is not an object).
@@ -122,6 +122,6 @@ DOCSHARD_API std::string_view ToString(LeaseItemState state);
 // Every document of the job in `leaseCollection` (one partition, read feed).
 // Exists is false when there is no job document yet; throws NotFoundError
 // when the collection does not exist, ConfigError for malformed documents.
-DOCSHARD_API MigrationJobStatus ReadMigrationJob(CosmosClient& client, std::string_view leaseCollection);
+DOCSHARD_API MigrationJobStatus ReadMigrationJob(cosmos::CosmosClient& client, std::string_view leaseCollection);
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace docshard {
+namespace docshard::migration {
 
 // One (from, to) collection pair of a plan.
 struct DOCSHARD_API PlannedMove {
@@ -77,4 +77,4 @@ private:
   std::uint64_t m_sampleFailures = 0;
 };
 
-}  // namespace docshard
+}  // namespace docshard::migration

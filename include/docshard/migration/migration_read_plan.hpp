@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
-namespace docshard {
-
+namespace docshard::client {
 class PartitionedClient;
+}  // namespace docshard::client
+
+namespace docshard::migration {
 
 // Stored positions [Begin, End): values of RingPositionField (the top 32 bits
 // of a ring position), End at most 2^32.
@@ -80,7 +82,7 @@ struct DOCSHARD_API SourceReadCount {
 // Counts every source of `reads` through `client` (which holds A's
 // accounts); `plan` gives each source's moving share for the estimated part.
 // Errors: the client's (NotFoundError for a missing collection).
-DOCSHARD_API std::vector<SourceReadCount> CountMigrationReads(PartitionedClient& client, MigrationReadPlan const& reads,
-                                                              MigrationPlan const& plan);
+DOCSHARD_API std::vector<SourceReadCount>
+CountMigrationReads(client::PartitionedClient& client, MigrationReadPlan const& reads, MigrationPlan const& plan);
 
-}  // namespace docshard
+}  // namespace docshard::migration

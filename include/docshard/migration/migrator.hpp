@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard {
+namespace docshard::migration {
 
 // A document the migrator cannot move (written by another tool: an id Cosmos
 // DB cannot address, no usable key under B): left where it is and reported.
@@ -111,14 +111,16 @@ struct DOCSHARD_API MigratorOptions {
 class DOCSHARD_API Migrator {
 public:
   // `client` must hold an account for every collection of A and B.
-  Migrator(std::shared_ptr<PartitionedClient> client, ResolverPtr from, ResolverPtr to, MigratorOptions options = {});
+  Migrator(std::shared_ptr<client::PartitionedClient> client, ResolverPtr from, ResolverPtr to,
+           MigratorOptions options = {});
 
   // The scheme the application (and the migrator's own client) should use
   // during the migration: transition(current = A, next = B), A's epoch, the
   // union of both schemes' accounts. Throws InvalidArgumentError when an
   // account name means different endpoints in the two files.
-  static PartitionScheme TransitionScheme(PartitionScheme const& from, PartitionScheme const& to,
-                                          TransitionReadMode readMode = TransitionReadMode::ReadNextThenCurrent);
+  static resolvers::PartitionScheme
+  TransitionScheme(resolvers::PartitionScheme const& from, resolvers::PartitionScheme const& to,
+                   TransitionReadMode readMode = TransitionReadMode::ReadNextThenCurrent);
 
   // Creates B's collections if missing, then moves. Throws on the first
   // failure that retries could not fix; progress so far is checkpointed.
@@ -136,7 +138,7 @@ public:
   MigrationReadPlan const& Reads() const noexcept { return m_reads; }
 
 private:
-  std::shared_ptr<PartitionedClient> m_client;
+  std::shared_ptr<client::PartitionedClient> m_client;
   ResolverPtr m_from;
   ResolverPtr m_to;
   MigratorOptions m_options;
@@ -144,4 +146,4 @@ private:
   MigrationReadPlan m_reads;
 };
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard {
+namespace docshard::migration {
 
 // The requests and totals of one DocumentMover::Move.
 struct DOCSHARD_API MoveDiagnostics {
@@ -36,4 +36,4 @@ struct DOCSHARD_API MoveDiagnostics {
   std::string ToJson() const;
 };
 
-}  // namespace docshard
+}  // namespace docshard::migration

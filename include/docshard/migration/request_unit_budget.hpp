@@ -10,7 +10,7 @@
 #include <chrono>
 #include <mutex>
 
-namespace docshard {
+namespace docshard::migration {
 
 // A request-unit rate limit (see the notes at the top of this file).
 class DOCSHARD_API RequestUnitBudget {
@@ -40,4 +40,4 @@ private:
   Clock::time_point m_last;
 };
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace docshard {
+namespace docshard::migration {
 
 // One document that is lost, duplicated or misplaced.
 struct DOCSHARD_API VerifyOffender {
@@ -78,7 +78,7 @@ struct DOCSHARD_API VerifyOptions {
 };
 
 // Reads through `client`'s accounts; the scheme's resolver is `scheme`.
-DOCSHARD_API VerifyReport VerifyScheme(PartitionedClient& client, IPartitionResolver const& scheme,
+DOCSHARD_API VerifyReport VerifyScheme(client::PartitionedClient& client, IPartitionResolver const& scheme,
                                        VerifyOptions const& options = {});
 
-}  // namespace docshard
+}  // namespace docshard::migration

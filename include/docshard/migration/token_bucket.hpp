@@ -8,7 +8,7 @@
 #include <chrono>
 #include <mutex>
 
-namespace docshard {
+namespace docshard::migration {
 
 // The pacing shared by a migrator's workers (see the notes at the top of
 // this file). Thread-safe: every worker calls it at once.
@@ -38,4 +38,4 @@ private:
   std::chrono::milliseconds m_backoff{0};
 };
 
-}  // namespace docshard
+}  // namespace docshard::migration

@@ -14,9 +14,11 @@
 #include <cstdint>
 #include <vector>
 
-namespace docshard {
-
+namespace docshard::client {
 class PartitionedClient;
+}  // namespace docshard::client
+
+namespace docshard::migration {
 
 // The tombstone collections a transition to `next` writes to: one per
 // (account, database) of next's collections, in first-seen order.
@@ -25,12 +27,12 @@ DOCSHARD_API std::vector<CollectionRef> TombstoneCollections(IPartitionResolver 
 // The tombstones in those collections, counted per partition key range; a
 // collection (or database) that does not exist holds none. Errors: the
 // client's; InvalidArgumentError for an account `client` does not hold.
-DOCSHARD_API std::uint64_t CountTombstones(PartitionedClient& client, IPartitionResolver const& next);
+DOCSHARD_API std::uint64_t CountTombstones(client::PartitionedClient& client, IPartitionResolver const& next);
 
 // Deletes every tombstone collection of `next` that exists; returns how many
 // it deleted. Only when the job is over (above): the caller checks that its
 // every item is done; that no worker process is left and every application
 // runs `next` is the operator's to know. Errors: the client's.
-DOCSHARD_API std::size_t RemoveTombstones(PartitionedClient& client, IPartitionResolver const& next);
+DOCSHARD_API std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next);
 
-}  // namespace docshard
+}  // namespace docshard::migration

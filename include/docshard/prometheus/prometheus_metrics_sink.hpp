@@ -22,7 +22,7 @@ namespace prometheus {
 class Registry;
 }
 
-namespace docshard {
+namespace docshard::prometheus {
 
 // The sink. Thread-safe; Record costs a label-set lookup in the registry.
 class DOCSHARD_API PrometheusMetricsSink final : public IMetricsSink {
@@ -47,4 +47,4 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
-}  // namespace docshard
+}  // namespace docshard::prometheus

@@ -6,7 +6,7 @@
 #include "docshard/core/resolver_registry.hpp"
 #include "docshard/export.hpp"
 
-namespace docshard {
+namespace docshard::resolvers {
 
 // Registers every built-in type in `registry`. Throws InvalidArgumentError
 // when one of their names is already registered there.
@@ -16,4 +16,4 @@ DOCSHARD_API void RegisterBuiltInResolvers(ResolverRegistry& registry);
 // registered on first use, plus whatever the application registers in it.
 DOCSHARD_API ResolverRegistry& DefaultResolverRegistry();
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -12,10 +12,11 @@
 #include <string_view>
 
 namespace docshard {
-
 class JsonWriter;
-
 class ConfigNode;
+}  // namespace docshard
+
+namespace docshard::resolvers {
 
 // A collection definition without an id (see the notes at the top of this
 // file). Immutable value type; copies share the parsed template.
@@ -47,4 +48,4 @@ private:
   std::optional<std::string> m_partitionKeyPath;
 };
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

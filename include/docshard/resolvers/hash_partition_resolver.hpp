@@ -7,8 +7,10 @@
 #include <cstdint>
 
 namespace docshard {
-
 class ConfigNode;
+}  // namespace docshard
+
+namespace docshard::resolvers {
 
 // Consistent hashing of keys over a list of collections, with virtual nodes
 // (bit-exact with the legacy SDKs' rings). Immutable, thread-safe; adding a
@@ -92,4 +94,4 @@ private:
   ConsistentHashRing m_ring;
 };
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -9,7 +9,7 @@
 
 #include <map>
 
-namespace docshard {
+namespace docshard::resolvers {
 
 // Routes keys by exact match against a table, with an optional default
 // target for keys not in it (NoTargetError without one). Immutable,
@@ -60,4 +60,4 @@ private:
   std::optional<PartitionKeyPath> m_keyPath;
 };
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -15,8 +15,10 @@
 #include <string>
 
 namespace docshard {
-
 class ConfigNode;
+}  // namespace docshard
+
+namespace docshard::resolvers {
 
 // What a managed-hash resolver is made of (config members of the same names).
 struct DOCSHARD_API ManagedHashSettings {
@@ -86,4 +88,4 @@ private:
   std::shared_ptr<HashPartitionResolver const> m_ring;
 };
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard {
+namespace docshard::resolvers {
 
 // Where an account lives and where its key comes from. Never the key itself.
 struct DOCSHARD_API AccountConfig {
@@ -68,4 +68,4 @@ private:
 // Pretty, stable JSON text of any resolver (two-space indent, trailing newline).
 DOCSHARD_API std::string SaveResolverJson(IPartitionResolver const& resolver);
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -8,8 +8,10 @@
 #include "docshard/export.hpp"
 
 namespace docshard {
-
 class ConfigNode;
+}  // namespace docshard
+
+namespace docshard::resolvers {
 
 // Routes keys by closed ranges [Low, High] of one key type, first match in
 // list order (ranges may overlap; the first wins). Immutable, thread-safe.
@@ -52,4 +54,4 @@ private:
   std::optional<PartitionKeyPath> m_keyPath;
 };
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

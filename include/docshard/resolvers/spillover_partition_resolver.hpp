@@ -16,8 +16,10 @@
 #include <vector>
 
 namespace docshard {
-
 class ConfigNode;
+}  // namespace docshard
+
+namespace docshard::resolvers {
 
 // What a spillover resolver is made of (config members of the same names).
 struct DOCSHARD_API SpilloverSettings {
@@ -94,4 +96,4 @@ private:
   std::optional<PartitionKeyPath> m_keyPath;
 };
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

@@ -7,8 +7,10 @@
 #include "docshard/export.hpp"
 
 namespace docshard {
-
 class ConfigNode;
+}  // namespace docshard
+
+namespace docshard::resolvers {
 
 // Scheme A -> B during a migration: creates go to `next`, reads cover what
 // the read mode says. Immutable; a new read mode is a new resolver.
@@ -50,4 +52,4 @@ private:
   TransitionState m_state;
 };
 
-}  // namespace docshard
+}  // namespace docshard::resolvers

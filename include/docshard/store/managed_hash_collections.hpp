@@ -8,17 +8,18 @@
 
 #include <memory>
 
-namespace docshard {
+namespace docshard::store {
 
 // Creates the database and every collection of `resolver` from its template
 // (existing ones are kept). Not on the resolve path: call it before
 // publishing. Service errors propagate (RequestFailedError and subclasses).
-DOCSHARD_API void CreateManagedHashCollections(ManagedHashPartitionResolver const& resolver, PartitionedClient& client);
+DOCSHARD_API void CreateManagedHashCollections(resolvers::ManagedHashPartitionResolver const& resolver,
+                                               client::PartitionedClient& client);
 
 // Creates collection `prefix` + Count() and returns the resolver over
 // Count() + 1 collections. Publishes nothing and moves nothing. Throws
 // InvalidArgumentError, before any I/O, when the grown settings are invalid.
-DOCSHARD_API std::shared_ptr<ManagedHashPartitionResolver const>
-GrowManagedHash(ManagedHashPartitionResolver const& resolver, PartitionedClient& client);
+DOCSHARD_API std::shared_ptr<resolvers::ManagedHashPartitionResolver const>
+GrowManagedHash(resolvers::ManagedHashPartitionResolver const& resolver, client::PartitionedClient& client);
 
-}  // namespace docshard
+}  // namespace docshard::store

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-namespace docshard {
+namespace docshard::store {
 
 // A stale save: someone else saved since the version this save was based
 // on (or created the scheme first). Reload, reapply, save again.
@@ -33,8 +33,8 @@ struct DOCSHARD_API StoredScheme {
   std::string ETag;        // the version, for the next save's If-Match
 
   // Loads Text with `registry`; throws ConfigError as PartitionScheme::Load does.
-  PartitionScheme Parse(ResolverRegistry const& registry = DefaultResolverRegistry()) const {
-    return PartitionScheme::Load(Text, registry);
+  resolvers::PartitionScheme Parse(ResolverRegistry const& registry = resolvers::DefaultResolverRegistry()) const {
+    return resolvers::PartitionScheme::Load(Text, registry);
   }
 };
 
@@ -46,11 +46,11 @@ public:
   // nullopt when no scheme was saved yet.
   virtual std::optional<StoredScheme> Load() const = 0;
   // The first version. SchemeConflictError when a scheme already exists.
-  virtual StoredScheme Create(PartitionScheme const& scheme) = 0;
+  virtual StoredScheme Create(resolvers::PartitionScheme const& scheme) = 0;
   // A new version based on `basedOn` (If-Match). SchemeConflictError when
   // the stored version is no longer `basedOn`; InvalidArgumentError when the
   // epoch does not go up.
-  virtual StoredScheme Save(PartitionScheme const& scheme, StoredScheme const& basedOn) = 0;
+  virtual StoredScheme Save(resolvers::PartitionScheme const& scheme, StoredScheme const& basedOn) = 0;
 };
 
 // Where in its collection a SchemeStore keeps the scheme.
@@ -67,19 +67,20 @@ struct DOCSHARD_API SchemeStoreOptions {
 class DOCSHARD_API SchemeStore final : public ISchemeStore {
 public:
   // `collectionLink`: dbs/<db>/colls/<coll>.
-  SchemeStore(std::shared_ptr<CosmosClient> client, std::string const& collectionLink, SchemeStoreOptions options = {});
+  SchemeStore(std::shared_ptr<cosmos::CosmosClient> client, std::string const& collectionLink,
+              SchemeStoreOptions options = {});
 
   // Creates the database and the collection if missing.
   void CreateCollectionIfMissing();
 
   std::optional<StoredScheme> Load() const override;
-  StoredScheme Create(PartitionScheme const& scheme) override;
-  StoredScheme Save(PartitionScheme const& scheme, StoredScheme const& basedOn) override;
+  StoredScheme Create(resolvers::PartitionScheme const& scheme) override;
+  StoredScheme Save(resolvers::PartitionScheme const& scheme, StoredScheme const& basedOn) override;
 
 private:
   std::string DocumentJson(std::string const& text, std::int64_t epoch) const;
 
-  std::shared_ptr<CosmosClient> m_client;
+  std::shared_ptr<cosmos::CosmosClient> m_client;
   std::string m_link, m_database, m_collection;
   SchemeStoreOptions m_options;
 };
@@ -93,11 +94,11 @@ public:
   explicit FileSchemeStore(std::filesystem::path path);
 
   std::optional<StoredScheme> Load() const override;
-  StoredScheme Create(PartitionScheme const& scheme) override;
-  StoredScheme Save(PartitionScheme const& scheme, StoredScheme const& basedOn) override;
+  StoredScheme Create(resolvers::PartitionScheme const& scheme) override;
+  StoredScheme Save(resolvers::PartitionScheme const& scheme, StoredScheme const& basedOn) override;
 
 private:
   std::filesystem::path m_path;
 };
 
-}  // namespace docshard
+}  // namespace docshard::store

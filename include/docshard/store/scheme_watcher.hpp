@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-namespace docshard {
+namespace docshard::store {
 
 // One scheme switch a watcher made.
 struct DOCSHARD_API SchemeSwitch {
@@ -51,7 +51,7 @@ class DOCSHARD_API SchemeWatcher {
 public:
   // Watches `store` for `client`; does not poll until Start() or PollNow().
   // Throws InvalidArgumentError for a null store or client or an interval <= 0.
-  SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<PartitionedClient> client,
+  SchemeWatcher(std::shared_ptr<ISchemeStore const> store, std::shared_ptr<client::PartitionedClient> client,
                 SchemeWatcherOptions options = {});
   ~SchemeWatcher();  // stops the thread
   SchemeWatcher(SchemeWatcher const&) = delete;
@@ -70,11 +70,11 @@ private:
   std::chrono::milliseconds Round();  // one poll of the worker thread
 
   std::shared_ptr<ISchemeStore const> m_store;
-  std::shared_ptr<PartitionedClient> m_client;
+  std::shared_ptr<client::PartitionedClient> m_client;
   SchemeWatcherOptions m_options;
   std::mutex m_pollMutex;   // one poll at a time; guards m_lastETag
   std::string m_lastETag;   // skip parsing a version already seen
   PeriodicWorker m_worker;  // last: stopped before the members it uses go
 };
 
-}  // namespace docshard
+}  // namespace docshard::store

@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docshard {
+namespace docshard::store {
 
 // How full one collection is.
 struct DOCSHARD_API CollectionFill {
@@ -88,7 +88,7 @@ struct DOCSHARD_API SpilloverManagerOptions {
   // file after every spill (write to a temporary file, then rename); a
   // failure goes to OnError, the published resolver stays.
   std::filesystem::path StatePath;
-  std::map<std::string, AccountConfig> Accounts;  // see StatePath
+  std::map<std::string, resolvers::AccountConfig> Accounts;  // see StatePath
   // When set, every spill is also saved to this store (If-Match on the
   // latest stored version), unless it already holds an equal or higher
   // epoch. Local spills raise the local epoch; saving them keeps the stored
@@ -108,7 +108,7 @@ public:
   // Manages `client`'s resolver options.Resolver; checks nothing until
   // Start() or CheckNow(). Throws InvalidArgumentError for a null client or
   // MaxStepsPerCheck < 1.
-  SpilloverManager(std::shared_ptr<PartitionedClient> client, SpilloverManagerOptions options = {});
+  SpilloverManager(std::shared_ptr<client::PartitionedClient> client, SpilloverManagerOptions options = {});
   ~SpilloverManager();  // stops the thread
   SpilloverManager(SpilloverManager const&) = delete;
   SpilloverManager& operator=(SpilloverManager const&) = delete;
@@ -129,10 +129,11 @@ public:
 
   // Measures one collection of `resolver` (one collection read; plus a COUNT
   // query per partition key range when the backend reports no usage).
-  CollectionFill MeasureFill(SpilloverPartitionResolver const& resolver, CollectionRef const& collection) const;
+  CollectionFill MeasureFill(resolvers::SpilloverPartitionResolver const& resolver,
+                             CollectionRef const& collection) const;
 
   // The published state as a scheme (for saving it anywhere).
-  PartitionScheme CurrentScheme() const;
+  resolvers::PartitionScheme CurrentScheme() const;
   // Writes CurrentScheme() to `path` atomically (temporary file, then
   // rename). Throws std::system_error as WriteFileAtomically does.
   void SaveState(std::filesystem::path const& path) const;
@@ -142,12 +143,12 @@ private:
   SpilloverCheck Check(bool measure);
   void SaveToStore(std::int64_t epoch);
   // Ids of `prefix` + M in the database with M above the newest, unsorted.
-  std::vector<std::string> NewerCollections(SpilloverPartitionResolver const& resolver) const;
+  std::vector<std::string> NewerCollections(resolvers::SpilloverPartitionResolver const& resolver) const;
 
-  std::shared_ptr<PartitionedClient> m_client;
+  std::shared_ptr<client::PartitionedClient> m_client;
   SpilloverManagerOptions m_options;
   std::mutex m_checkMutex;  // one check at a time
   PeriodicWorker m_worker;  // last: stopped before the members it uses go
 };
 
-}  // namespace docshard
+}  // namespace docshard::store

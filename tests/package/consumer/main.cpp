@@ -19,23 +19,25 @@ int main() {
   using namespace docshard;
   Check(MurmurHash3X86_32("afdgdd", 0) == 1099701186u, "murmur3 vector");
 
-  HashPartitionResolver ring({CollectionRef::Parse("dbs/db/colls/coll0"), CollectionRef::Parse("dbs/db/colls/coll1")},
-                             MakeHashGenerator("murmur3"), 5);
+  resolvers::HashPartitionResolver ring(
+      {CollectionRef::Parse("dbs/db/colls/coll0"), CollectionRef::Parse("dbs/db/colls/coll1")},
+      MakeHashGenerator("murmur3"), 5);
   Check(ring.ResolveForCreate(PartitionKey("beadledom")).Text() == "dbs/db/colls/coll1", "murmur3 beadledom -> coll1");
   Check(ring.ResolveForCreate(PartitionKey("999")).Text() == "dbs/db/colls/coll0", "murmur3 999 -> coll0");
 
-  HashPartitionResolver abc({CollectionRef::Parse("dbs/foo/colls/A"), CollectionRef::Parse("dbs/foo/colls/B"),
-                             CollectionRef::Parse("dbs/foo/colls/C")});
+  resolvers::HashPartitionResolver abc({CollectionRef::Parse("dbs/foo/colls/A"),
+                                        CollectionRef::Parse("dbs/foo/colls/B"),
+                                        CollectionRef::Parse("dbs/foo/colls/C")});
   Check(abc.ResolveForCreate(PartitionKey("x")).Text() == "dbs/foo/colls/C", "md5 x -> C");
 
-  auto scheme = PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"hash","partitionKey":"/userId",
+  auto scheme = resolvers::PartitionScheme::Load(R"({"docshard":1,"resolver":{"type":"hash","partitionKey":"/userId",
       "hash":"murmur3","virtualNodesPerCollection":128,
       "collections":["dbs/foo/colls/A","dbs/foo/colls/B","dbs/foo/colls/C"]}})");
   auto const doc = JsonValue::Parse(R"({"id":"1","userId":"U4"})");  // no JSON library needed
   Check(scheme.Resolver()->ResolveForCreate(doc).Text() == "dbs/foo/colls/C", "config murmur3 U4 -> C");
 
   try {
-    (void)PartitionScheme::Load(R"({"docshard":2,"resolver":{}})");
+    (void)resolvers::PartitionScheme::Load(R"({"docshard":2,"resolver":{}})");
     Check(false, "newer version rejected");
   } catch (ConfigError const& e) {
     Check(e.Place() == "docshard", "error place");

@@ -12,6 +12,7 @@
 #include <string>
 
 using namespace docshard;
+using docshard::prometheus::PrometheusMetricsSink;
 
 namespace {
 std::string Scrape(::prometheus::Registry& registry) {
