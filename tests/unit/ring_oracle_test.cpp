@@ -446,3 +446,44 @@ TEST_CASE("rings past the slot table (> 16k points) match the oracle", "[ring][o
     CHECK(mismatches == 0);
   }
 }
+
+TEST_CASE("successor rings past the slot table (> 16k points) match the oracle", "[ring][oracle][large][legacy]") {
+  // The .NET ring looks up the successor: its bucket lookup's other branch.
+  // Every point and its neighbours (ties on the top 32 bits there, full md5
+  // positions deciding), and random keys.
+  std::mt19937_64 rng(0x5EED0003);
+  auto const refs = Collections(200, "dbs/legacy/colls/p");
+  std::vector<std::int32_t> seeds;
+  std::vector<std::string> seedBytes;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    auto const u = static_cast<std::uint32_t>(rng());
+    seeds.push_back(static_cast<std::int32_t>(u));
+    seedBytes.push_back(std::string{static_cast<char>(u & 0xff), static_cast<char>((u >> 8) & 0xff),
+                                    static_cast<char>((u >> 16) & 0xff), static_cast<char>((u >> 24) & 0xff)});
+  }
+  auto const r = HashPartitionResolver::DotNetLegacy(refs, seeds, 128);
+  auto const points = oracle::BuildPoints(oracle::Md5(), seedBytes, 128);
+  REQUIRE(points.size() > 16384);
+  auto const expectedOwner = [&](oracle::Pos const& p) {
+    // First point at or above p (as oracle::SuccessorOwner's scan); above the last wraps to the first.
+    auto it = std::lower_bound(points.begin(), points.end(), p,
+                               [](oracle::Point const& x, oracle::Pos const& y) { return x.Position < y; });
+    return it == points.end() ? points.front().Owner : it->Owner;
+  };
+  std::size_t mismatches = 0, checked = 0;
+  for (auto const& point : r->Ring().Points()) {
+    for (RingPosition q : {point.Position - 1, point.Position, point.Position + 1}) {
+      ++checked;
+      if (r->Ring().OwnerOf(q) != expectedOwner(ToPos(q)) && ++mismatches <= 5)
+        UNSCOPED_INFO("wrong owner next to a point");
+    }
+  }
+  for (auto const& key : RandomKeys(3000, 0x5EED0004)) {
+    ++checked;
+    if (r->ResolveForCreate(PartitionKey(key)).Text() != refs[expectedOwner(oracle::Md5Pos(key))].Text() &&
+        ++mismatches <= 5)
+      UNSCOPED_INFO("wrong owner of " << key);
+  }
+  CHECK(checked == points.size() * 3 + 3000);
+  CHECK(mismatches == 0);
+}
