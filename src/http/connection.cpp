@@ -10,6 +10,8 @@
 #include <openssl/err.h>
 #include <openssl/x509_vfy.h>
 
+#include <unistd.h>
+
 #include <string>
 #include <utility>
 
@@ -61,6 +63,23 @@ asio::awaitable<ConnectionPtr> Connect(asio::io_context& ioc, TlsContext const& 
   if (conn->TimedOut) throw TimeoutError("connecting to " + ep.ToString() + " timed out", false);
   if (cec == asio::error::operation_aborted) throw CancelledError("cancelled while connecting to " + ep.ToString());
   if (cec) throw TransportError("cannot connect to " + ep.ToString() + ": " + cec.message(), false);
+#if defined(BOOST_ASIO_HAS_EPOLL)
+  {
+    // Waiting for the connection registered the socket for writability
+    // (EPOLLOUT), and Asio's epoll reactor re-arms every registered event at
+    // each readiness wait: a writable socket then woke this thread once per
+    // request for nothing (an epoll_wait, and a pass of the scheduler).
+    // Registered afresh, it waits for readability only, until a write has to
+    // wait (a large body may).
+    error_code rec;
+    auto const fd = conn->Sock.release(rec);
+    if (!rec) {
+      conn->Sock.assign(connected.protocol(), fd, rec);
+      if (rec) ::close(fd);
+    }
+    if (rec) throw TransportError("cannot connect to " + ep.ToString() + ": " + rec.message(), false);
+  }
+#endif
   conn->Sock.set_option(tcp::no_delay(true));
   conn->Sock.non_blocking(true);
 

@@ -22,6 +22,7 @@
 #include <openssl/ssl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -38,6 +39,13 @@ using error_code = boost::system::error_code;
 namespace {
 
 constexpr std::size_t ReadChunk = std::size_t{16} * 1024;
+// A connection released this recently is reused without the liveness peek
+// (a recv syscall: one of ~7 per pooled request at concurrency 1). Servers
+// close idle connections after a keep-alive timeout of seconds; a close this
+// soon after a response races the peek anyway (the FIN may arrive just
+// after it), and is handled as before: the one fresh-connection retry for a
+// request not sent or idempotent, else an error saying it was sent.
+constexpr auto PeekAfterIdle = std::chrono::milliseconds(50);
 // Bodies up to this size travel in the same TLS write as the header.
 constexpr std::size_t InlineBodyBytes = std::size_t{64} * 1024;
 
@@ -135,7 +143,8 @@ private:
         auto c = std::move(pool.Idle.back());
         pool.Idle.pop_back();
         counters.Idle.fetch_sub(1, std::memory_order_relaxed);
-        if (Clock::now() - c->LastUsed >= shard.Options.IdleTimeout || PeerClosed(*c)) {
+        auto const idle = Clock::now() - c->LastUsed;
+        if (idle >= shard.Options.IdleTimeout || !c->Sock.is_open() || (idle >= PeekAfterIdle && PeerClosed(*c))) {
           c.reset();
           shard.Pool.CloseOne(pool);
           continue;
