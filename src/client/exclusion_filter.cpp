@@ -68,6 +68,21 @@ bool IsClauseKeyword(std::string const& w) {
 
 std::string ExcludeIdentities(std::string const& sql, std::string const& parameter,
                               std::vector<std::string> const& keyPath) {
+  return AddCondition(sql, [&](std::string const& alias) {
+    std::string identity = "[" + alias + "[\"id\"]";
+    std::string key = alias;
+    for (auto const& p : keyPath) {
+      key += '[';
+      ::docshard::detail::AppendJsonString(key, p);
+      key += ']';
+    }
+    identity += ", " + key + "]";
+    return "NOT ARRAY_CONTAINS(" + parameter + ", " + identity + ")";
+  });
+}
+
+std::string AddCondition(std::string const& sql,
+                         std::function<std::string(std::string const& alias)> const& makeCondition) {
   auto words = TopLevelWords(sql);
   std::optional<std::size_t> from;
   for (std::size_t i = 1; i < words.size() && !from; ++i)
@@ -86,15 +101,7 @@ std::string ExcludeIdentities(std::string const& sql, std::string const& paramet
     else if (!IsClauseKeyword(next))
       alias = sql.substr(words[f + 2].Begin, words[f + 2].End - words[f + 2].Begin);
   }
-  std::string identity = "[" + alias + "[\"id\"]";
-  std::string key = alias;
-  for (auto const& p : keyPath) {
-    key += '[';
-    docshard::detail::AppendJsonString(key, p);
-    key += ']';
-  }
-  identity += ", " + key + "]";
-  std::string condition = "NOT ARRAY_CONTAINS(" + parameter + ", " + identity + ")";
+  std::string const condition = makeCondition(alias);
 
   // The WHERE clause runs to the next top-level GROUP BY, ORDER BY or OFFSET.
   std::optional<std::size_t> where, end;

@@ -11,6 +11,7 @@
 // comments and tracks brackets, so subqueries and literals cannot mislead
 // it. Throws UnsupportedQueryError for a FROM that does not iterate
 // documents (`FROM x IN c.items`) or a query without FROM.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,10 @@ namespace docshard::client::detail {
 // (e.g. {"userId"}); `parameter`: the name the identities are passed as.
 std::string ExcludeIdentities(std::string const& sql, std::string const& parameter,
                               std::vector<std::string> const& keyPath);
+
+// `sql` with `condition(alias)` ANDed to its top-level WHERE (or a WHERE
+// added), where alias is the name the FROM clause gives the documents; the
+// same scan and errors as ExcludeIdentities.
+std::string AddCondition(std::string const& sql, std::function<std::string(std::string const& alias)> const& condition);
 
 }  // namespace docshard::client::detail

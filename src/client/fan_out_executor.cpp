@@ -5,6 +5,7 @@
 #include "exclusion_filter.hpp"
 #include "fan_out_token.hpp"
 #include "keyword_plan.hpp"
+#include "provisional.hpp"
 #include "query_plan_cache.hpp"
 
 #include "cosmos/cosmos_requests.hpp"
@@ -291,8 +292,9 @@ void ExcludeNewerCopies(FanOutRequest const& request, cosmos::SqlQuery const& qu
           docshard::detail::AppendJsonString(list, ids[j].first);
         }
         list += ']';
+        // A provisional copy in next is no newer copy: the source's stays in.
         cosmos::SqlQuery probe("SELECT VALUE [c.id, " + PathExpression("c", serverPath) +
-                               "] FROM c WHERE ARRAY_CONTAINS(@ids, c.id)");
+                               "] FROM c WHERE ARRAY_CONTAINS(@ids, c.id) AND " + NotProvisionalCondition("c"));
         probe.WithJsonParameter("@ids", list);
         std::set<std::string> present;
         auto const result = client.QueryDocuments(group.first.Link(), probe);
@@ -321,6 +323,31 @@ void ExcludeNewerCopies(FanOutRequest const& request, cosmos::SqlQuery const& qu
     cosmos::SqlQuery own(ExcludeIdentities(streamText, Parameter, serverPath));
     for (auto const& [name, value] : query.Parameters()) own.WithJsonParameter(name, value);
     own.WithJsonParameter(Parameter, excluded);
+    source.SetQueryFor(i, std::move(own));
+  }
+}
+
+// A scheme in transition: next's collections hold provisional copies of
+// documents being moved (their source still holds them) or of deleted ones
+// (killed movers'); neither is a document to show, so their streams leave
+// them out. A query shape the condition cannot be added to (no FROM, FROM
+// ... IN) is left as it is.
+void HideProvisionalCopies(FanOutRequest const& request, cosmos::SqlQuery const& query, std::string const& streamText,
+                           CosmosPageSource& source) {
+  auto const nextCollections = request.ProvisionalIn->Collections();
+  std::optional<std::string> text;
+  for (std::size_t i = 0; i < request.Targets.size(); ++i) {
+    auto const& t = request.Targets[i];
+    if (std::find(nextCollections.begin(), nextCollections.end(), t.Collection) == nextCollections.end()) continue;
+    if (!text) {
+      try {
+        text = AddCondition(streamText, NotProvisionalCondition);
+      } catch (UnsupportedQueryError const&) {
+        return;
+      }
+    }
+    cosmos::SqlQuery own(*text);
+    for (auto const& [name, value] : query.Parameters()) own.WithJsonParameter(name, value);
     source.SetQueryFor(i, std::move(own));
   }
 }
@@ -555,6 +582,7 @@ FanOutResult ExecuteFanOut(FanOutRequest const& requested, cosmos::SqlQuery cons
   for (auto const& [name, value] : query.Parameters()) streamQuery.WithJsonParameter(name, value);
   CosmosPageSource source(request, std::move(streamQuery), options, fallback ? &*fallback : nullptr);
   if (request.Transition) ExcludeNewerCopies(request, query, streamText, fallback.has_value(), source);
+  if (request.ProvisionalIn) HideProvisionalCopies(request, query, streamText, source);
   return RunMerge(spec, options, source);
 }
 

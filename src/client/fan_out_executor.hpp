@@ -63,6 +63,10 @@ struct FanOutRequest {
   std::int64_t Epoch = 0;  // bound into continuations
   QueryPlanCache* Plans = nullptr;
   std::optional<TransitionReads> Transition;
+  // A scheme in transition (any read mode): the next scheme, whose
+  // collections' streams and exclusion lookups leave provisional copies out
+  // (client/provisional.hpp).
+  ResolverPtr ProvisionalIn;
   std::optional<KeyPinning> Pinning;
 };
 

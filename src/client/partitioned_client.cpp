@@ -7,6 +7,7 @@
 #include "core/ring_position_store.hpp"
 #include "core/synthetic_key_store.hpp"
 #include "fan_out_executor.hpp"
+#include "provisional.hpp"
 #include "query_plan_cache.hpp"
 #include "routed_diagnostics.hpp"
 #include "tombstone.hpp"
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -122,6 +124,46 @@ RoutedResponse WithRouting(detail::RoutedDiagnostics& diagnostics, Call const& c
   }
 }
 
+// A create while a scheme is in transition (it lands in next's `target`).
+// A 409 there can be a provisional copy a killed migrator left of a
+// document the application deleted (its tombstone exists): that copy is not
+// the document, so the create takes its place (Replace If-Match; the answer
+// is then the replace's, 200). A provisional copy without a tombstone is a
+// move in flight of a document that exists: the 409 stands.
+cosmos::CosmosResponse CreateInTransition(cosmos::CosmosClient& client, CollectionRef const& target,
+                                          std::string_view id, std::string const& documentJson,
+                                          cosmos::PartitionKeyValue const& header,
+                                          cosmos::RequestOptions const& options) {
+  for (int round = 0;; ++round) {
+    try {
+      return client.CreateDocument(target.Link(), documentJson, header, options);
+    } catch (cosmos::ConflictError const&) {
+      auto const conflict = std::current_exception();
+      if (round >= 4) throw;
+      cosmos::CosmosResponse existing;
+      try {
+        existing = client.ReadDocument(target.Link(), id, header);
+      } catch (cosmos::NotFoundError const&) {
+        continue;  // gone meanwhile: create again
+      }
+      if (!detail::IsProvisionalBody(existing.Body())) std::rethrow_exception(conflict);
+      bool tombstone = true;
+      try {
+        detail::ReplaceTombstone(client, target, id, header);
+      } catch (cosmos::NotFoundError const&) {
+        tombstone = false;
+      }
+      if (!tombstone) std::rethrow_exception(conflict);  // the document exists (its move is in flight)
+      cosmos::RequestOptions ifMatch = options;
+      ifMatch.IfMatchETag = existing.ETag();
+      try {
+        return client.ReplaceDocument(target.Link(), id, documentJson, header, ifMatch);
+      } catch (cosmos::PreconditionFailedError const&) {
+      } catch (cosmos::NotFoundError const&) {}  // removed or written meanwhile: look again
+    }
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<PartitionedClient> PartitionedClient::FromScheme(resolvers::PartitionScheme const& scheme,
@@ -218,7 +260,9 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   auto doc = ParseDocument(documentJson);
   auto const& path = *resolver.KeyPath();
   auto key = path.Extract(doc);  // PartitionKeyError names the path
-  bool rewritten = false;
+  // The marker of a migrator's provisional copy is docshard's own: an
+  // application write never carries it (docs/migration.md).
+  bool rewritten = detail::RemoveProvisional(doc);
   if (path.IsSynthetic()) {
     // The key travels with the document, so the server partitions on it and
     // an update of the document keeps its place.
@@ -241,6 +285,12 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   diagnostics.Tried(target);
   auto& client = Account(target.Account());
   auto header = HeaderValue(key);
+  if (kind == WriteKind::Create && resolver.Transition()) {
+    std::string_view const id(doc["id"].GetString(), doc["id"].GetStringLength());
+    return WithRouting(diagnostics, [&]() -> RoutedResponse {
+      return {CreateInTransition(client, target, id, documentJson, header, options.Request), target};
+    });
+  }
   return WithRouting(diagnostics, [&]() -> RoutedResponse {
     return {kind == WriteKind::Create
                 ? client.CreateDocument(target.Link(), std::move(documentJson), header, options.Request)
@@ -319,10 +369,30 @@ RoutedResponse PartitionedClient::OnCandidates(char const* operation, std::strin
 RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey const& key,
                                                OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
-  return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false,
-                      [&](CollectionRef const& c, PartitionKey const& k) {
-                        return Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request);
-                      });
+  if (!snapshot.Resolver->Transition())
+    return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false,
+                        [&](CollectionRef const& c, PartitionKey const& k) {
+                          return Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request);
+                        });
+  // In transition, a provisional copy (a migrator's first write, still
+  // marked) is a miss: its source still holds the document, or the
+  // application deleted it (docs/migration.md, "Deleted stays deleted").
+  bool provisional = false;
+  auto const read = [&](CollectionRef const& c, PartitionKey const& k) {
+    auto response = Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request);
+    if (!detail::IsProvisionalBody(response.Body())) return response;
+    provisional = true;
+    cosmos::ThrowRequestFailed("ReadDocument", c.Link() + "/docs/" + std::string(id), 404, 0, "",
+                               R"({"code":"NotFound","message":"a provisional copy of a document being moved"})");
+  };
+  try {
+    return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false, read);
+  } catch (cosmos::NotFoundError const&) {
+    if (!provisional) throw;
+  }
+  // Its mover may have confirmed the copy and removed the source between our
+  // two reads: once more (a copy still marked is then not a document).
+  return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false, read);
 }
 
 RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, PartitionKey const& key,
@@ -332,10 +402,10 @@ RoutedResponse PartitionedClient::ReplaceDocument(std::string_view id, Partition
   auto doc = ParseDocument(documentJson);
   auto const& path = *snapshot.Resolver->KeyPath();
   auto docKey = path.Extract(doc);
+  bool rewritten = detail::RemoveProvisional(doc);  // docshard's own (Write says why)
   bool const sameKey = path.GetKind() == PartitionKeyPath::Kind::RandomSuffix
                            ? docKey.HashBytes().substr(0, key.HashBytes().size()) == key.HashBytes()
                            : docKey == key;
-  bool rewritten = false;
   if (path.IsSynthetic()) {
     StoreSyntheticKey(path, doc, docKey);
     rewritten = true;
@@ -464,6 +534,7 @@ FanOutResult PartitionedClient::Query(cosmos::SqlQuery const& query, FanOutOptio
     request.Pinning = std::move(pinning);
   }
   if (auto const* transition = snapshot.Resolver->Transition()) {
+    request.ProvisionalIn = transition->Next;
     // Both schemes are read: a document can sit in both while it moves, or
     // when the application rewrote it (into next) before the migrator came.
     auto mode = transition->ReadMode;

@@ -8,6 +8,7 @@ target_sources(docshard_client_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fan_out_token.cpp
   ${CMAKE_CURRENT_LIST_DIR}/merge_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/partitioned_client.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/provisional.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_info.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/query_plan_cache.cpp

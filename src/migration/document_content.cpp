@@ -1,5 +1,7 @@
 #include "migration/document_content.hpp"
 
+#include "client/provisional.hpp"
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -15,15 +17,27 @@ bool IsSystemProperty(std::string_view name) noexcept {
   return false;
 }
 
-std::string UserContentJson(rapidjson::Value const& document) {
+namespace {
+// Neither the service's properties nor the marker are user content.
+bool IsUserContent(std::string_view name) noexcept {
+  return !IsSystemProperty(name) && name != client::detail::ProvisionalField;
+}
+}  // namespace
+
+std::string UserContentJson(rapidjson::Value const& document, bool provisional) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   writer.StartObject();
   for (auto const& m : document.GetObject()) {
     std::string_view const name(m.name.GetString(), m.name.GetStringLength());
-    if (IsSystemProperty(name)) continue;
+    if (!IsUserContent(name)) continue;
     writer.Key(m.name.GetString(), m.name.GetStringLength());
     m.value.Accept(writer);
+  }
+  if (provisional) {
+    writer.Key(client::detail::ProvisionalField.data(),
+               static_cast<rapidjson::SizeType>(client::detail::ProvisionalField.size()));
+    writer.Int(1);
   }
   writer.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
@@ -34,12 +48,12 @@ bool SameUserContent(rapidjson::Value const& a, rapidjson::Value const& b) {
   auto userMembers = [](rapidjson::Value const& v) {
     std::size_t n = 0;
     for (auto const& m : v.GetObject())
-      if (!IsSystemProperty({m.name.GetString(), m.name.GetStringLength()})) ++n;
+      if (IsUserContent({m.name.GetString(), m.name.GetStringLength()})) ++n;
     return n;
   };
   if (userMembers(a) != userMembers(b)) return false;
   for (auto const& m : a.GetObject()) {
-    if (IsSystemProperty({m.name.GetString(), m.name.GetStringLength()})) continue;
+    if (!IsUserContent({m.name.GetString(), m.name.GetStringLength()})) continue;
     auto const it = b.FindMember(m.name);
     if (it == b.MemberEnd() || !(m.value == it->value)) return false;  // nested objects: order-insensitive
   }

@@ -3,6 +3,7 @@
 #include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
+#include "client/provisional.hpp"
 #include "client/tombstone.hpp"
 #include "core/ring_position_store.hpp"
 #include "cosmos/response_json.hpp"
@@ -188,37 +189,53 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
     }
   };
 
-  for (int round = 0; round < MaxRounds; ++round) {
-    // 0. A document the application is deleting, or has deleted since we
-    //    read it, is not copied: the copy would bring it back.
-    //    A copy of ours from an earlier round goes too (If-Match: unless
-    //    someone wrote the target since).
-    if (tombstone()) {
-      if (createdChain) {
-        try {
-          Call(diagnostics, [&] {
-            cosmos::RequestOptions o;
-            o.IfMatchETag = ownETag;
-            return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
-          });
-        } catch (cosmos::PreconditionFailedError const&) {
-        } catch (cosmos::NotFoundError const&) {}
-      }
-      return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
+  // Deletes the target version `etag` (a marked copy, or ours): true when it
+  // is gone by this request; false when someone wrote or removed it first.
+  auto removeVersion = [&](std::string const& etag) {
+    try {
+      Call(diagnostics, [&] {
+        cosmos::RequestOptions o;
+        o.IfMatchETag = etag;
+        return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
+      });
+      return true;
+    } catch (cosmos::PreconditionFailedError const&) {
+      return false;
+    } catch (cosmos::NotFoundError const&) {
+      return false;
     }
+  };
+
+  for (int round = 0; round < MaxRounds; ++round) {
     if (m_hook) m_hook(MoveStep::BeforeTargetWrite, id);
 
     // 1. Make the target hold the source's content (or keep a newer
-    //    application write), in a version this call wrote.
+    //    application write), in a version this call wrote and confirmed.
+    //    The first write is provisional: the content plus the marker, by
+    //    Create. Then the tombstone check, then the marker goes (Replace
+    //    If-Match): a copy loses its marker only after a check that came
+    //    after it was written, so an application delete either is seen by
+    //    the check or deletes the copy itself (docs/migration.md).
     bool targetHasSource = false;
     try {
       auto r = Call(diagnostics, [&] {
-        return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current), partitionKey);
+        return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current, true), partitionKey);
       });
       ownETag = ETagOfResponse(r);
       createdChain = !ownETag.empty();
-      targetHasSource = true;
       if (m_hook) m_hook(MoveStep::TargetWritten, id);
+      // 2. The application is deleting the document, or deleted it since our
+      //    read (its tombstone precedes every delete): the marked copy goes.
+      if (tombstone()) {
+        removeVersion(ownETag);  // else someone wrote or removed it since: theirs
+        return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
+      }
+      // 3. Confirm: the content without the marker, If-Match our Create.
+      //    412/404: the application wrote or deleted the document in the
+      //    target meanwhile (or another mover adopted the copy): look again.
+      if (!takeOver(ownETag, UserContentJson(current))) continue;
+      targetHasSource = true;
+      if (m_hook) m_hook(MoveStep::Confirmed, id);
     } catch (cosmos::ConflictError const&) {
       rapidjson::Document existing;
       std::string targetETag;
@@ -229,17 +246,33 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
       } catch (cosmos::NotFoundError const&) {
         continue;  // deleted between our create and read: copy again
       }
-      bool const same = SameUserContent(existing, current);
-      if (!ownETag.empty() && targetETag == ownETag) {
-        // Still our own version. Made stale by a source change (412 below):
-        // refresh it, unless the app writes a newer version first.
+      bool const same = SameUserContent(existing, current);  // the marker is not content
+      bool const marked = client::detail::IsProvisional(existing);
+      if (!ownETag.empty() && targetETag == ownETag && !marked) {
+        // Still our own confirmed version. Made stale by a source change
+        // (412 below): refresh it, unless the app writes a newer version first.
         if (!same && !takeOver(targetETag, UserContentJson(current))) continue;
         targetHasSource = true;
-      } else {
+      } else if (tombstone()) {
         // Someone else's version while the application deletes the document
-        // (or did since our read): adopting it could keep a copy that
-        // another migrator must still be able to remove as its own.
-        if (tombstone()) return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::SourceGone, diagnostics);
+        // (or did since our read). Unmarked: left as it is (adopting it
+        // could keep a copy that another migrator must still be able to
+        // remove as its own). Marked: a copy no one confirmed of a deleted
+        // document (a mover in flight finds the tombstone itself; a killed
+        // one would leave it): removed If-Match.
+        bool const removed = marked && removeVersion(targetETag);
+        return AwaitSourceDelete(id, partitionKey, result,
+                                 removed ? MoveOutcome::Unresurrected : MoveOutcome::SourceGone, diagnostics);
+      } else if (marked) {
+        // A provisional copy, another mover's (in flight, or killed: a lease
+        // taken over, a run resumed) or one of ours: no tombstone after it
+        // was written, so the source still holds the document. Adopted: our
+        // content without the marker, If-Match. The source delete below
+        // catches a source newer than our read (412: re-copy).
+        if (!takeOver(targetETag, UserContentJson(current))) continue;
+        createdChain = false;
+        targetHasSource = true;
+      } else {
         // Another writer's version: another migrator's copy, a crashed run's,
         // or an application write (different content: newer, it wins). We
         // rewrite it unchanged before deleting the source, so that the
@@ -251,7 +284,7 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
       }
     }
 
-    // 2. Remove the source, only if it is still the version we copied.
+    // 4. Remove the source, only if it is still the version we copied.
     bool sourceGone = false;
     try {
       Call(diagnostics, [&] {
@@ -281,9 +314,10 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
       // Someone removed the source. If the target has held only our writes
       // since our Create found it empty, no migrator can have completed a
       // move relying on it (each rewrites the target first) and no app write
-      // reached it: the source went by an application delete, which either
-      // ran before our copy (the copy would resurrect the document) or will
-      // delete the target after us. Anything else is kept.
+      // reached it: the source went by an application delete. Its tombstone
+      // came after our check (the check would have stopped us), so it
+      // deletes the target after us anyway: removing our copy first only
+      // makes that sooner. Anything else is kept.
       if (!createdChain) {
         result.Outcome = MoveOutcome::SourceGone;
         return result;

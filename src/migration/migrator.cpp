@@ -14,6 +14,7 @@
 #include "docshard/migration/document_mover.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 #include "docshard/migration/token_bucket.hpp"
+#include "docshard/migration/tombstones.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include <algorithm>
@@ -506,7 +507,12 @@ MigrationProgress Migrator::Run() {
   if (state.FirstError) std::rethrow_exception(state.FirstError);
 
   store->Complete();
+  // Every item is done: copies a killed mover left marked are either moves
+  // its successor adopted (no longer marked) or copies of deleted documents
+  // (a tombstone exists), which go now (docs/migration.md).
+  auto const swept = SweepProvisionalCopies(*m_client, *m_to);
   std::lock_guard lock(state.Mutex);
+  state.Progress.ProvisionalRemoved = swept;
   state.Progress.SourcesDone = state.Progress.Sources;
   state.Progress.Finished = true;
   state.Publish();

@@ -1,5 +1,7 @@
 #include "docshard/migration/scheme_verifier.hpp"
 
+#include "client/provisional.hpp"
+
 #include "work_queue.hpp"
 
 #include "docshard/core/errors.hpp"
@@ -19,7 +21,8 @@ namespace docshard::migration {
 
 std::string VerifyReport::Summary() const {
   return std::to_string(Lost.size()) + " lost / " + std::to_string(Duplicated.size()) + " duplicated / " +
-         std::to_string(Misplaced.size()) + " misplaced";
+         std::to_string(Misplaced.size()) + " misplaced" +
+         (Provisional.empty() ? std::string() : " / " + std::to_string(Provisional.size()) + " provisional");
 }
 
 namespace {
@@ -165,6 +168,18 @@ VerifyReport VerifyScheme(client::PartitionedClient& client, IPartitionResolver 
       auto& count = report.Counts[collection.Text()];
       std::set<std::string>* ids = options.KeepIds ? &report.Ids[collection.Text()] : nullptr;
       for (auto const& d : JsonInterop::Value(page.Documents()).GetArray()) {
+        if (client::detail::IsProvisional(d)) {
+          // A move in flight or killed, not a document (yet): named, not counted.
+          std::string const id = d.HasMember("id") && d["id"].IsString()
+                                     ? std::string(d["id"].GetString(), d["id"].GetStringLength())
+                                     : std::string();
+          std::string keyJson;
+          try {
+            if (auto key = scheme.GetPartitionKey(d)) keyJson = key->ToJson();
+          } catch (Error const&) {}
+          report.Provisional.push_back({id, keyJson, {collection.Text()}, ""});
+          continue;
+        }
         ++count;
         ++copies;
         std::string const id =

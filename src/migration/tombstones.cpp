@@ -1,13 +1,17 @@
 #include "docshard/migration/tombstones.hpp"
 
+#include "client/provisional.hpp"
 #include "client/tombstone.hpp"
 
 #include "docshard/client/partitioned_client.hpp"
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 namespace docshard::migration {
 
@@ -31,6 +35,64 @@ std::uint64_t CountTombstones(client::PartitionedClient& client, IPartitionResol
     }
   }
   return total;
+}
+
+std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartitionResolver const& next) {
+  cosmos::SqlQuery const marked("SELECT * FROM c WHERE IS_DEFINED(c[\"" +
+                                std::string(client::detail::ProvisionalField) + "\"])");
+  std::size_t removed = 0;
+  for (auto const& c : next.Collections()) {
+    auto& account = client.Account(c.Account());
+    std::vector<cosmos::RangeStream> pending;
+    try {
+      pending = cosmos::OpenRangeStreams(account, c.Link());
+    } catch (cosmos::NotFoundError const&) {
+      continue;  // not created yet: nothing was copied there
+    }
+    while (!pending.empty()) {
+      auto stream = std::move(pending.back());
+      pending.pop_back();
+      cosmos::QueryResult found;
+      try {
+        found = account.QueryDocuments(c.Link(), marked, cosmos::ScopeToRangeStream(stream));
+      } catch (cosmos::PartitionKeyRangeGoneError const&) {
+        for (auto& r : cosmos::ReplaceGoneRangeStream(account, c.Link(), stream)) pending.push_back(std::move(r));
+        continue;
+      }
+      for (JsonView d : found.Documents.View().Elements()) {
+        auto const& document = JsonInterop::Value(d);
+        if (!client::detail::IsProvisional(document)) continue;
+        auto const id = document.FindMember("id");
+        auto const etag = document.FindMember("_etag");
+        if (id == document.MemberEnd() || !id->value.IsString() || etag == document.MemberEnd() ||
+            !etag->value.IsString())
+          continue;
+        std::string const idText(id->value.GetString(), id->value.GetStringLength());
+        std::optional<cosmos::PartitionKeyValue> header;
+        try {
+          header.emplace(client::PartitionedClient::HeaderValue(next.KeyPath()->Extract(document)));
+        } catch (Error const&) {
+          continue;  // no key under next: no mover wrote it
+        }
+        // The same question the mover asks: a write, decided by the primary.
+        try {
+          client::detail::ReplaceTombstone(account, c, idText, *header);
+        } catch (cosmos::NotFoundError const&) {
+          continue;  // not deleted: a move in flight, which confirms or removes it itself
+        }
+        cosmos::RequestOptions ifMatch;
+        ifMatch.IfMatchETag = std::string(etag->value.GetString(), etag->value.GetStringLength());
+        try {
+          account.DeleteDocument(c.Link(), idText, *header, ifMatch);
+          ++removed;
+        } catch (cosmos::NotFoundError const&) {
+        } catch (cosmos::PreconditionFailedError const&) {
+          // written since we found it (an application write): theirs, kept
+        }
+      }
+    }
+  }
+  return removed;
 }
 
 std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {

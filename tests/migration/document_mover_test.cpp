@@ -6,6 +6,8 @@
 
 #include <docshard/migration/document_mover.hpp>
 #include <docshard/migration/migration_checkpoint.hpp>
+#include <docshard/migration/migrator.hpp>
+#include <docshard/migration/scheme_verifier.hpp>
 #include <docshard/migration/tombstones.hpp>
 
 #include <catch2/catch.hpp>
@@ -170,15 +172,18 @@ TEST_CASE("mover: a source changed after our read (412) is copied again", "[prot
   CHECK(r.Recopies == 1);
   CHECK_FALSE(m.InSource("x"));
   CHECK(m.TargetValue("x") == 7);
-  // Its diagnostics show the 412 and the reread. Round 1: check, copy, delete
-  // refused (412: the source changed), reread; round 2: check, the copy
-  // conflicts with our own version (409), read it, refresh it, delete.
+  // Its diagnostics show the 412 and the reread. Round 1: marked copy,
+  // check, confirm, delete refused (412: the source changed), reread; round
+  // 2: the copy conflicts with our own version (409), read it, refresh it,
+  // delete.
   auto const steps = Steps(r.Diagnostics);
   std::string const t = m.Target.Link(), s = m.Source.Link();
   REQUIRE(steps.size() == 9);
-  CHECK(steps[1] == "CreateDocument " + t + " 201");
-  CHECK(steps[2] == "DeleteDocument " + s + " 412");
-  CHECK(steps[3] == "ReadDocument " + s + " 200");
+  CHECK(steps[0] == "CreateDocument " + t + " 201");
+  CHECK(steps[1] == "ReplaceDocument dbs/" + m.Target.Database() + "/colls/docshard-tombstones 404");
+  CHECK(steps[2] == "ReplaceDocument " + t + " 200");
+  CHECK(steps[3] == "DeleteDocument " + s + " 412");
+  CHECK(steps[4] == "ReadDocument " + s + " 200");
   CHECK(steps[5] == "CreateDocument " + t + " 409");
   CHECK(steps[6] == "ReadDocument " + t + " 200");
   CHECK(steps[7] == "ReplaceDocument " + t + " 200");
@@ -222,20 +227,20 @@ TEST_CASE("mover: an app delete after the read, then a crash after the copy: sta
     if (step == MoveStep::Started) m.Client->DeleteDocument("x", PartitionKey("k"));
     if (step == MoveStep::TargetWritten) {
       copied = true;
-      throw Crash{};  // killed between its copy and its delete of the source
+      throw Crash{};  // killed between its (provisional) copy and its tombstone check
     }
   });
-  MoveResult r;
-  try {
-    r = mover.Move(snapshot, PartitionKeyValue("k"));
-  } catch (Crash const&) {}
-  // A resumed run reads the page again and no longer finds it in the source:
-  // nothing else would ever remove a copy.
-  CHECK_FALSE(copied);
-  CHECK(r.Outcome == MoveOutcome::Unresurrected);
+  CHECK_THROWS_AS(mover.Move(snapshot, PartitionKeyValue("k")), Crash);
+  // A resumed run reads the page again and no longer finds it in the source;
+  // the copy it left is still marked, so it is no document to the client.
+  CHECK(copied);
   CHECK_FALSE(m.InSource("x"));
-  CHECK_FALSE(m.TargetValue("x"));
+  CHECK(m.TargetValue("x") == 1);  // raw: the marked copy is there
   CHECK_THROWS_AS(m.Client->ReadDocument("x", PartitionKey("k")), NotFoundError);
+  // The job's sweep removes it (its tombstone exists).
+  CHECK(SweepProvisionalCopies(*m.Client, *m.F.B.Resolver()) == 1);
+  CHECK_FALSE(m.TargetValue("x"));
+  CHECK(SweepProvisionalCopies(*m.Client, *m.F.B.Resolver()) == 0);
 }
 
 TEST_CASE("mover: an app delete before the copy, a second migrator before the cleanup: stays deleted",
@@ -267,8 +272,8 @@ TEST_CASE("mover: a tombstone never removes a document created again after its d
   m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
   auto const snapshot = m.ReadSource("x");  // a stalled migrator's read
   m.Client->DeleteDocument("x", PartitionKey("k"));
-  m.Client->CreateDocument(MoverFixture::Doc("x", 1));  // the same content again, now in next
-  CHECK(m.Move(snapshot).Outcome == MoveOutcome::Unresurrected);
+  m.Client->CreateDocument(MoverFixture::Doc("x", 1));         // the same content again, now in next
+  CHECK(m.Move(snapshot).Outcome == MoveOutcome::SourceGone);  // the app's create: left as it is
   CHECK(m.TargetValue("x") == 1);
   CHECK_FALSE(m.InSource("x"));
 
@@ -301,8 +306,12 @@ TEST_CASE("tombstones: counted, and removed once the job is over", "[protocol][t
   for (int i = 0; i < 3; ++i) CHECK_FALSE(m.InSource("t" + std::to_string(i)));
 }
 
-TEST_CASE("migrator: killed after copying a document the app deleted after the page read; resumed: stays deleted",
-          "[protocol][tombstone]") {
+namespace {
+// A migrator killed right after its copy of "c", which the application
+// deleted completely at `deleteAt` (tombstone, source, target); then the run
+// resumed, which never sees "c" again: it must end nowhere, and nothing else
+// may be lost.
+void KilledAfterCopyOfDeleted(MoveStep deleteAt) {
   MoverFixture m;
   m.Setup();
   std::vector<std::string> const ids = {"a", "b", "c", "d", "e"};
@@ -312,30 +321,163 @@ TEST_CASE("migrator: killed after copying a document the app deleted after the p
   MigratorOptions options;
   options.Checkpoint = path;
   options.MaxParallel = 1;  // one document at a time: the steps below are the only order
+  bool deleted = false, killed = false;
   options.StepHook = [&](MoveStep step, std::string const& id) {
     if (id != "c") return;
-    if (step == MoveStep::Started) m.Client->DeleteDocument("c", PartitionKey("k"));  // read, not yet copied
-    if (step == MoveStep::TargetWritten) throw Crash{};                               // killed right after the copy
+    if (step == deleteAt && !deleted) {
+      m.Client->DeleteDocument("c", PartitionKey("k"));
+      deleted = true;
+    }
+    if (step == MoveStep::TargetWritten) throw Crash{};  // the copy landed (201): killed
   };
-  bool killed = false;
   try {
     Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
   } catch (Crash const&) {
     killed = true;
   }
-  if (killed) {
-    options.StepHook = nullptr;
-    options.Resume = true;
-    CHECK(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run().Finished);
-  }
+  REQUIRE(deleted);
+  REQUIRE(killed);
+  // Before the sweep: nobody is served the copy.
+  CHECK_THROWS_AS(m.Client->ReadDocument("c", PartitionKey("k")), NotFoundError);
+  options.StepHook = nullptr;
+  options.Resume = true;
+  auto const done = Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
+  CHECK(done.Finished);
+  CHECK(done.ProvisionalRemoved == 1);  // the job's end swept the killed mover's copy
   for (auto const& id : ids) {
     INFO(id);
     CHECK_FALSE(m.InSource(id));
-    if (id == "c")
+    if (id == "c") {
       CHECK_FALSE(m.TargetValue(id));
-    else
-      CHECK(m.TargetValue(id) == 1);
+      CHECK_THROWS_AS(m.Client->ReadDocument(id, PartitionKey("k")), NotFoundError);
+    } else {
+      CHECK(m.TargetValue(id) == 1);  // nothing else lost
+    }
   }
+  VerifyOptions verify;
+  verify.AlsoScan = m.F.A.Resolver()->Collections();
+  auto const report = VerifyScheme(*m.Client, *m.F.B.Resolver(), verify);
+  CHECK(report.Ok());
+  CHECK(report.Documents == ids.size() - 1);
+}
+}  // namespace
+
+TEST_CASE("migrator: killed after copying a document the app deleted after the page read; resumed: stays deleted",
+          "[protocol][tombstone]") {
+  KilledAfterCopyOfDeleted(MoveStep::Started);  // read, not yet checked or copied
+}
+
+// Issue 12 item 5, the window that was left: the migrator checked for a
+// tombstone (none), stalled; the application deleted the document completely
+// (tombstone, source, target: 404); the copy landed; the migrator was killed
+// before its cleanup; the run resumed never sees the document again. Fails
+// with the mover of main 04fc817 (the copy stays in the target, readable).
+TEST_CASE("migrator: a whole app delete between the check and the copy, killed after the copy: stays deleted",
+          "[protocol][tombstone][provisional]") {
+  KilledAfterCopyOfDeleted(MoveStep::BeforeTargetWrite);
+}
+
+namespace {
+// The rows of a fan-out query through the transition client.
+std::vector<JsonValue> Rows(PartitionedClient& client, std::string const& sql) {
+  auto const result = client.Query(SqlQuery(sql));
+  std::vector<JsonValue> out;
+  for (JsonView row : result.Items.View().Elements()) out.push_back(JsonValue::Parse(row.ToJson()));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("mover: an app replace between the copy and its confirmation wins", "[protocol][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer);
+  mover.SetStepHook([&](MoveStep step, std::string const&) {
+    // Lands on the marked copy in next (a transition replace goes there).
+    if (step == MoveStep::TargetWritten) m.Client->ReplaceDocument("x", PartitionKey("k"), MoverFixture::Doc("x", 5));
+  });
+  auto const r = mover.Move(m.ReadSource("x"), PartitionKeyValue("k"));
+  CHECK(r.Outcome == MoveOutcome::KeptNewer);  // confirm: 412; the app's version is rewritten unchanged
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 5);
+  auto const stored = m.T.ReadDocument(m.Target.Link(), "x", "k").Json();
+  CHECK_FALSE(stored.View().Find("docshardProvisional").has_value());
+  CHECK(m.Client->ReadDocument("x", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 5);
+}
+
+TEST_CASE("mover: a killed mover's marked copy: reads serve the source, the next mover adopts it",
+          "[protocol][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");
+  DocumentMover first(m.S, m.Source, m.T, m.Target, m.Pacer);
+  first.SetStepHook([](MoveStep step, std::string const&) {
+    if (step == MoveStep::TargetWritten) throw Crash{};
+  });
+  CHECK_THROWS_AS(first.Move(snapshot, PartitionKeyValue("k")), Crash);
+  REQUIRE(m.TargetValue("x") == 1);  // raw: the marked copy
+  REQUIRE(m.InSource("x"));
+
+  // A client read meeting it (no tombstone): the source's version, no marker.
+  auto const read = m.Client->ReadDocument("x", PartitionKey("k"));
+  CHECK(read.Collection.Link() == m.Source.Link());
+  CHECK_FALSE(read.Response.Json().View().Find("docshardProvisional").has_value());
+  // A fan-out query: the document once (the source's), never the marker.
+  auto const rows = Rows(*m.Client, "SELECT * FROM c");
+  REQUIRE(rows.size() == 1);
+  CHECK_FALSE(rows[0].View().Find("docshardProvisional").has_value());
+  CHECK(Rows(*m.Client, "SELECT VALUE COUNT(1) FROM c")[0].View().GetInt64() == 1);
+  // An application create of it: 409 (it exists, in the source).
+  CHECK_THROWS_AS(m.Client->CreateDocument(MoverFixture::Doc("x", 9)), ConflictError);
+  // The sweep leaves a copy without a tombstone (a move in flight) alone.
+  CHECK(SweepProvisionalCopies(*m.Client, *m.F.B.Resolver()) == 0);
+  VerifyOptions verify;
+  verify.AlsoScan = m.F.A.Resolver()->Collections();
+  auto const before = VerifyScheme(*m.Client, *m.F.B.Resolver(), verify);
+  CHECK(before.Provisional.size() == 1);  // not a finished document
+  CHECK_FALSE(before.Ok());
+
+  // The taker-over (a lease stolen, a run resumed) adopts it.
+  auto const r = m.Move(snapshot);
+  CHECK(r.Outcome == MoveOutcome::Moved);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 1);
+  CHECK_FALSE(m.T.ReadDocument(m.Target.Link(), "x", "k").Json().View().Find("docshardProvisional").has_value());
+  auto const after = VerifyScheme(*m.Client, *m.F.B.Resolver(), verify);
+  CHECK(after.Ok());
+  CHECK(after.Documents == 1);
+}
+
+TEST_CASE("client: a marked copy of a deleted document is no document; a create takes its place",
+          "[protocol][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  for (std::string const id : {"x", "y"}) {
+    m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+    DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer);
+    mover.SetStepHook([&](MoveStep step, std::string const&) {
+      if (step == MoveStep::BeforeTargetWrite) m.Client->DeleteDocument(id, PartitionKey("k"));
+      if (step == MoveStep::TargetWritten) throw Crash{};
+    });
+    CHECK_THROWS_AS(mover.Move(m.ReadSource(id), PartitionKeyValue("k")), Crash);
+    REQUIRE(m.TargetValue(id) == 1);  // raw: a marked copy of a deleted document
+  }
+  // Reads, queries and aggregates do not see them.
+  CHECK_THROWS_AS(m.Client->ReadDocument("x", PartitionKey("k")), NotFoundError);
+  CHECK(Rows(*m.Client, "SELECT * FROM c").empty());
+  CHECK(Rows(*m.Client, "SELECT VALUE COUNT(1) FROM c")[0].View().GetInt64() == 0);
+  // The application creates y again: the copy is not in its way.
+  m.Client->CreateDocument(MoverFixture::Doc("y", 7));
+  CHECK(m.TargetValue("y") == 7);
+  CHECK(m.Client->ReadDocument("y", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 7);
+  // The sweep removes x's copy, keeps the application's y.
+  CHECK(SweepProvisionalCopies(*m.Client, *m.F.B.Resolver()) == 1);
+  CHECK_FALSE(m.TargetValue("x"));
+  CHECK(m.TargetValue("y") == 7);
+  // A write carrying the marker (docshard's own name) is stored without it.
+  m.Client->UpsertDocument(R"({"id":"z","userId":"k","v":3,"docshardProvisional":1})");
+  CHECK_FALSE(m.T.ReadDocument(m.Target.Link(), "z", "k").Json().View().Find("docshardProvisional").has_value());
 }
 
 TEST_CASE("transition replace lands in next and leaves current", "[protocol]") {
@@ -422,13 +564,15 @@ TEST_CASE("mover: diagnostics of a move name every request in order, with the to
   auto const r = m.Move(snapshot);
   REQUIRE(r.Outcome == MoveOutcome::Moved);
 
-  // The protocol's steps for a plain move: the tombstone check (404: no
-  // application delete), the copy (201), the source delete (204).
+  // The protocol's steps for a plain move: the provisional copy (201), the
+  // tombstone check (404: no application delete), the confirmation (the
+  // marker removed, 200), the source delete (204).
   std::string const tombstones = "dbs/" + m.Target.Database() + "/colls/docshard-tombstones";
   auto const& d = r.Diagnostics;
-  CHECK(Steps(d) == std::vector<std::string>{"ReplaceDocument " + tombstones + " 404",
-                                             "CreateDocument " + m.Target.Link() + " 201",
-                                             "DeleteDocument " + m.Source.Link() + " 204"});
+  CHECK(Steps(d) == std::vector<std::string>{
+                        "CreateDocument " + m.Target.Link() + " 201", "ReplaceDocument " + tombstones + " 404",
+                        "ReplaceDocument " + m.Target.Link() + " 200", "DeleteDocument " + m.Source.Link() + " 204"});
+  CHECK_FALSE(m.T.ReadDocument(m.Target.Link(), id, "k").Json().View().Find("docshardProvisional").has_value());
   CHECK(d.Source == m.Source.Text());
   CHECK(d.Target == m.Target.Text());
   CHECK(d.Target.rfind("b:", 0) == 0);  // the target is on the second account
@@ -448,8 +592,8 @@ TEST_CASE("mover: diagnostics of a move name every request in order, with the to
   rapidjson::Document parsed;
   REQUIRE_FALSE(parsed.Parse(json.c_str()).HasParseError());
   CHECK(std::string(parsed["outcome"].GetString()) == "moved");
-  CHECK(parsed["requests"].Size() == 3);
-  CHECK(std::string(parsed["requests"][1]["operation"].GetString()) == "CreateDocument");
+  CHECK(parsed["requests"].Size() == 4);
+  CHECK(std::string(parsed["requests"][0]["operation"].GetString()) == "CreateDocument");
   CHECK(parsed["totalRequestCharge"].GetDouble() == Approx(charge));
   CHECK(json.find(id) == std::string::npos);
 

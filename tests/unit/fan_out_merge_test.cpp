@@ -7,6 +7,7 @@
 #include "client/exclusion_filter.hpp"
 #include "client/fan_out_token.hpp"
 #include "client/merge_engine.hpp"
+#include "client/provisional.hpp"
 #include "client/query_info.hpp"
 
 #include <docshard/client/query_plan.hpp>
@@ -832,4 +833,17 @@ TEST_CASE("a transition's exclusion joins the query's top-level WHERE", "[fanout
         "SELECT x FROM Families AS f\nWHERE NOT ARRAY_CONTAINS(@p, [f[\"id\"], f[\"k\"]])");
   CHECK_THROWS_AS(x("SELECT VALUE i FROM i IN c.items"), UnsupportedQueryError);
   CHECK_THROWS_AS(x("SELECT 1"), UnsupportedQueryError);
+}
+
+TEST_CASE("a transition's next streams leave provisional copies out, by the query's alias", "[fanout-engine]") {
+  auto p = [](std::string const& sql) { return AddCondition(sql, NotProvisionalCondition); };
+  CHECK(p("SELECT * FROM c") == "SELECT * FROM c\nWHERE NOT IS_DEFINED(c[\"docshardProvisional\"])");
+  CHECK(p("SELECT VALUE COUNT(1) FROM root r WHERE r.n > 1") ==
+        "SELECT VALUE COUNT(1) FROM root r WHERE (r.n > 1) AND NOT IS_DEFINED(r[\"docshardProvisional\"])");
+  CHECK_THROWS_AS(p("SELECT 1"), UnsupportedQueryError);
+  // The marker, found only at the top level of an object.
+  CHECK(IsProvisionalBody(R"({"id":"x","docshardProvisional":1})"));
+  CHECK_FALSE(IsProvisionalBody(R"({"id":"x","inner":{"docshardProvisional":1}})"));
+  CHECK_FALSE(IsProvisionalBody(R"({"id":"docshardProvisional"})"));
+  CHECK_FALSE(IsProvisionalBody("docshardProvisional"));
 }

@@ -250,6 +250,10 @@ int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::st
                  unfinished.c_str());
     return ExitFailed;
   }
+  // First the provisional copies of deleted documents (killed movers'):
+  // only the tombstones tell them from moves in flight.
+  auto const swept = migration::SweepProvisionalCopies(client, next);
+  if (swept > 0) std::printf("removed %zu provisional copies of deleted documents\n", swept);
   auto const count = migration::CountTombstones(client, next);
   auto const removed = migration::RemoveTombstones(client, next);
   std::printf("removed %zu tombstone collections (%llu tombstones)\n", removed, U(count));
@@ -415,6 +419,9 @@ int Run(std::span<char const* const> args) {
     for (auto const& o : report.Misplaced)
       std::printf("misplaced %s key %s in %s, belongs in %s\n", JsonString(o.Id).c_str(), o.Key.c_str(),
                   o.FoundIn.front().c_str(), o.Expected.c_str());
+    for (auto const& o : report.Provisional)
+      std::printf("provisional copy %s key %s in %s (a move not finished)\n", JsonString(o.Id).c_str(), o.Key.c_str(),
+                  o.FoundIn.front().c_str());
     std::fflush(stdout);
     if (done.LeftInPlace > 0)
       std::fprintf(stderr,

@@ -88,6 +88,9 @@ int Run(std::span<char const* const> args) {
     std::printf("misplaced %s key %s in %s, belongs in %s\n", JsonString(o.Id).c_str(), o.Key.c_str(),
                 o.FoundIn.front().c_str(),
                 o.Expected.empty() ? "(nowhere: the scheme cannot route it)" : o.Expected.c_str());
+  for (auto const& o : report.Provisional)
+    std::printf("provisional copy %s key %s in %s (a move not finished)\n", JsonString(o.Id).c_str(), o.Key.c_str(),
+                o.FoundIn.front().c_str());
   std::printf("%llu documents: %s\n", static_cast<unsigned long long>(report.Documents), report.Summary().c_str());
   std::fflush(stdout);
   return report.Ok() ? ExitOk : ExitFailed;

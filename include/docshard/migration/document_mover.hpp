@@ -4,22 +4,35 @@
 // the transition resolver routes to B, and against any number of other
 // migrators, stalled or not, moving the same document (docs/migration.md
 // has the argument):
-//   0. Unless the application deletes it meanwhile: a tombstone of the
-//      document (written by the transition client's delete, before it
-//      deletes anything) means no copy is made.
-//   1. Create the copy in the target (never upsert: that could overwrite a
-//      newer app write). 409: read the target. A version this call wrote is
-//      refreshed if the source changed; any other version (another
-//      migrator's copy, a crashed run's, or a newer app write, which wins) is
-//      rewritten unchanged If-Match its etag, so that it becomes ours --
-//      unless a tombstone exists: a version found then is left as it is.
-//   2. Delete the source If-Match the etag we copied. 412: the source changed
+//   1. Create a provisional copy in the target: the content plus the marker
+//      "docshardProvisional": 1 (never upsert: that could overwrite a newer
+//      app write).
+//   2. Check for a tombstone of the document (written by the transition
+//      client's delete, before it deletes anything). One exists: the
+//      application is deleting the document or deleted it since our read;
+//      the marked copy is deleted If-Match its etag and nothing else is done.
+//   3. Confirm: replace the copy If-Match the Create's etag with the content
+//      without the marker. 412/404: the application wrote or deleted the
+//      document in the target meanwhile: look again (back to 1).
+//   On a 409 at 1, read the target. A version this call confirmed is
+//   refreshed if the source changed. A marked version (a move in flight or
+//   killed) is adopted after a tombstone check: replaced If-Match by our
+//   content without the marker, or deleted If-Match when a tombstone exists.
+//   Any other version (another migrator's copy, a crashed run's, or a newer
+//   app write, which wins) is rewritten unchanged If-Match its etag, so that
+//   it becomes ours -- unless a tombstone exists: it is then left as it is.
+//   4. Delete the source If-Match the etag we copied. 412: the source changed
 //      after the copy: read it again and re-copy. 404: someone removed the
 //      source. Only when the target has held nothing but this call's writes
-//      since a Create of ours found it empty is that an application delete
-//      (our copy would resurrect it): remove the copy If-Match its etag.
-//      Otherwise another migrator completed the move on a version it rewrote
-//      itself, or an app write is there: keep it.
+//      since a Create of ours found it empty is that an application delete:
+//      remove the copy If-Match its etag. Otherwise another migrator
+//      completed the move on a version it rewrote itself, or an app write is
+//      there: keep it.
+// A copy loses its marker only after a tombstone check that followed its
+// Create, so no interleaving with an application delete leaves an unmarked
+// copy of a deleted document; a marked one (the mover killed after 1) is
+// never served by the client's reads and is deleted by the job's sweep
+// (SweepProvisionalCopies).
 // Never deletes before a copy is confirmed, so no step can lose a document,
 // and every step is idempotent, so a crash at any point is repaired by
 // running the same steps again.
@@ -52,8 +65,9 @@ enum class MoveOutcome {
 // The points of a move a test can stop at (DocumentMover::SetStepHook).
 enum class MoveStep {
   Started,            // Move was called with the document as read; nothing checked or written yet
-  BeforeTargetWrite,  // the tombstone check found none; the copy (Create) is next
-  TargetWritten,      // the target holds the copy (201); the source delete is next
+  BeforeTargetWrite,  // the provisional copy (Create, with the marker) is next
+  TargetWritten,      // the target holds the marked copy (201); the tombstone check is next
+  Confirmed,          // the marker is gone (the copy is confirmed); the source delete is next
 };
 
 // What Move does with a document and how it got there.

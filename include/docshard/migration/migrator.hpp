@@ -73,6 +73,9 @@ struct DOCSHARD_API MigrationProgress {
   std::vector<LeftDocument> Left;    // this run's, the first MaxLeftListed
   std::uint64_t RangesReplaced = 0;  // this run: range streams continued on other ranges after a split or merge
   double RequestCharge = 0;          // this run: request units of the reads and moves (failed ones too)
+  // This run, at the job's end: provisional copies of deleted documents left
+  // by killed movers, deleted (SweepProvisionalCopies).
+  std::uint64_t ProvisionalRemoved = 0;
   // Every source was read to the end (Run's final report).
   bool Finished = false;
   // How the sources are read (MigrationReadPlan): only the moving arcs and

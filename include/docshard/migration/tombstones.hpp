@@ -29,6 +29,16 @@ DOCSHARD_API std::vector<CollectionRef> TombstoneCollections(IPartitionResolver 
 // client's; InvalidArgumentError for an account `client` does not hold.
 DOCSHARD_API std::uint64_t CountTombstones(client::PartitionedClient& client, IPartitionResolver const& next);
 
+// Deletes the provisional copies (a mover's marked first write, docs/migration.md
+// "Deleted stays deleted") in `next`'s collections whose document has a
+// tombstone: copies of deleted documents left by movers killed between their
+// copy and their tombstone check. Each is deleted If-Match the version found
+// (a copy someone writes meanwhile is kept); a marked copy without a
+// tombstone is a move in flight and is left to its mover. Returns how many it
+// deleted. Run at the job's end and before RemoveTombstones (which takes away
+// what tells the two apart). Errors: the client's.
+DOCSHARD_API std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartitionResolver const& next);
+
 // Deletes every tombstone collection of `next` that exists; returns how many
 // it deleted. Only when the job is over (above): the caller checks that its
 // every item is done; that no worker process is left and every application
