@@ -8,8 +8,9 @@
 # "plain copy" = read the same documents (fan-out query, streamed) and create
 # them in fresh collections spread over the same two accounts (`docshard put`),
 # with the same parallelism: one read and one create per document, where the
-# migration does a read, a create and an If-Match delete per moved document
-# and reads (and skips) the documents that stay.
+# migration does a read, a provisional create, a tombstone check, a confirming
+# replace and an If-Match delete per moved document and reads (and skips) the
+# documents that stay.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-mig}
