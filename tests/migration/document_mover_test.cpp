@@ -428,6 +428,10 @@ TEST_CASE("mover: a killed mover's marked copy: reads serve the source, the next
   REQUIRE(rows.size() == 1);
   CHECK_FALSE(rows[0].View().Find("docshardProvisional").has_value());
   CHECK(Rows(*m.Client, "SELECT VALUE COUNT(1) FROM c")[0].View().GetInt64() == 1);
+  auto const ordered = Rows(*m.Client, "SELECT c.id, c.v FROM c WHERE c.v >= 0 ORDER BY c.v");
+  REQUIRE(ordered.size() == 1);
+  CHECK(ordered[0].View()["v"].GetInt64() == 1);
+  CHECK(Rows(*m.Client, "SELECT DISTINCT VALUE c.v FROM c").size() == 1);
   // An application create of it: 409 (it exists, in the source).
   CHECK_THROWS_AS(m.Client->CreateDocument(MoverFixture::Doc("x", 9)), ConflictError);
   // The sweep leaves a copy without a tombstone (a move in flight) alone.
@@ -467,6 +471,7 @@ TEST_CASE("client: a marked copy of a deleted document is no document; a create 
   CHECK_THROWS_AS(m.Client->ReadDocument("x", PartitionKey("k")), NotFoundError);
   CHECK(Rows(*m.Client, "SELECT * FROM c").empty());
   CHECK(Rows(*m.Client, "SELECT VALUE COUNT(1) FROM c")[0].View().GetInt64() == 0);
+  CHECK(Rows(*m.Client, "SELECT c.id FROM c ORDER BY c.v").empty());
   // The application creates y again: the copy is not in its way.
   m.Client->CreateDocument(MoverFixture::Doc("y", 7));
   CHECK(m.TargetValue("y") == 7);
