@@ -1,7 +1,13 @@
 #include "transition_replace.hpp"
 
+#include "provisional.hpp"
+
 #include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
+
+#include <exception>
+#include <optional>
+#include <string>
 
 namespace docshard::client::detail {
 
@@ -28,9 +34,26 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
   // Each round succeeds, or saw the migrator copy the document into next
   // (409), after which the replace in next succeeds.
   for (int round = 0; round < 8; ++round) {
+    // The etag of a provisional copy in next (a migrator's first write, still
+    // marked): not the document, whose version is its source's. The caller's
+    // If-Match (of the source's version: reads serve that) is then checked
+    // against the source, and the copy is replaced If-Match instead of created.
+    std::optional<std::string> provisional;
     try {
       return {targetClient.ReplaceDocument(target.Link(), id, documentJson, header, options.Request), target};
-    } catch (cosmos::NotFoundError const&) {}
+    } catch (cosmos::NotFoundError const&) {
+    } catch (cosmos::PreconditionFailedError const&) {
+      auto const stale = std::current_exception();
+      if (!options.Request.IfMatchETag) throw;
+      cosmos::CosmosResponse inNext;
+      try {
+        inNext = targetClient.ReadDocument(target.Link(), id, header, plain);
+      } catch (cosmos::NotFoundError const&) {
+        continue;  // gone meanwhile: look again
+      }
+      if (!IsProvisionalBody(inNext.Body())) std::rethrow_exception(stale);
+      provisional = inNext.ETag();
+    }
     bool copiedMeanwhile = false;
     for (auto const& c : transition.Current->ResolveForRead(ReadSelector::Key(key))) {
       if (SameCollection(c, target)) continue;
@@ -48,9 +71,21 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
             R"({"code":"PreconditionFailed","message":"the document's _etag differs from If-Match"})");
       cosmos::CosmosResponse created;
       try {
-        created = targetClient.CreateDocument(target.Link(), documentJson, header, plain);
+        if (provisional) {
+          cosmos::RequestOptions overCopy = plain;
+          overCopy.IfMatchETag = provisional;
+          created = targetClient.ReplaceDocument(target.Link(), id, documentJson, header, overCopy);
+        } else {
+          created = targetClient.CreateDocument(target.Link(), documentJson, header, plain);
+        }
       } catch (cosmos::ConflictError const&) {
         copiedMeanwhile = true;
+        break;
+      } catch (cosmos::PreconditionFailedError const&) {
+        copiedMeanwhile = true;  // the copy was confirmed or rewritten meanwhile: look again
+        break;
+      } catch (cosmos::NotFoundError const&) {
+        copiedMeanwhile = true;  // the copy was removed meanwhile: look again
         break;
       }
       cosmos::RequestOptions ifMatch = plain;

@@ -453,6 +453,36 @@ TEST_CASE("mover: a killed mover's marked copy: reads serve the source, the next
   CHECK(after.Documents == 1);
 }
 
+TEST_CASE("client: a replace If-Match the version read passes a killed mover's marked copy",
+          "[protocol][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");
+  DocumentMover killed(m.S, m.Source, m.T, m.Target, m.Pacer);
+  killed.SetStepHook([](MoveStep step, std::string const&) {
+    if (step == MoveStep::TargetWritten) throw Crash{};
+  });
+  CHECK_THROWS_AS(killed.Move(snapshot, PartitionKeyValue("k")), Crash);
+  // Read-modify-write with optimistic concurrency: the read serves the
+  // source's version, and its etag is what the replace is checked against.
+  auto const read = m.Client->ReadDocument("x", PartitionKey("k"));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = read.Response.ETag();
+  m.Client->ReplaceDocument("x", PartitionKey("k"), MoverFixture::Doc("x", 6), ifMatch);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 6);
+  CHECK_FALSE(m.T.ReadDocument(m.Target.Link(), "x", "k").Json().View().Find("docshardProvisional").has_value());
+  // A stale If-Match still fails.
+  OperationOptions stale;
+  stale.Request.IfMatchETag = read.Response.ETag();
+  CHECK_THROWS_AS(m.Client->ReplaceDocument("x", PartitionKey("k"), MoverFixture::Doc("x", 8), stale),
+                  PreconditionFailedError);
+  // The killed mover's successor keeps the application's version.
+  CHECK(m.Move(snapshot).Outcome == MoveOutcome::SourceGone);
+  CHECK(m.TargetValue("x") == 6);
+}
+
 TEST_CASE("client: a marked copy of a deleted document is no document; a create takes its place",
           "[protocol][provisional]") {
   MoverFixture m;
