@@ -378,6 +378,23 @@ TEST_CASE("migrator: a whole app delete between the check and the copy, killed a
 }
 
 namespace {
+// Creates `id` (v 1) in the source and leaves a killed mover's marked copy of
+// it in the target; with `deleteFirst`, the application deletes it
+// completely between the mover's read and its copy. Returns the mover's read.
+JsonValue LeaveMarkedCopy(MoverFixture& m, std::string const& id, bool deleteFirst = false) {
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+  auto snapshot = m.ReadSource(id);
+  DocumentMover killed(m.S, m.Source, m.T, m.Target, m.Pacer);
+  killed.SetStepHook([&](MoveStep step, std::string const&) {
+    if (step == MoveStep::BeforeTargetWrite && deleteFirst) m.Client->DeleteDocument(id, PartitionKey("k"));
+    if (step == MoveStep::TargetWritten) throw Crash{};
+  });
+  CHECK_THROWS_AS(killed.Move(snapshot, PartitionKeyValue("k")), Crash);
+  REQUIRE(m.TargetValue(id) == 1);  // raw: the marked copy
+  REQUIRE(m.InSource(id) == !deleteFirst);
+  return snapshot;
+}
+
 // The rows of a fan-out query through the transition client.
 std::vector<JsonValue> Rows(PartitionedClient& client, std::string const& sql) {
   auto const result = client.Query(SqlQuery(sql));
@@ -409,15 +426,7 @@ TEST_CASE("mover: a killed mover's marked copy: reads serve the source, the next
           "[protocol][provisional]") {
   MoverFixture m;
   m.Setup();
-  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
-  auto const snapshot = m.ReadSource("x");
-  DocumentMover first(m.S, m.Source, m.T, m.Target, m.Pacer);
-  first.SetStepHook([](MoveStep step, std::string const&) {
-    if (step == MoveStep::TargetWritten) throw Crash{};
-  });
-  CHECK_THROWS_AS(first.Move(snapshot, PartitionKeyValue("k")), Crash);
-  REQUIRE(m.TargetValue("x") == 1);  // raw: the marked copy
-  REQUIRE(m.InSource("x"));
+  auto const snapshot = LeaveMarkedCopy(m, "x");
 
   // A client read meeting it (no tombstone): the source's version, no marker.
   auto const read = m.Client->ReadDocument("x", PartitionKey("k"));
@@ -457,13 +466,7 @@ TEST_CASE("client: a replace If-Match the version read passes a killed mover's m
           "[protocol][provisional]") {
   MoverFixture m;
   m.Setup();
-  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
-  auto const snapshot = m.ReadSource("x");
-  DocumentMover killed(m.S, m.Source, m.T, m.Target, m.Pacer);
-  killed.SetStepHook([](MoveStep step, std::string const&) {
-    if (step == MoveStep::TargetWritten) throw Crash{};
-  });
-  CHECK_THROWS_AS(killed.Move(snapshot, PartitionKeyValue("k")), Crash);
+  auto const snapshot = LeaveMarkedCopy(m, "x");
   // Read-modify-write with optimistic concurrency: the read serves the
   // source's version, and its etag is what the replace is checked against.
   auto const read = m.Client->ReadDocument("x", PartitionKey("k"));
@@ -487,16 +490,7 @@ TEST_CASE("client: a marked copy of a deleted document is no document; a create 
           "[protocol][provisional]") {
   MoverFixture m;
   m.Setup();
-  for (std::string const id : {"x", "y"}) {
-    m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
-    DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer);
-    mover.SetStepHook([&](MoveStep step, std::string const&) {
-      if (step == MoveStep::BeforeTargetWrite) m.Client->DeleteDocument(id, PartitionKey("k"));
-      if (step == MoveStep::TargetWritten) throw Crash{};
-    });
-    CHECK_THROWS_AS(mover.Move(m.ReadSource(id), PartitionKeyValue("k")), Crash);
-    REQUIRE(m.TargetValue(id) == 1);  // raw: a marked copy of a deleted document
-  }
+  for (std::string const id : {"x", "y"}) LeaveMarkedCopy(m, id, true);  // of deleted documents
   // Reads, queries and aggregates do not see them.
   CHECK_THROWS_AS(m.Client->ReadDocument("x", PartitionKey("k")), NotFoundError);
   CHECK(Rows(*m.Client, "SELECT * FROM c").empty());
