@@ -152,11 +152,8 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
   };
   asTarget(current);
   std::string sourceETag = ETagOf(current);
-  // The target version this call wrote last, and whether the target has held
-  // nothing but this call's writes since a Create of ours answered 201. Only
-  // then may a vanished source license deleting the target (docs/migration.md).
+  // The target version this call wrote last (docs/migration.md: `own`).
   std::string ownETag;
-  bool createdChain = false;
   MoveResult result;
   if (m_hook) m_hook(MoveStep::Started, id);
 
@@ -222,7 +219,6 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
         return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current, true), partitionKey);
       });
       ownETag = ETagOfResponse(r);
-      createdChain = !ownETag.empty();
       if (m_hook) m_hook(MoveStep::TargetWritten, id);
       // 2. The application is deleting the document, or deleted it since our
       //    read (its tombstone precedes every delete): the marked copy goes.
@@ -270,7 +266,6 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
         // content without the marker, If-Match. The source delete below
         // catches a source newer than our read (412: re-copy).
         if (!takeOver(targetETag, UserContentJson(current))) continue;
-        createdChain = false;
         targetHasSource = true;
       } else {
         // Another writer's version: another migrator's copy, a crashed run's,
@@ -279,7 +274,6 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
         // migrator whose copy it was can no longer take a 404 of the source
         // for an application delete and remove it (its If-Match fails).
         if (!takeOver(targetETag, UserContentJson(same ? current : existing))) continue;
-        createdChain = false;
         targetHasSource = same;
       }
     }
@@ -311,29 +305,14 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
     }
 
     if (sourceGone) {
-      // Someone removed the source. If the target has held only our writes
-      // since our Create found it empty, no migrator can have completed a
-      // move relying on it (each rewrites the target first) and no app write
-      // reached it: the source went by an application delete. Its tombstone
-      // came after our check (the check would have stopped us), so it
-      // deletes the target after us anyway: removing our copy first only
-      // makes that sooner. Anything else is kept.
-      if (!createdChain) {
-        result.Outcome = MoveOutcome::SourceGone;
-        return result;
-      }
-      try {
-        Call(diagnostics, [&] {
-          cosmos::RequestOptions o;
-          o.IfMatchETag = ownETag;
-          return m_target.DeleteDocument(m_targetRef.Link(), id, partitionKey, o);
-        });
-        result.Outcome = MoveOutcome::Unresurrected;
-      } catch (cosmos::PreconditionFailedError const&) {
-        result.Outcome = MoveOutcome::KeptNewer;  // written after our copy: kept
-      } catch (cosmos::NotFoundError const&) {
-        result.Outcome = MoveOutcome::Unresurrected;  // already gone
-      }
+      // Someone removed the source: T is kept whatever its version. If it
+      // went by an application delete, that delete's tombstone came after
+      // our check (the check would have stopped us before the confirm), so
+      // it deletes T itself after S. If it went by our own delete, applied
+      // but answered 503 and retried (404), T holds the only copy of d:
+      // deleting T here would lose it, and the 404 cannot tell the two apart
+      // (docs/migration.md, "Why nothing is lost").
+      result.Outcome = MoveOutcome::SourceGone;
       return result;
     }
   }

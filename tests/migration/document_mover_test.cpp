@@ -196,7 +196,7 @@ TEST_CASE("mover: a source deleted by the app meanwhile is not resurrected", "[p
   m.Setup();
   m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
   auto const snapshot = m.ReadSource("x");
-  m.S.DeleteDocument(m.Source.Link(), "x", "k");
+  m.Client->DeleteDocument("x", PartitionKey("k"));  // tombstone, then the source
   CHECK(m.Move(snapshot).Outcome == MoveOutcome::Unresurrected);
   CHECK_FALSE(m.TargetValue("x"));
 
@@ -207,6 +207,23 @@ TEST_CASE("mover: a source deleted by the app meanwhile is not resurrected", "[p
   m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("y", 5), "k");
   CHECK(m.Move(snapshotY).Outcome == MoveOutcome::SourceGone);
   CHECK(m.TargetValue("y") == 5);
+}
+
+TEST_CASE("mover: a source delete applied but answered 404 on its retry keeps the copy", "[protocol]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");
+  DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer);
+  mover.SetStepHook([&](MoveStep step, std::string const&) {
+    // Our own delete of S, applied but answered 503 and retried: the retry
+    // (the mover's delete of S) then answers 404. No tombstone: no app delete.
+    if (step == MoveStep::Confirmed) m.S.DeleteDocument(m.Source.Link(), "x", "k");
+  });
+  CHECK(mover.Move(snapshot, PartitionKeyValue("k")).Outcome == MoveOutcome::SourceGone);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 1);  // the only copy of x: kept
+  CHECK(m.Client->ReadDocument("x", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 1);
 }
 
 // Stands for a migrator killed at a step: nothing after it runs.
@@ -733,8 +750,8 @@ TEST_CASE("mover: the request-unit budget is charged every answer, 404, 409 and 
   SECTION("404: the source was deleted after the read") {
     m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("c404", 1), "k");
     auto const snapshot = m.ReadSource("c404");
-    m.S.DeleteDocument(m.Source.Link(), "c404", "k");
-    check(snapshot, "DeleteDocument", 404, MoveOutcome::Unresurrected);
-    CHECK_FALSE(m.TargetValue("c404"));
+    m.S.DeleteDocument(m.Source.Link(), "c404", "k");  // no tombstone: not an app delete
+    check(snapshot, "DeleteDocument", 404, MoveOutcome::SourceGone);
+    CHECK(m.TargetValue("c404") == 1);  // kept: the 404 cannot say who removed S
   }
 }
