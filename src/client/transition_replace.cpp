@@ -1,6 +1,7 @@
 #include "transition_replace.hpp"
 
 #include "provisional.hpp"
+#include "tombstone.hpp"
 
 #include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
@@ -39,20 +40,42 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
     // If-Match (of the source's version: reads serve that) is then checked
     // against the source, and the copy is replaced If-Match instead of created.
     std::optional<std::string> provisional;
-    try {
-      return {targetClient.ReplaceDocument(target.Link(), id, documentJson, header, options.Request), target};
-    } catch (cosmos::NotFoundError const&) {
-    } catch (cosmos::PreconditionFailedError const&) {
-      auto const stale = std::current_exception();
-      if (!options.Request.IfMatchETag) throw;
-      cosmos::CosmosResponse inNext;
+    // Without the caller's If-Match, next is read first: a blind replace
+    // would land on a marked copy of a document the application has deleted
+    // and bring it back (docs/migration.md). Not marked: replaced If-Match
+    // the version read; marked: as with If-Match, the source decides.
+    std::optional<std::string> seen;
+    bool nextHolds = true;
+    if (!options.Request.IfMatchETag) {
       try {
-        inNext = targetClient.ReadDocument(target.Link(), id, header, plain);
+        auto const read = targetClient.ReadDocument(target.Link(), id, header, plain);
+        if (IsProvisionalBody(read.Body()))
+          provisional = read.ETag();
+        else
+          seen = read.ETag();
       } catch (cosmos::NotFoundError const&) {
-        continue;  // gone meanwhile: look again
+        nextHolds = false;
       }
-      if (!IsProvisionalBody(inNext.Body())) std::rethrow_exception(stale);
-      provisional = inNext.ETag();
+    }
+    if (!provisional && nextHolds) {
+      try {
+        cosmos::RequestOptions o = options.Request;
+        if (seen) o.IfMatchETag = seen;
+        return {targetClient.ReplaceDocument(target.Link(), id, documentJson, header, o), target};
+      } catch (cosmos::NotFoundError const&) {
+        if (seen) continue;  // removed since our read: look again
+      } catch (cosmos::PreconditionFailedError const&) {
+        if (seen) continue;  // written since our read: look again
+        auto const stale = std::current_exception();
+        cosmos::CosmosResponse inNext;
+        try {
+          inNext = targetClient.ReadDocument(target.Link(), id, header, plain);
+        } catch (cosmos::NotFoundError const&) {
+          continue;  // gone meanwhile: look again
+        }
+        if (!IsProvisionalBody(inNext.Body())) std::rethrow_exception(stale);
+        provisional = inNext.ETag();
+      }
     }
     bool copiedMeanwhile = false;
     for (auto const& c : transition.Current->ResolveForRead(ReadSelector::Key(key))) {
@@ -99,10 +122,19 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
       }
       return {std::move(created), target};
     }
-    if (!copiedMeanwhile)
-      cosmos::ThrowRequestFailed(
-          "ReplaceDocument", target.Link() + "/docs/" + std::string(id), 404, 0, "",
-          R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
+    if (copiedMeanwhile) continue;
+    if (provisional) {
+      // A marked copy and no source: deleted (its tombstone says so), or its
+      // mover confirmed the copy and removed the source since our read.
+      try {
+        ReplaceTombstone(targetClient, target, id, header);
+      } catch (cosmos::NotFoundError const&) {
+        continue;  // no tombstone: confirmed meanwhile, look again
+      }
+    }
+    cosmos::ThrowRequestFailed(
+        "ReplaceDocument", target.Link() + "/docs/" + std::string(id), 404, 0, "",
+        R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
   }
   throw Error(ErrorCode::Internal, "replace of \"" + std::string(id) + "\" kept racing a migration; try again");
 }

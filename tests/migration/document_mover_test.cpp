@@ -431,7 +431,9 @@ TEST_CASE("mover: an app replace between the copy and its confirmation wins", "[
     if (step == MoveStep::TargetWritten) m.Client->ReplaceDocument("x", PartitionKey("k"), MoverFixture::Doc("x", 5));
   });
   auto const r = mover.Move(m.ReadSource("x"), PartitionKeyValue("k"));
-  CHECK(r.Outcome == MoveOutcome::KeptNewer);  // confirm: 412; the app's version is rewritten unchanged
+  // Confirm: 412; the app's version is rewritten unchanged. The replace, on a
+  // marked copy, removed the source itself (as an If-Match replace does).
+  CHECK(r.Outcome == MoveOutcome::SourceGone);
   CHECK_FALSE(m.InSource("x"));
   CHECK(m.TargetValue("x") == 5);
   auto const stored = m.T.ReadDocument(m.Target.Link(), "x", "k").Json();
@@ -501,6 +503,44 @@ TEST_CASE("client: a replace If-Match the version read passes a killed mover's m
   // The killed mover's successor keeps the application's version.
   CHECK(m.Move(snapshot).Outcome == MoveOutcome::SourceGone);
   CHECK(m.TargetValue("x") == 6);
+}
+
+TEST_CASE("client: a replace without If-Match of a deleted document meeting a live mover's marked copy: 404",
+          "[protocol][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  auto const snapshot = m.ReadSource("x");  // the mover's read, before the delete
+  DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer);
+  bool replaceFailed = false;
+  mover.SetStepHook([&](MoveStep step, std::string const&) {
+    // The whole app delete (tombstone, source, next) before the mover's Create.
+    if (step == MoveStep::BeforeTargetWrite) m.Client->DeleteDocument("x", PartitionKey("k"));
+    // Another app thread replaces x, no If-Match, on the marked copy.
+    if (step == MoveStep::TargetWritten) {
+      try {
+        m.Client->ReplaceDocument("x", PartitionKey("k"), MoverFixture::Doc("x", 5));
+      } catch (NotFoundError const&) {
+        replaceFailed = true;
+      }
+    }
+  });
+  CHECK(mover.Move(snapshot, PartitionKeyValue("k")).Outcome == MoveOutcome::Unresurrected);
+  CHECK(replaceFailed);  // as without the copy: x is deleted
+  CHECK_FALSE(m.InSource("x"));
+  CHECK_FALSE(m.TargetValue("x"));
+  CHECK_THROWS_AS(m.Client->ReadDocument("x", PartitionKey("k")), NotFoundError);
+}
+
+TEST_CASE("client: a replace without If-Match passes a killed mover's marked copy of a live document",
+          "[protocol][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  LeaveMarkedCopy(m, "x");
+  m.Client->ReplaceDocument("x", PartitionKey("k"), MoverFixture::Doc("x", 6));
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 6);
+  CHECK_FALSE(m.T.ReadDocument(m.Target.Link(), "x", "k").Json().View().Find("docshardProvisional").has_value());
 }
 
 TEST_CASE("client: a marked copy of a deleted document is no document; a create takes its place",
