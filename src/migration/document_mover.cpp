@@ -226,6 +226,7 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
         removeVersion(ownETag);  // else someone wrote or removed it since: theirs
         return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
       }
+      if (m_hook) m_hook(MoveStep::Checked, id);
       // 3. Confirm: the content without the marker, If-Match our Create.
       //    412/404: the application wrote or deleted the document in the
       //    target meanwhile (or another mover adopted the copy): look again.

@@ -394,6 +394,68 @@ TEST_CASE("migrator: a whole app delete between the check and the copy, killed a
   KilledAfterCopyOfDeleted(MoveStep::BeforeTargetWrite);
 }
 
+// The window the provisional copy opened (review of item 5): the check found
+// no tombstone, then the application's delete wrote its tombstone, then the
+// mover confirmed its copy and was killed before deleting the source. The
+// application's delete goes on (source, then target: the confirmed copy), so
+// nothing is left to resurrect; the resumed run and its sweep keep it so.
+TEST_CASE("migrator: a tombstone between the check and the confirm, killed after the confirm: stays deleted",
+          "[protocol][tombstone][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  std::vector<std::string> const ids{"a", "c", "e"};
+  for (auto const& id : ids) m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+  auto const path = m.F.WriteFile("window.checkpoint", "");
+  std::filesystem::remove(path);
+  MigratorOptions options;
+  options.Checkpoint = path;
+  options.MaxParallel = 1;
+  // The tombstone collection exists once the transition has deleted anything.
+  CHECK_THROWS_AS(m.Client->DeleteDocument("other", PartitionKey("k")), NotFoundError);
+  std::string const tombstones = "dbs/" + m.Target.Database() + "/colls/docshard-tombstones";
+  bool tombstoned = false, confirmed = false;
+  options.StepHook = [&](MoveStep step, std::string const& id) {
+    if (id != "c") return;
+    if (step == MoveStep::Checked && !tombstoned) {
+      // The application's delete, first request only: its tombstone.
+      m.T.UpsertDocument(tombstones, R"({"id":"c","pk":"k","docshardTombstone":1})", "k");
+      tombstoned = true;
+    }
+    if (step == MoveStep::Confirmed) {
+      confirmed = true;
+      throw Crash{};  // killed before deleting the source
+    }
+  };
+  CHECK_THROWS_AS(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run(), Crash);
+  REQUIRE(tombstoned);
+  REQUIRE(confirmed);
+  REQUIRE(m.TargetValue("c") == 1);  // confirmed: no marker
+  REQUIRE_FALSE(m.T.ReadDocument(m.Target.Link(), "c", "k").Json().View().Find("docshardProvisional").has_value());
+  // The rest of the application's delete (the tombstone again, the source, the target).
+  m.Client->DeleteDocument("c", PartitionKey("k"));
+  CHECK_FALSE(m.TargetValue("c"));
+  options.StepHook = nullptr;
+  options.Resume = true;
+  auto const done = Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
+  CHECK(done.Finished);
+  CHECK(done.ProvisionalRemoved == 0);  // nothing marked was left
+  for (auto const& id : ids) {
+    INFO(id);
+    CHECK_FALSE(m.InSource(id));
+    if (id == "c") {
+      CHECK_FALSE(m.TargetValue(id));
+      CHECK_THROWS_AS(m.Client->ReadDocument(id, PartitionKey("k")), NotFoundError);
+    } else {
+      CHECK(m.TargetValue(id) == 1);
+    }
+  }
+  VerifyOptions verify;
+  verify.AlsoScan = m.F.A.Resolver()->Collections();
+  auto const report = VerifyScheme(*m.Client, *m.F.B.Resolver(), verify);
+  CHECK(report.Ok());
+  CHECK(report.Documents == ids.size() - 1);
+}
+
 namespace {
 // Creates `id` (v 1) in the source and leaves a killed mover's marked copy of
 // it in the target; with `deleteFirst`, the application deletes it

@@ -67,6 +67,7 @@ enum class MoveStep {
   Started,            // Move was called with the document as read; nothing checked or written yet
   BeforeTargetWrite,  // the provisional copy (Create, with the marker) is next
   TargetWritten,      // the target holds the marked copy (201); the tombstone check is next
+  Checked,            // the check after that Create found no tombstone; the confirm is next
   Confirmed,          // the marker is gone (the copy is confirmed); the source delete is next
 };
 
