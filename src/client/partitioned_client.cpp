@@ -444,9 +444,11 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
   if (transition) {
     // First the tombstone, where next places the document (after the routing
     // trace, before the first delete): a migrator that read the document
-    // before this delete checks for one right before it copies, and then does
-    // not bring it back (docs/migration.md, "Deleted stays deleted"). One
-    // write per delete while a transition is published.
+    // before this delete checks for one right after its provisional copy and
+    // before confirming it, and then removes that copy; a copy confirmed
+    // before the tombstone is removed by this delete itself (docs/migration.md,
+    // "Deleted stays deleted"). One write per delete while a transition is
+    // published.
     bool tombstoned = false;
     auto const afterTombstone = [&](CollectionRef const& c, PartitionKey const& k) {
       if (!tombstoned) {
