@@ -19,7 +19,9 @@
 #include <cctype>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 namespace docshard::client::detail {
 
@@ -54,6 +56,18 @@ public:
   // A collection-specific text (a stale collection's, with its exclusions).
   void SetQueryFor(std::size_t target, cosmos::SqlQuery query) {
     m_perTarget.insert_or_assign(target, std::move(query));
+  }
+
+  // A collection-specific SUM and COUNT pair for AVG without query plans
+  // (next's, without its provisional copies).
+  void SetAverageFor(std::size_t target, cosmos::SqlQuery sum, cosmos::SqlQuery count) {
+    m_perTargetAverage.insert_or_assign(target, std::make_pair(std::move(sum), std::move(count)));
+  }
+
+  // The SUM text AVG without query plans sends, if this is such a query.
+  std::optional<std::string> AverageSumText() const { return m_sum ? std::optional(m_sum->Text()) : std::nullopt; }
+  std::optional<std::string> AverageCountText() const {
+    return m_count ? std::optional(m_count->Text()) : std::nullopt;
   }
 
 private:
@@ -108,8 +122,11 @@ private:
     o.Timeout = m_options.Timeout;
     o.Consistency = m_options.Consistency;
     if (!target.PartitionKeyJson.empty()) o.PartitionKey = cosmos::PartitionKeyValue::FromJson(target.PartitionKeyJson);
-    auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_sum, "", o, boost::asio::use_future);
-    auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), *m_count, "", o, boost::asio::use_future);
+    auto own = m_perTargetAverage.find(target.Collection);
+    auto const& sumQuery = own == m_perTargetAverage.end() ? *m_sum : own->second.first;
+    auto const& countQuery = own == m_perTargetAverage.end() ? *m_count : own->second.second;
+    auto sum = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), sumQuery, "", o, boost::asio::use_future);
+    auto count = t.Client->AsyncQueryDocumentsPage(t.Collection.Link(), countQuery, "", o, boost::asio::use_future);
     return std::async(std::launch::deferred, [sum = std::move(sum), count = std::move(count),
                                               alias = m_averageAlias]() mutable {
       auto s = sum.get();
@@ -191,6 +208,7 @@ private:
   std::optional<cosmos::SqlQuery> m_sum, m_count;
   std::string m_averageAlias;  // "" for SELECT VALUE AVG
   std::map<std::size_t, cosmos::SqlQuery> m_perTarget;
+  std::map<std::size_t, std::pair<cosmos::SqlQuery, cosmos::SqlQuery>> m_perTargetAverage;
 };
 
 std::uint64_t Binding(FanOutRequest const& request, cosmos::SqlQuery const& query) {
@@ -329,26 +347,37 @@ void ExcludeNewerCopies(FanOutRequest const& request, cosmos::SqlQuery const& qu
 
 // A scheme in transition: next's collections hold provisional copies of
 // documents being moved (their source still holds them) or of deleted ones
-// (killed movers'); neither is a document to show, so their streams leave
-// them out. A query shape the condition cannot be added to (no FROM, FROM
-// ... IN) is left as it is.
+// (killed movers'); neither is a document to show, so their streams (and,
+// for AVG without query plans, their SUM and COUNT queries) leave them out.
+// A shape the condition cannot be added to (FROM x IN c.path) is refused
+// with UnsupportedQueryError naming it: sent as it is, it would count them.
+// A query without FROM reads no documents and is sent as it is.
 void HideProvisionalCopies(FanOutRequest const& request, cosmos::SqlQuery const& query, std::string const& streamText,
                            CosmosPageSource& source) {
   auto const nextCollections = request.ProvisionalIn->Collections();
-  std::optional<std::string> text;
+  auto const withParameters = [&](std::string text) {
+    cosmos::SqlQuery own(std::move(text));
+    for (auto const& [name, value] : query.Parameters()) own.WithJsonParameter(name, value);
+    return own;
+  };
+  std::optional<std::string> text, sumText, countText;
   for (std::size_t i = 0; i < request.Targets.size(); ++i) {
     auto const& t = request.Targets[i];
     if (std::find(nextCollections.begin(), nextCollections.end(), t.Collection) == nextCollections.end()) continue;
     if (!text) {
       try {
         text = AddCondition(streamText, NotProvisionalCondition);
-      } catch (UnsupportedQueryError const&) {
-        return;
+        if (auto sum = source.AverageSumText()) {
+          sumText = AddCondition(*sum, NotProvisionalCondition);
+          countText = AddCondition(*source.AverageCountText(), NotProvisionalCondition);
+        }
+      } catch (UnsupportedQueryError const& e) {
+        if (e.Construct().rfind("a query without a FROM clause", 0) == 0) return;
+        throw;
       }
     }
-    cosmos::SqlQuery own(*text);
-    for (auto const& [name, value] : query.Parameters()) own.WithJsonParameter(name, value);
-    source.SetQueryFor(i, std::move(own));
+    source.SetQueryFor(i, withParameters(*text));
+    if (sumText) source.SetAverageFor(i, withParameters(*sumText), withParameters(*countText));
   }
 }
 

@@ -369,14 +369,11 @@ RoutedResponse PartitionedClient::OnCandidates(char const* operation, std::strin
 RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey const& key,
                                                OperationOptions const& options) {
   auto snapshot = Snapshot(options.Resolver);
-  if (!snapshot.Resolver->Transition())
-    return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false,
-                        [&](CollectionRef const& c, PartitionKey const& k) {
-                          return Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request);
-                        });
-  // In transition, a provisional copy (a migrator's first write, still
-  // marked) is a miss: its source still holds the document, or the
-  // application deleted it (docs/migration.md, "Deleted stays deleted").
+  // A provisional copy (a migrator's first write, still marked) is a miss:
+  // its source still holds the document, or the application deleted it
+  // (docs/migration.md, "Deleted stays deleted"). Without a transition too:
+  // after the switch such a copy is a stalled worker's copy of a deleted
+  // document, never the only copy of a live one (docs/migration.md says why).
   bool provisional = false;
   auto const read = [&](CollectionRef const& c, PartitionKey const& k) {
     auto response = Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), options.Request);
@@ -385,6 +382,8 @@ RoutedResponse PartitionedClient::ReadDocument(std::string_view id, PartitionKey
     cosmos::ThrowRequestFailed("ReadDocument", c.Link() + "/docs/" + std::string(id), 404, 0, "",
                                R"({"code":"NotFound","message":"a provisional copy of a document being moved"})");
   };
+  if (!snapshot.Resolver->Transition())
+    return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false, read);
   try {
     return OnCandidates("read", options.Resolver, snapshot, *snapshot.Resolver, key, false, read);
   } catch (cosmos::NotFoundError const&) {
