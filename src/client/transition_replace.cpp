@@ -32,6 +32,14 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
   auto& targetClient = client.Account(target.Account());
   cosmos::RequestOptions plain;
   plain.Timeout = options.Request.Timeout;
+  // What next holds now; nullopt: nothing.
+  auto const readNext = [&]() -> std::optional<cosmos::CosmosResponse> {
+    try {
+      return targetClient.ReadDocument(target.Link(), id, header, plain);
+    } catch (cosmos::NotFoundError const&) {
+      return std::nullopt;
+    }
+  };
   // Each round succeeds, or saw the migrator copy the document into next
   // (409), after which the replace in next succeeds.
   for (int round = 0; round < 8; ++round) {
@@ -47,15 +55,10 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
     std::optional<std::string> seen;
     bool nextHolds = true;
     if (!options.Request.IfMatchETag) {
-      try {
-        auto const read = targetClient.ReadDocument(target.Link(), id, header, plain);
-        if (IsProvisionalBody(read.Body()))
-          provisional = read.ETag();
-        else
-          seen = read.ETag();
-      } catch (cosmos::NotFoundError const&) {
+      if (auto const read = readNext())
+        (IsProvisionalBody(read->Body()) ? provisional : seen) = read->ETag();
+      else
         nextHolds = false;
-      }
     }
     if (!provisional && nextHolds) {
       try {
@@ -67,14 +70,10 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
       } catch (cosmos::PreconditionFailedError const&) {
         if (seen) continue;  // written since our read: look again
         auto const stale = std::current_exception();
-        cosmos::CosmosResponse inNext;
-        try {
-          inNext = targetClient.ReadDocument(target.Link(), id, header, plain);
-        } catch (cosmos::NotFoundError const&) {
-          continue;  // gone meanwhile: look again
-        }
-        if (!IsProvisionalBody(inNext.Body())) std::rethrow_exception(stale);
-        provisional = inNext.ETag();
+        auto const inNext = readNext();
+        if (!inNext) continue;  // gone meanwhile: look again
+        if (!IsProvisionalBody(inNext->Body())) std::rethrow_exception(stale);
+        provisional = inNext->ETag();
       }
     }
     bool copiedMeanwhile = false;
