@@ -13,6 +13,10 @@
 // the stalled one's checkpoint is refused
 // (its lock), and the stalled one's checkpoint writes still work when it wakes.
 //
+// A migrator that finishes while another's move is still in flight (its copy
+// in B still marked) verifies again until that move confirms, and still fails,
+// naming the copy, when it never does.
+//
 // CI: 2 stall rounds and 1 round of three at once, 2,000 documents each
 // (DOCSHARD_LONG_TESTS=1: 10 and 4).
 #include "child_process.hpp"
@@ -258,5 +262,90 @@ TEST_CASE("concurrent: three migrators at once while the application deletes", "
     INFO("round " << r << ": " << Tail(round.Log));
     for (auto c : codes) CHECK(c == 0);
     round.Check();
+  }
+}
+
+namespace {
+// A document with `id` whose key B places in m3, the collection A does not
+// have: A's scan cannot meet a copy of it.
+SeededDocument NewInM3(MigrationFixture const& f, std::string const& id, long n) {
+  for (int i = 0;; ++i) {
+    auto d = UserDocument(id, "u" + id + "-" + std::to_string(i), n);
+    auto const link = f.B.Resolver()->ResolveForCreate(d.Key).Link();
+    if (link.size() > 3 && link.compare(link.size() - 3, 3, "/m3") == 0) return d;
+  }
+}
+
+// Another migrator's move in flight, as this migrator's scan leaves it behind:
+// a marked copy in B of a document the source no longer shows (its mover has
+// read it, copied it and will confirm it) and no tombstone. Returns where it is.
+CollectionRef LeaveMoveInFlight(MigrationFixture const& f, PartitionedClient const& b, SeededDocument const& d) {
+  auto const json = d.Json.substr(0, d.Json.size() - 1) + ",\"docshardProvisional\":1}";
+  auto const& target = f.B.Resolver()->ResolveForCreate(d.Key);
+  b.Account(target.Account()).CreateDocument(target.Link(), json, PartitionedClient::HeaderValue(d.Key));
+  return target;
+}
+}  // namespace
+
+TEST_CASE("concurrent: a migrator that finishes first waits for another migrator's move in flight", "[concurrent]") {
+  if (Cli().empty()) FAIL("DOCSHARD_CLI is not set (the docshard_cli target is needed)");
+  MigrationFixture f{SchemeA, SchemeB};
+  std::vector<SeededDocument> docs;
+  for (int i = 0; i < 200; ++i) docs.push_back(UserDocument("d" + std::to_string(i), "u" + std::to_string(i), i));
+  f.Seed(docs);
+  auto const fromPath = f.WriteFile("a.json", f.TextA);
+  auto const toPath = f.WriteFile("b.json", f.TextB);
+  PartitionedClientOptions options;
+  options.Client = ClientOptions("a");
+  auto b = PartitionedClient::FromScheme(f.B, options);
+  b->CreateCollectionsIfMissing();  // m3: where the other migrator's copy is
+  auto const migrate = [&](std::string const& name) {
+    auto const checkpoint = f.WriteFile(name, "");
+    std::filesystem::remove(checkpoint);
+    return std::vector<std::string>{Cli(),  "migrate",      "--from",   fromPath,  "--to",
+                                    toPath, "--checkpoint", checkpoint, "--quiet", "--no-finish"};
+  };
+
+  SECTION("the move confirms while this one verifies: verified again, and passes") {
+    auto const inFlight = NewInM3(f, "x1", 1);
+    auto const target = LeaveMoveInFlight(f, *b, inFlight);
+    auto const command = migrate("cp1");
+    auto const log = f.WriteFile("migrate.log", "");
+    auto const pid = Spawn(command, log);
+    // The other mover confirms its copy (a Replace without the marker) 1.5 s
+    // after this migrator's scan ended: its first verification sees the copy
+    // still marked.
+    auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    auto const finished = [&] {
+      try {
+        auto cp = MigrationCheckpoint::TryLoad(command[7]);
+        return cp && cp->Finished;
+      } catch (...) {
+        return false;
+      }
+    };
+    while (!finished() && Running(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    bool const stillRunning = Running(pid);
+    b->Account(target.Account())
+        .ReplaceDocument(target.Link(), inFlight.Id, inFlight.Json, PartitionedClient::HeaderValue(inFlight.Key));
+    auto const status = Wait(pid);
+    INFO(Tail(log));
+    CHECK(stillRunning);  // it was waiting for the move, not done
+    CHECK(ExitCode(status) == 0);
+    CHECK(Tail(log).find("0 lost / 0 duplicated / 0 misplaced") != std::string::npos);
+    CHECK(b->ReadDocument(inFlight.Id, inFlight.Key).Response.Json().View()["n"].GetInt64() == 1);
+  }
+
+  SECTION("a marked copy that stays marked still fails the verification, named") {
+    auto const leftover = NewInM3(f, "x2", 2);
+    LeaveMoveInFlight(f, *b, leftover);
+    auto const log = f.WriteFile("stuck.log", "");
+    auto const status = Wait(Spawn(migrate("cp2"), log));
+    INFO(Tail(log));
+    CHECK(ExitCode(status) == 1);
+    CHECK(Tail(log).find("provisional copy \"x2\" key \"" + leftover.Key.AsString() + "\"") != std::string::npos);
+    CHECK(Tail(log).find("the scheme was not switched") != std::string::npos);
   }
 }

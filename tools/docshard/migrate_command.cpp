@@ -379,11 +379,16 @@ int Run(std::span<char const* const> args) {
   verify.MaxParallel = options.MaxParallel;
   for (auto const& c : from.Resolver()->Collections()) verify.AlsoScan.push_back(c);
   auto report = migration::VerifyScheme(*client, *to.Resolver(), verify);
-  // A worker of a shared job reads the other workers' moves without their
-  // session tokens: a lagging replica can still show a moved document in its
-  // source for the replication lag. Such a report is taken again; a real
-  // duplicate or misplaced document stays.
-  for (int again = 0; leaseText && again < 10 && !report.Ok() && report.Lost.empty(); ++again) {
+  // Other processes may still be moving when this one finishes: the other
+  // workers of a shared job, or other migrators run on the same pair of
+  // schemes with their own checkpoints. Their moves in flight show as marked
+  // copies or as a document in both places, and a worker reads their finished
+  // moves without their session tokens (a lagging replica can still show a
+  // moved document in its source). Such a report is taken again, for up to
+  // ten seconds; a real duplicate, misplaced or marked copy stays and fails.
+  auto const othersMayBeMoving = [&] { return leaseText || !report.Provisional.empty() || !report.Duplicated.empty(); };
+  for (int again = 0; again < 10 && !report.Ok() && report.Lost.empty() && done.LeftInPlace == 0 && othersMayBeMoving();
+       ++again) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     report = migration::VerifyScheme(*client, *to.Resolver(), verify);
   }
