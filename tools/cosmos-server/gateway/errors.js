@@ -16,7 +16,8 @@ const STATUS_CODE = {
 const SUBSTATUS = Object.freeze({
   PartitionKeyMismatch: 1001, // 400 (1004, CrossPartitionQueryNotServable, comes from query.js)
   PartitionKeyRangeGone: 1002, // 410
-  ReadSessionNotAvailable: 1002 // 404
+  ReadSessionNotAvailable: 1002, // 404
+  OwnerResourceNotFound: 1003 // 404: the database or collection of a document request does not exist
 });
 
 const TEXT = Object.freeze({
@@ -30,6 +31,7 @@ const TEXT = Object.freeze({
   invalidPartitionKey: v => `Partition key ${v} is invalid.`,
   gone: "The requested resource is no longer available at the server.",
   notFound: "Entity with the specified id does not exist in the system.",
+  ownerNotFound: "Owner resource does not exist",
   conflict: "Entity with the specified id already exists in the system.",
   preconditionFailed: "Operation cannot be performed because one of the specified precondition is not met.",
   readSessionNotAvailable: "The read session is not available for the input session token.",

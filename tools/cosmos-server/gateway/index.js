@@ -20,7 +20,7 @@ const path = require("path");
 const { CollectionStore } = require("./store");
 const routing = require("./routing");
 const engine = require("./query");
-const { HttpError, errorResponse, SERVICE_VERSION, TEXT } = require("./errors");
+const { HttpError, errorResponse, SERVICE_VERSION, SUBSTATUS, TEXT } = require("./errors");
 
 const MAX_BODY = 16 * 1024 * 1024;
 const MAX_DOCUMENT = 2 * 1024 * 1024;
@@ -135,7 +135,15 @@ class Gateway {
     const kind = segs[4];
     if (!(kind === "docs" && segs.length <= 6) && !(kind === "pkranges" && segs.length === 5)) return false;
     const store = this.storeFor(segs[1], segs[3]);
-    if (!store) return false; // unknown database or collection: the library's answer
+    if (!store) {
+      // Unknown database or collection. The library answers 500 to a create;
+      // the service answers 404/1003 to every document and range request.
+      // Lenient mode keeps the library's answers.
+      if (!this.strict || !capturedAccount) return false;
+      req.resume();
+      this.respondError(res, new HttpError(404, TEXT.ownerNotFound, { substatus: SUBSTATUS.OwnerResourceNotFound }), null);
+      return true;
+    }
     const docId = segs.length === 6 ? segs[5] : undefined;
     this.readBody(req, (err, raw) => {
       if (err) {

@@ -2,7 +2,7 @@
 // 400/1004 for a cross-partition query that needs the client pipeline, the
 // "cross partition query is required but disabled" 400, the partition key on point
 // operations (missing: 400; not the document's: 400/1001; a read with another key:
-// 404), 410/1002 for an unknown or gone range, x-ms-consistency-level, session tokens;
+// 404), 404/1003 for a missing collection or database, 410/1002 for an unknown or gone range, x-ms-consistency-level, session tokens;
 // and that --gateway lenient serves the same requests as the library did.
 "use strict";
 const test = require("node:test");
@@ -139,6 +139,37 @@ test("strict: partition key on point operations", async () => {
     assert.strictEqual(rawUtf8.status, 200);
     const del = await S.raw(s, "DELETE", `${coll}/docs/u`, { headers: S.pkHeader(key) });
     assert.strictEqual(del.status, 204);
+  } finally {
+    await s.stop();
+  }
+});
+
+test("strict: document and range requests on a missing collection or database are 404/1003", async () => {
+  const s = await S.startServer(["--gateway", "strict", "--partitions", "4"]);
+  try {
+    const coll = await S.collection(s);
+    const db = coll.slice(0, coll.indexOf("/colls/"));
+    const OWNER = "Owner resource does not exist";
+    const pk = S.pkHeader("x");
+    const query = { body: { query: "SELECT * FROM c", parameters: [] },
+      headers: { ...pk, "x-ms-documentdb-isquery": "true", "content-type": "application/query+json" } };
+    for (const missing of [`${db}/colls/nope`, "/dbs/nodb/colls/c"]) {
+      // The library answers a create here with 500.
+      assertError(await S.raw(s, "POST", `${missing}/docs`, { body: { id: "a", pk: "x" }, headers: pk }), 404, 1003, "NotFound", OWNER);
+      assertError(await S.raw(s, "GET", `${missing}/docs/a`, { headers: pk }), 404, 1003, "NotFound", OWNER);
+      assertError(await S.raw(s, "PUT", `${missing}/docs/a`, { body: { id: "a", pk: "x" }, headers: pk }), 404, 1003, "NotFound", OWNER);
+      assertError(await S.raw(s, "DELETE", `${missing}/docs/a`, { headers: pk }), 404, 1003, "NotFound", OWNER);
+      assertError(await S.raw(s, "POST", `${missing}/docs`, query), 404, 1003, "NotFound", OWNER);
+      assertError(await S.raw(s, "GET", `${missing}/docs`), 404, 1003, "NotFound", OWNER);
+      assertError(await S.raw(s, "GET", `${missing}/pkranges`), 404, 1003, "NotFound", OWNER);
+    }
+    // The official SDK sees a 404 for a create in a container that does not exist
+    // (its own read of the container's partition key definition answers it first).
+    const dbId = db.split("/")[2];
+    await assert.rejects(S.sdkClient(s).database(dbId).container("nope").items.create({ id: "a", pk: "x" }),
+      e => e.code === 404);
+    // The existing collection is untouched.
+    assert.strictEqual((await S.raw(s, "POST", `${coll}/docs`, { body: { id: "a", pk: "x" }, headers: pk })).status, 201);
   } finally {
     await s.stop();
   }
