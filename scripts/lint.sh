@@ -63,7 +63,9 @@ if [ "$what" = tidy ] || [ "$what" = all ]; then
     echo "lint: clang-tidy: $(grep -E 'error: ' "$build/clang-tidy.log" | sort -u | wc -l) finding(s); log $build/clang-tidy.log" >&2
     rc=1
   else
-    echo "lint: clang-tidy clean ($(grep -cE "\"file\": \"$root/(src|resolvers|tools)/" "$build/compile_commands.json") files, $((SECONDS - start)) s)"
+    # The files checked: those of the compile database that the regex selects.
+    checked=$(sed -n 's/^ *"file": "\(.*\)",\{0,1\}$/\1/p' "$build/compile_commands.json" | sort -u | grep -cE "$files" || true)
+    echo "lint: clang-tidy clean ($checked files, $((SECONDS - start)) s)"
   fi
 fi
 exit $rc
