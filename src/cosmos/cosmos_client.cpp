@@ -17,8 +17,12 @@
 #include "cosmos/response_json.hpp"
 #include "http/http_date.hpp"
 
+#include <boost/asio/append.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -214,6 +218,66 @@ private:
   std::exception_ptr m_error;
   std::optional<Result> m_result;
 };
+
+// The completion handler co_spawn gets for a client operation: it calls the
+// caller's type-erased handler. Given that handler itself, co_spawn would
+// track work on the handler's executor (prefer(tracked) on an
+// any_completion_executor: with its executor query, three allocations per
+// operation) and dispatch to it through that type-erased executor. The usual
+// handler (a client coroutine, a completion handler bound to GetExecutor(),
+// the blocking calls' wait, which names no executor) runs on the operation's
+// own io_context executor: that context has outstanding work anyway (co_spawn
+// tracks it, as the spawn executor), and co_spawn completes this handler on
+// that executor's thread, where dispatching to the same executor calls the
+// handler inline: it is called directly. Any other executor (another I/O
+// thread's, a strand, one with other properties) is tracked from the start
+// and dispatched to, as co_spawn did. This handler names the spawn executor
+// as its own (co_spawn tracks it without an allocation, and dispatches a
+// cancellation to it, as before) and passes the caller's cancellation slot on.
+template <typename Result>
+class OperationCompletion {
+public:
+  using Handler = asio::any_completion_handler<void(std::exception_ptr, Result)>;
+  using executor_type = asio::io_context::executor_type;
+  using cancellation_slot_type = asio::cancellation_slot;
+
+  OperationCompletion(Handler handler, executor_type spawn)
+      : m_handler(std::move(handler)), m_spawn(spawn), m_slot(asio::get_associated_cancellation_slot(m_handler)) {
+    auto executor = asio::get_associated_executor(m_handler, m_spawn);
+    auto const* own = executor.template target<executor_type>();
+    if (own == nullptr || &own->context() != &m_spawn.context())
+      m_work.emplace(asio::prefer(std::move(executor), asio::execution::outstanding_work.tracked));
+  }
+
+  executor_type get_executor() const noexcept { return m_spawn; }
+  cancellation_slot_type get_cancellation_slot() const noexcept { return m_slot; }
+
+  void operator()(std::exception_ptr e, Result&& result) {
+    if (!m_work) {
+      std::move(m_handler)(std::move(e), std::move(result));
+      return;
+    }
+    asio::dispatch(*m_work, asio::append(std::move(m_handler), std::move(e), std::move(result)));
+  }
+
+private:
+  Handler m_handler;
+  executor_type m_spawn;
+  asio::cancellation_slot m_slot;
+  // The handler's executor, tracked, when it is not m_spawn's io_context.
+  std::optional<asio::any_completion_executor> m_work;
+};
+
+// Starts `operation` on `executor` (an I/O thread's), completing `handler`.
+template <typename Result>
+void Spawn(asio::any_io_executor const& executor, asio::awaitable<Result> operation,
+           asio::any_completion_handler<void(std::exception_ptr, Result)> handler) {
+  if (auto const* io = executor.target<asio::io_context::executor_type>()) {
+    asio::co_spawn(*io, std::move(operation), OperationCompletion<Result>(std::move(handler), *io));
+    return;
+  }
+  asio::co_spawn(executor, std::move(operation), std::move(handler));
+}
 
 }  // namespace
 
@@ -817,11 +881,11 @@ std::string const& CosmosClient::Endpoint() const noexcept { return m_impl->m_en
 
 void CosmosClient::StartSend(CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
   // The operation's coroutine and its HTTP exchanges share one I/O thread.
-  asio::co_spawn(m_impl->m_transport.PickExecutor(), m_impl->Run(std::move(request)), std::move(handler));
+  Spawn(m_impl->m_transport.PickExecutor(), m_impl->Run(std::move(request)), std::move(handler));
 }
 
 void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_handler<PageSignature> handler) {
-  asio::co_spawn(m_impl->m_transport.PickExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
+  Spawn(m_impl->m_transport.PickExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
 }
 
 void CosmosClient::CheckNotIoThread() const {
