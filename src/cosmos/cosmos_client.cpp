@@ -827,8 +827,9 @@ public:
       h.Headers.Add(name, value);
     }
     auto const date = http::FormatHttpDateText(std::chrono::system_clock::now());
-    h.Headers.Add("authorization",
-                  MasterKeyAuthorizationHeader(m_key, req.Method, req.ResourceType, req.ResourceLink, date.View()));
+    MasterKeyAuthorizationBuffer authorization;
+    h.Headers.Add("authorization", FormatMasterKeyAuthorization(authorization, m_key, req.Method, req.ResourceType,
+                                                                req.ResourceLink, date.View()));
     h.Headers.Add("x-ms-date", date.View());
     h.Headers.Add("x-ms-version", ApiVersion);
     // The official SDKs send it on every request; without it the local

@@ -26,6 +26,15 @@ CosmosRequest Make(char const* operation, char const* method, char const* type, 
   return r;
 }
 
+// "<collection link>/docs" in one allocation.
+std::string FeedPath(std::string_view collectionLink) {
+  static constexpr std::string_view docs = "/docs";
+  std::string path;
+  path.reserve(collectionLink.size() + docs.size());
+  path.append(collectionLink).append(docs);
+  return path;
+}
+
 std::string IdBody(std::string_view id) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
@@ -140,8 +149,8 @@ CosmosRequest DeleteCollection(std::string_view collectionLink) {
 
 CosmosRequest CreateDocument(std::string_view collectionLink, std::string documentJson,
                              PartitionKeyValue const& partitionKey, RequestOptions const& options) {
-  auto link = CheckCollectionLink(collectionLink);
-  auto r = Make("CreateDocument", "POST", "docs", link, link + "/docs", false);
+  auto const link = detail::CheckedCollectionLink(collectionLink);
+  auto r = Make("CreateDocument", "POST", "docs", std::string(link), FeedPath(link), false);
   r.Body = std::move(documentJson);
   r.Headers.Set("Content-Type", "application/json");
   ApplyDocumentOptions(r, partitionKey, options);
@@ -161,8 +170,9 @@ CosmosRequest UpsertDocument(std::string_view collectionLink, std::string docume
 
 CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id, PartitionKeyValue const& partitionKey,
                            RequestOptions const& options) {
-  auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
-  auto r = Make("ReadDocument", "GET", "docs", link, link, true);
+  auto link = detail::DocumentLink(collectionLink, id);
+  auto path = link;
+  auto r = Make("ReadDocument", "GET", "docs", std::move(link), std::move(path), true);
   r.SendSessionToken = true;
   ApplyDocumentOptions(r, partitionKey, options);
   // If-Match on a read would be If-None-Match semantics; not offered.
@@ -172,8 +182,9 @@ CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id,
 
 CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view id, std::string documentJson,
                               PartitionKeyValue const& partitionKey, RequestOptions const& options) {
-  auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
-  auto r = Make("ReplaceDocument", "PUT", "docs", link, link, false);
+  auto link = detail::DocumentLink(collectionLink, id);
+  auto path = link;
+  auto r = Make("ReplaceDocument", "PUT", "docs", std::move(link), std::move(path), false);
   r.Body = std::move(documentJson);
   r.Headers.Set("Content-Type", "application/json");
   ApplyDocumentOptions(r, partitionKey, options);
@@ -182,16 +193,17 @@ CosmosRequest ReplaceDocument(std::string_view collectionLink, std::string_view 
 
 CosmosRequest DeleteDocument(std::string_view collectionLink, std::string_view id,
                              PartitionKeyValue const& partitionKey, RequestOptions const& options) {
-  auto link = CheckCollectionLink(collectionLink) + "/docs/" + CheckId(id, "document");
-  auto r = Make("DeleteDocument", "DELETE", "docs", link, link, false);
+  auto link = detail::DocumentLink(collectionLink, id);
+  auto path = link;
+  auto r = Make("DeleteDocument", "DELETE", "docs", std::move(link), std::move(path), false);
   ApplyDocumentOptions(r, partitionKey, options);
   return r;
 }
 
 CosmosRequest QueryDocuments(std::string_view collectionLink, SqlQuery const& query, std::string_view continuation,
                              QueryOptions const& options) {
-  auto link = CheckCollectionLink(collectionLink);
-  auto r = Make("QueryDocuments", "POST", "docs", link, link + "/docs", true);
+  auto const link = detail::CheckedCollectionLink(collectionLink);
+  auto r = Make("QueryDocuments", "POST", "docs", std::string(link), FeedPath(link), true);
   r.Body = query.ToJson();
   r.Headers.Set("Content-Type", "application/query+json");
   r.Headers.Set("x-ms-documentdb-isquery", "true");

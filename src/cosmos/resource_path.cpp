@@ -8,19 +8,21 @@
 
 namespace docshard::cosmos::detail {
 
-std::string CheckId(std::string_view id, char const* what) {
+std::string_view CheckedId(std::string_view id, char const* what) {
   if (id.empty()) throw InvalidArgumentError(std::string(what) + " id is empty");
   for (char c : id)
     if (c == '/' || c == '\\' || c == '?' || c == '#')
       throw InvalidArgumentError(std::string(what) + " id '" + std::string(id) +
                                  "' contains one of the characters / \\ ? # that Cosmos DB forbids");
-  return std::string(id);
+  return id;
 }
 
-std::string CheckCollectionLink(std::string_view link) {
+std::string CheckId(std::string_view id, char const* what) { return std::string(CheckedId(id, what)); }
+
+std::string_view CheckedCollectionLink(std::string_view link) {
   std::string_view s = link;
   if (!s.empty() && s.front() == '/') s.remove_prefix(1);
-  auto fail = [&]() -> std::string {
+  auto fail = [&]() -> std::string_view {
     throw InvalidArgumentError("collection link '" + std::string(link) + "' is not of the form dbs/<db>/colls/<coll>");
   };
   if (s.substr(0, 4) != "dbs/") return fail();
@@ -33,7 +35,19 @@ std::string CheckCollectionLink(std::string_view link) {
   auto coll = rest.substr(6);
   if (coll.empty() || coll.find('/') != std::string_view::npos || db.find('\\') != std::string_view::npos)
     return fail();
-  return std::string(s);
+  return s;
+}
+
+std::string CheckCollectionLink(std::string_view link) { return std::string(CheckedCollectionLink(link)); }
+
+std::string DocumentLink(std::string_view collectionLink, std::string_view id) {
+  static constexpr std::string_view docs = "/docs/";
+  auto const collection = CheckedCollectionLink(collectionLink);
+  auto const checked = CheckedId(id, "document");
+  std::string link;
+  link.reserve(collection.size() + docs.size() + checked.size());
+  link.append(collection).append(docs).append(checked);
+  return link;
 }
 
 std::string EncodePath(std::string_view path) {

@@ -9,8 +9,14 @@ namespace docshard::cosmos::detail {
 // "dbs/<db>/colls/<coll>" (one leading slash tolerated); throws
 // InvalidArgumentError naming `what` otherwise. Returns it without the slash.
 std::string CheckCollectionLink(std::string_view link);
+// CheckCollectionLink without the copy: a view of `link` without its slash.
+std::string_view CheckedCollectionLink(std::string_view link);
 // A database, collection or document id: non-empty, no '/', '\\', '?', '#'.
 std::string CheckId(std::string_view id, char const* what);
+// CheckId without the copy: returns `id`.
+std::string_view CheckedId(std::string_view id, char const* what);
+// "<collection link>/docs/<id>", both checked as above, in one allocation.
+std::string DocumentLink(std::string_view collectionLink, std::string_view id);
 // Percent-encodes each segment of an unencoded path; adds the leading slash.
 std::string EncodePath(std::string_view path);
 
