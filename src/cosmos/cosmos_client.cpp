@@ -305,113 +305,122 @@ public:
     options.Key.clear();
   }
 
-  // `req`: the caller's (Run's) frame keeps it alive; only its headers change.
-  asio::awaitable<CosmosResponse> Execute(CosmosRequest& req) {
-    auto const deadline = Clock::now() + req.Timeout.value_or(m_operationTimeout);
-    ApplySessionToken(req);
-    std::optional<std::string> rangeId;
-    if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) rangeId = std::string(*r);
-    RetryPolicy policy(m_retry, req.Idempotent);
-    // Made at the first back-off only: most operations never wait, and
-    // making a timer looks up the timer service under the io_context's lock.
-    std::optional<asio::steady_timer> timer;
-    auto diagnostics = std::make_shared<OperationDiagnostics>();
-    diagnostics->Operation = req.Operation;
-    diagnostics->Resource = LoggedResource(req);
-    auto const operationStart = Clock::now();
-    // Region routing (PreferredRegions set): where each attempt goes, and
-    // the regions that failed this operation (a read tries each once before
-    // waiting). Without it every attempt goes to m_endpoint as before.
-    bool const isRead = IsReadRequest(req);
-    RegionState regions;
-    if (m_regionRouting) co_await PrepareRegions(deadline);
-    for (;;) {
-      std::optional<http::HttpResponse> response;
-      std::exception_ptr failure;
-      AttemptOutcome outcome;
-      detail::RegionTarget target;
-      if (m_regionRouting) target = PickRegion(isRead, regions);
-      auto const attemptStart = Clock::now();
-      try {
-        response = co_await m_transport.AsyncSend(Sign(req, m_regionRouting ? &target : nullptr), deadline,
-                                                  asio::use_awaitable);
-      } catch (http::TlsError const&) {
-        failure = std::current_exception();
-        outcome.What = AttemptOutcome::Kind::TlsFailure;
-      } catch (http::TransportError const& e) {
-        failure = std::current_exception();
-        outcome.What = AttemptOutcome::Kind::TransportFailure;
-        outcome.RequestSent = e.RequestSent();
-      } catch (http::TimeoutError const& e) {
-        failure = std::current_exception();
-        outcome.What = AttemptOutcome::Kind::Timeout;
-        outcome.RequestSent = e.RequestSent();
-      } catch (http::ResponseTooLargeError const&) {
-        failure = std::current_exception();
-        outcome.What = AttemptOutcome::Kind::ResponseTooLarge;
-      } catch (http::CancelledError const&) {
-        failure = std::current_exception();
-        outcome.What = AttemptOutcome::Kind::Cancelled;
-      }
-      auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr, attemptStart,
-                                    m_regionRouting ? &target : nullptr);
-      if (rangeId)
-        attempt.PartitionKeyRangeId = *rangeId;
-      else if (response)
-        attempt.PartitionKeyRangeId = ServingRange(response->Headers);
-      if (response && m_log.Enabled(LogLevel::Verbose))
-        LogAttempt(*diagnostics, attempt, policy.Retries() + regions.Failovers);
-      if (response) {
-        auto const subStatus = attempt.SubStatus;
-        CaptureSessionToken(req, response->Status, subStatus, response->Headers);
-        if (response->Status < 300 || response->Status == 304) {
-          if (m_regionRouting) RegionSucceeded(target);
+  // One operation: attempts, retries and failovers. Asio reports a
+  // cancelled wait or a cancelled coroutine as a system_error; callers get
+  // the documented CancelledError instead (the message built from `req`
+  // only then). One coroutine, not a wrapper around another: a frame and a
+  // move of the response fewer per operation.
+  asio::awaitable<CosmosResponse> Run(CosmosRequest req) {
+    try {
+      auto const deadline = Clock::now() + req.Timeout.value_or(m_operationTimeout);
+      ApplySessionToken(req);
+      std::optional<std::string> rangeId;
+      if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) rangeId = std::string(*r);
+      RetryPolicy policy(m_retry, req.Idempotent);
+      // Made at the first back-off only: most operations never wait, and
+      // making a timer looks up the timer service under the io_context's lock.
+      std::optional<asio::steady_timer> timer;
+      auto diagnostics = std::make_shared<OperationDiagnostics>();
+      diagnostics->Operation = req.Operation;
+      diagnostics->Resource = LoggedResource(req);
+      auto const operationStart = Clock::now();
+      // Region routing (PreferredRegions set): where each attempt goes, and
+      // the regions that failed this operation (a read tries each once before
+      // waiting). Without it every attempt goes to m_endpoint as before.
+      bool const isRead = IsReadRequest(req);
+      RegionState regions;
+      if (m_regionRouting) co_await PrepareRegions(deadline);
+      for (;;) {
+        std::optional<http::HttpResponse> response;
+        std::exception_ptr failure;
+        AttemptOutcome outcome;
+        detail::RegionTarget target;
+        if (m_regionRouting) target = PickRegion(isRead, regions);
+        auto const attemptStart = Clock::now();
+        try {
+          response = co_await m_transport.AsyncSend(Sign(req, m_regionRouting ? &target : nullptr), deadline,
+                                                    asio::use_awaitable);
+        } catch (http::TlsError const&) {
+          failure = std::current_exception();
+          outcome.What = AttemptOutcome::Kind::TlsFailure;
+        } catch (http::TransportError const& e) {
+          failure = std::current_exception();
+          outcome.What = AttemptOutcome::Kind::TransportFailure;
+          outcome.RequestSent = e.RequestSent();
+        } catch (http::TimeoutError const& e) {
+          failure = std::current_exception();
+          outcome.What = AttemptOutcome::Kind::Timeout;
+          outcome.RequestSent = e.RequestSent();
+        } catch (http::ResponseTooLargeError const&) {
+          failure = std::current_exception();
+          outcome.What = AttemptOutcome::Kind::ResponseTooLarge;
+        } catch (http::CancelledError const&) {
+          failure = std::current_exception();
+          outcome.What = AttemptOutcome::Kind::Cancelled;
+        }
+        auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr, attemptStart,
+                                      m_regionRouting ? &target : nullptr);
+        if (rangeId)
+          attempt.PartitionKeyRangeId = *rangeId;
+        else if (response)
+          attempt.PartitionKeyRangeId = ServingRange(response->Headers);
+        if (response && m_log.Enabled(LogLevel::Verbose))
+          LogAttempt(*diagnostics, attempt, policy.Retries() + regions.Failovers);
+        if (response) {
+          auto const subStatus = attempt.SubStatus;
+          CaptureSessionToken(req, response->Status, subStatus, response->Headers);
+          if (response->Status < 300 || response->Status == 304) {
+            if (m_regionRouting) RegionSucceeded(target);
+            diagnostics->TotalLatencyMs = MillisSince(operationStart);
+            RecordMetrics(*diagnostics, req);
+            co_return CosmosResponse(response->Status, std::move(response->Headers), std::move(response->Body),
+                                     policy.Retries() + regions.Failovers, std::move(diagnostics));
+          }
+          if (response->Status == 410 && subStatus == SubStatusNameCacheIsStale)
+            ForgetCollection(CollectionPrefix(req.ResourceLink));  // recreated under the same name
+          outcome.What = AttemptOutcome::Kind::Response;
+          outcome.Status = response->Status;
+          outcome.SubStatus = subStatus;
+          outcome.RangeScoped = rangeId.has_value();
+          outcome.RetryAfter = RetryAfter(response->Headers);
+        }
+        std::optional<milliseconds> delay;
+        if (m_regionRouting && co_await RegionFailover(req, isRead, target, outcome, deadline, regions))
+          delay = milliseconds(0);  // another region, at once
+        else
+          delay = policy.NextDelay(outcome, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+        auto const retryLevel =
+            delay && outcome.Status != 429 ? LogLevel::Informational : LogLevel::Warning;  // 429s and giving up: warn
+        // "giving up" only when the last attempt failed in a way retries are
+        // for (a 404 after a retried 429 is the answer, not a give-up).
+        auto const retries = policy.Retries() + regions.Failovers;
+        if ((delay || (retries > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
+          LogRetry(req.Operation, diagnostics->Resource, outcome, attempt, delay, retries);
+        if (!delay) {
           diagnostics->TotalLatencyMs = MillisSince(operationStart);
           RecordMetrics(*diagnostics, req);
-          co_return CosmosResponse(response->Status, std::move(response->Headers), std::move(response->Body),
-                                   policy.Retries() + regions.Failovers, std::move(diagnostics));
+          try {
+            if (failure) std::rethrow_exception(failure);
+            auto const& h = response->Headers;
+            auto activity = h.Get("x-ms-activity-id");
+            ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
+                               activity ? std::string(*activity) : std::string(), std::move(response->Body),
+                               outcome.RetryAfter.value_or(milliseconds(0)), rangeId.value_or(std::string()));
+          } catch (Error& e) {
+            e.SetDiagnostics(std::move(diagnostics));  // the same exception object, now with its attempts
+            throw;
+          }
         }
-        if (response->Status == 410 && subStatus == SubStatusNameCacheIsStale)
-          ForgetCollection(CollectionPrefix(req.ResourceLink));  // recreated under the same name
-        outcome.What = AttemptOutcome::Kind::Response;
-        outcome.Status = response->Status;
-        outcome.SubStatus = subStatus;
-        outcome.RangeScoped = rangeId.has_value();
-        outcome.RetryAfter = RetryAfter(response->Headers);
+        attempt.BackoffMs = static_cast<double>(delay->count());
+        if (delay->count() == 0) continue;
+        if (!timer) timer.emplace(co_await asio::this_coro::executor);
+        timer->expires_after(*delay);
+        co_await timer->async_wait(asio::use_awaitable);
       }
-      std::optional<milliseconds> delay;
-      if (m_regionRouting && co_await RegionFailover(req, isRead, target, outcome, deadline, regions))
-        delay = milliseconds(0);  // another region, at once
-      else
-        delay = policy.NextDelay(outcome, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
-      auto const retryLevel =
-          delay && outcome.Status != 429 ? LogLevel::Informational : LogLevel::Warning;  // 429s and giving up: warn
-      // "giving up" only when the last attempt failed in a way retries are
-      // for (a 404 after a retried 429 is the answer, not a give-up).
-      auto const retries = policy.Retries() + regions.Failovers;
-      if ((delay || (retries > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
-        LogRetry(req.Operation, diagnostics->Resource, outcome, attempt, delay, retries);
-      if (!delay) {
-        diagnostics->TotalLatencyMs = MillisSince(operationStart);
-        RecordMetrics(*diagnostics, req);
-        try {
-          if (failure) std::rethrow_exception(failure);
-          auto const& h = response->Headers;
-          auto activity = h.Get("x-ms-activity-id");
-          ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
-                             activity ? std::string(*activity) : std::string(), std::move(response->Body),
-                             outcome.RetryAfter.value_or(milliseconds(0)), rangeId.value_or(std::string()));
-        } catch (Error& e) {
-          e.SetDiagnostics(std::move(diagnostics));  // the same exception object, now with its attempts
-          throw;
-        }
-      }
-      attempt.BackoffMs = static_cast<double>(delay->count());
-      if (delay->count() == 0) continue;
-      if (!timer) timer.emplace(co_await asio::this_coro::executor);
-      timer->expires_after(*delay);
-      co_await timer->async_wait(asio::use_awaitable);
+    } catch (boost::system::system_error const& e) {
+      if (e.code() != asio::error::operation_aborted) throw;
     }
+    throw http::CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
   }
 
   // ---- regions (PreferredRegions set; docs/client.md "Multi-region accounts") ----
@@ -785,19 +794,6 @@ public:
     if (link.empty()) return;
     m_sessions.Clear(link);
     m_ranges.Invalidate(link);
-  }
-
-  // Asio reports a cancelled wait or a cancelled coroutine as a
-  // system_error; callers get the documented CancelledError instead.
-  // The request lives in this frame while Execute runs, so that the
-  // message is only built when it is needed.
-  asio::awaitable<CosmosResponse> Run(CosmosRequest req) {
-    try {
-      co_return co_await Execute(req);
-    } catch (boost::system::system_error const& e) {
-      if (e.code() != asio::error::operation_aborted) throw;
-    }
-    throw http::CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
   }
 
   asio::awaitable<QueryPage> RunForPage(CosmosRequest req) { co_return QueryPage(co_await Run(std::move(req))); }
