@@ -280,7 +280,8 @@ public:
   using cancellation_slot_type = asio::cancellation_slot;
 
   OperationCompletion(Handler handler, executor_type spawn)
-      : m_handler(std::move(handler)), m_spawn(spawn), m_slot(asio::get_associated_cancellation_slot(m_handler)) {
+      : m_handler(std::move(handler)), m_spawn(std::move(spawn)),
+        m_slot(asio::get_associated_cancellation_slot(m_handler)) {
     auto executor = asio::get_associated_executor(m_handler, m_spawn);
     auto const* own = executor.template target<executor_type>();
     if (own == nullptr || &own->context() != &m_spawn.context())
