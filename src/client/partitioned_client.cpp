@@ -11,6 +11,7 @@
 #include "query_plan_cache.hpp"
 #include "routed_diagnostics.hpp"
 #include "tombstone.hpp"
+#include "transition_delete.hpp"
 #include "transition_replace.hpp"
 
 #include "docshard/core/errors.hpp"
@@ -127,9 +128,9 @@ RoutedResponse WithRouting(detail::RoutedDiagnostics& diagnostics, Call const& c
 // A create while a scheme is in transition (it lands in next's `target`).
 // A 409 there can be a provisional copy a killed migrator left of a
 // document the application deleted (its tombstone exists): that copy is not
-// the document, so the create takes its place (Replace If-Match; the answer
-// is then the replace's, 200). A provisional copy without a tombstone is a
-// move in flight of a document that exists: the 409 stands.
+// the document, so it is deleted (If-Match its etag) and the create made
+// again, a create of a new document (201). A provisional copy without a
+// tombstone is a move in flight of a document that exists: the 409 stands.
 cosmos::CosmosResponse CreateInTransition(cosmos::CosmosClient& client, CollectionRef const& target,
                                           std::string_view id, std::string const& documentJson,
                                           cosmos::PartitionKeyValue const& header,
@@ -154,12 +155,13 @@ cosmos::CosmosResponse CreateInTransition(cosmos::CosmosClient& client, Collecti
         tombstone = false;
       }
       if (!tombstone) std::rethrow_exception(conflict);  // the document exists (its move is in flight)
-      cosmos::RequestOptions ifMatch = options;
+      cosmos::RequestOptions ifMatch;
       ifMatch.IfMatchETag = existing.ETag();
+      ifMatch.Timeout = options.Timeout;
       try {
-        return client.ReplaceDocument(target.Link(), id, documentJson, header, ifMatch);
+        client.DeleteDocument(target.Link(), id, header, ifMatch);
       } catch (cosmos::PreconditionFailedError const&) {
-      } catch (cosmos::NotFoundError const&) {}  // removed or written meanwhile: look again
+      } catch (cosmos::NotFoundError const&) {}  // written or removed meanwhile: look again
     }
   }
 }
@@ -441,26 +443,28 @@ RoutedResponse PartitionedClient::DeleteDocument(std::string_view id, PartitionK
     return Account(c.Account()).DeleteDocument(c.Link(), id, HeaderValue(k), options.Request);
   };
   if (transition) {
-    // First the tombstone, where next places the document (after the routing
+    // A tombstone where next places the document first (after the routing
     // trace, before the first delete): a migrator that read the document
     // before this delete checks for one right after its provisional copy and
     // before confirming it, and then removes that copy; a copy confirmed
     // before the tombstone is removed by this delete itself (docs/migration.md,
     // "Deleted stays deleted"). One write per delete while a transition is
-    // published.
-    bool tombstoned = false;
-    auto const afterTombstone = [&](CollectionRef const& c, PartitionKey const& k) {
-      if (!tombstoned) {
-        for (auto const& [next, nextKey] : Candidates(*transition->Next, key))
-          detail::WriteTombstone(Account(next.Account()), next, id, HeaderValue(nextKey));
-        tombstoned = true;
-      }
-      return attempt(c, k);
-    };
-    return OnCandidates(
-        "delete", options.Resolver, snapshot,
-        resolvers::TransitionPartitionResolver(transition->Current, transition->Next, TransitionReadMode::ReadBoth),
-        key, true, afterTombstone);
+    // published; with If-Match, the version is read and checked first.
+    auto const current = Candidates(*transition->Current, key);
+    auto const next = Candidates(*transition->Next, key);
+    std::vector<CollectionRef> tried;
+    for (auto const* places : {&current, &next})
+      for (auto const& [c, k] : *places)
+        if (std::find(tried.begin(), tried.end(), c) == tried.end()) tried.push_back(c);
+    auto route = snapshot.Resolver->ExplainRoute(key);
+    if (m_tracing.load(std::memory_order_relaxed)) {
+      RoutingTrace t{"delete", options.Resolver, snapshot.Epoch, key.ToJson(), route, {}};
+      for (auto const& c : tried) t.Collections.push_back(c.Text());
+      Trace(t);
+    }
+    detail::RoutedDiagnostics diagnostics({options.Resolver, snapshot.Epoch, std::move(route), {}});
+    for (auto const& c : tried) diagnostics.Tried(c);
+    return detail::DeleteInTransition(*this, id, current, next, options, diagnostics);
   }
   return OnCandidates("delete", options.Resolver, snapshot, *snapshot.Resolver, key, true, attempt);
 }

@@ -15,5 +15,6 @@ target_sources(docshard_client_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/resolver_publication.cpp
   ${CMAKE_CURRENT_LIST_DIR}/routed_diagnostics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tombstone.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/transition_delete.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transition_replace.cpp
 )

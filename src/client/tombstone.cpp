@@ -52,6 +52,46 @@ void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, s
   }
 }
 
+std::optional<std::string> ClaimTombstone(cosmos::CosmosClient& client, CollectionRef const& target,
+                                          std::string_view id, cosmos::PartitionKeyValue const& key) {
+  auto const where = TombstoneCollection(target);
+  auto const json = TombstoneJson(id, key);
+  for (int round = 0;; ++round) {
+    try {
+      return client.CreateDocument(where.Link(), json, key).ETag();
+    } catch (cosmos::ConflictError const&) {
+      // Someone else's tombstone: rewritten (a new etag) so that a delete that
+      // created it and fails cannot remove it while this one relies on it.
+      try {
+        client.UpsertDocument(where.Link(), json, key);
+        return std::nullopt;
+      } catch (cosmos::NotFoundError const&) {
+        if (round >= 2) throw;  // the collection was removed meanwhile: make it again
+      }
+    } catch (cosmos::NotFoundError const&) {
+      if (round >= 2) throw;
+    }
+    // No tombstone collection yet (the first delete of the transition in
+    // this database): make it, before anything is deleted.
+    client.CreateDatabaseIfNotExists(where.Database());
+    client.CreateCollectionIfNotExists(where.Database(), where.Collection(), KeyPath);
+  }
+}
+
+bool RemoveOwnTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                        cosmos::PartitionKeyValue const& key, std::string const& etag) {
+  cosmos::RequestOptions ifMatch;
+  ifMatch.IfMatchETag = etag;
+  try {
+    client.DeleteDocument(TombstoneCollection(target).Link(), id, key, ifMatch);
+    return true;
+  } catch (cosmos::PreconditionFailedError const&) {
+    return false;
+  } catch (cosmos::NotFoundError const&) {
+    return false;
+  }
+}
+
 cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
                                         cosmos::PartitionKeyValue const& key) {
   return client.ReplaceDocument(TombstoneCollection(target).Link(), id, TombstoneJson(id, key), key);

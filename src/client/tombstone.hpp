@@ -13,6 +13,8 @@
 #include "docshard/core/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace docshard::client::detail {
@@ -25,6 +27,22 @@ CollectionRef TombstoneCollection(CollectionRef const& target);
 // what the client throws.
 void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
                     cosmos::PartitionKeyValue const& key);
+
+// As WriteTombstone, for a delete that may take its tombstone back
+// (RemoveOwnTombstone: a conditional delete that deleted nothing). The etag of
+// the tombstone when this call created it; nullopt when one existed already
+// (another delete's, in flight or done): it is then upserted all the same, so
+// that its creator can no longer remove it (its If-Match fails). Throws what
+// the client throws.
+std::optional<std::string> ClaimTombstone(cosmos::CosmosClient& client, CollectionRef const& target,
+                                          std::string_view id, cosmos::PartitionKeyValue const& key);
+
+// Removes the tombstone ClaimTombstone created, If-Match `etag`: only when
+// nothing wrote it since (no other delete, no mover's check). True when it is
+// gone by this call; false when it was written since (it stays) or is gone.
+// Throws what the client throws for any other failure.
+bool RemoveOwnTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                        cosmos::PartitionKeyValue const& key, std::string const& etag);
 
 // Whether a tombstone of (id, key) exists, decided by the service's primary:
 // a replace of the tombstone by itself, which succeeds when there is one and

@@ -1,0 +1,241 @@
+#include "transition_delete.hpp"
+
+#include "provisional.hpp"
+#include "tombstone.hpp"
+
+#include "docshard/core/errors.hpp"
+
+#include <exception>
+#include <optional>
+#include <string>
+
+namespace docshard::client::detail {
+
+namespace {
+
+using cosmos::CosmosResponse;
+
+bool SamePlace(std::pair<CollectionRef, PartitionKey> const& a, std::pair<CollectionRef, PartitionKey> const& b) {
+  return a.first == b.first && a.second == b.second;
+}
+
+bool Contains(DeletePlaces const& places, std::pair<CollectionRef, PartitionKey> const& place) {
+  for (auto const& p : places)
+    if (SamePlace(p, place)) return true;
+  return false;
+}
+
+// One delete through a transition (the functions below say the order and why).
+class TransitionDelete {
+public:
+  TransitionDelete(PartitionedClient const& client, std::string_view id, DeletePlaces const& current,
+                   DeletePlaces const& next, OperationOptions const& options, RoutedDiagnostics& diagnostics)
+      : m_client(client), m_id(id), m_next(next), m_options(options), m_diagnostics(diagnostics) {
+    for (auto const& place : current)
+      if (!Contains(next, place)) m_current.push_back(place);
+    for (auto const& place : next) m_shared.push_back(Contains(current, place));
+    m_unconditional = options.Request;
+    m_unconditional.IfMatchETag.reset();
+  }
+
+  RoutedResponse Run() {
+    return m_options.Request.IfMatchETag ? Conditional(*m_options.Request.IfMatchETag) : Unconditional();
+  }
+
+private:
+  using Place = std::pair<CollectionRef, PartitionKey>;
+
+  cosmos::CosmosClient& Account(CollectionRef const& c) const { return m_client.Account(c.Account()); }
+  static cosmos::PartitionKeyValue Header(PartitionKey const& k) { return PartitionedClient::HeaderValue(k); }
+  std::string Resource(CollectionRef const& c) const { return c.Link() + "/docs/" + std::string(m_id); }
+
+  // Every request's attempts go into what the caller gets.
+  template <typename Call>
+  CosmosResponse Recorded(Call const& call) {
+    try {
+      auto response = call();
+      m_diagnostics.Add(response.Diagnostics());
+      return response;
+    } catch (Error& e) {
+      m_diagnostics.Add(e.Diagnostics());
+      throw;
+    }
+  }
+
+  std::optional<CosmosResponse> Read(Place const& p) {
+    try {
+      return Recorded(
+          [&] { return Account(p.first).ReadDocument(p.first.Link(), m_id, Header(p.second), m_unconditional); });
+    } catch (cosmos::NotFoundError const&) {
+      return std::nullopt;
+    }
+  }
+
+  CosmosResponse Delete(Place const& p, cosmos::RequestOptions const& options) {
+    return Recorded([&] { return Account(p.first).DeleteDocument(p.first.Link(), m_id, Header(p.second), options); });
+  }
+
+  // What next holds at `p` goes, whatever it is: a provisional copy, a
+  // migrator's confirmed copy, an application write. The response when an
+  // unmarked version (the document) was deleted; nullopt when there was
+  // none or only a provisional copy. `knownDeleted`: the document already
+  // went from current, so there is no question to answer: one unconditional
+  // delete (a copy made after it is its mover's to remove: its check comes
+  // after our tombstone).
+  std::optional<CosmosResponse> ClearNext(std::size_t i, bool knownDeleted) {
+    auto const& p = m_next[i];
+    if (knownDeleted || m_shared[i]) {  // a collection both schemes name holds no provisional copies
+      try {
+        return Delete(p, m_unconditional);
+      } catch (cosmos::NotFoundError const&) {
+        return std::nullopt;
+      }
+    }
+    for (int round = 0; round < 8; ++round) {
+      auto const version = Read(p);
+      if (!version) return std::nullopt;
+      cosmos::RequestOptions ifMatch = m_unconditional;
+      ifMatch.IfMatchETag = version->ETag();
+      try {
+        auto deleted = Delete(p, ifMatch);
+        if (IsProvisionalBody(version->Body())) return std::nullopt;  // not the document
+        return deleted;
+      } catch (cosmos::PreconditionFailedError const&) {
+      } catch (cosmos::NotFoundError const&) {}  // written or removed since our read: look again
+    }
+    throw Error(ErrorCode::Internal, "delete of \"" + std::string(m_id) + "\" kept racing a migration; try again");
+  }
+
+  [[noreturn]] void ThrowNotFound(CollectionRef const& c) const {
+    cosmos::ThrowRequestFailed(
+        "DeleteDocument", Resource(c), 404, 0, "",
+        R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
+  }
+
+  // Without If-Match: the tombstone, then current's copy, then next's. A
+  // migrator copies into next before it deletes from current, so this order
+  // cannot miss a copy made while it runs; one made after the tombstone is
+  // removed by its own mover (docs/migration.md, "Deleted stays deleted").
+  // Success when the document was deleted in current, or in next as an
+  // unmarked version; a provisional copy alone is not the document (404, as
+  // a read answers). When current's copy was not there, next is read first to
+  // tell: a marked copy then, with no source before it, is of a document
+  // deleted before (a mover deletes the source only after its confirm).
+  RoutedResponse Unconditional() {
+    for (auto const& [c, k] : m_next) WriteTombstone(Account(c), c, m_id, Header(k));
+    std::optional<RoutedResponse> first;
+    std::exception_ptr miss;
+    for (auto const& p : m_current) {
+      try {
+        auto deleted = Delete(p, m_unconditional);
+        if (!first) first = RoutedResponse{std::move(deleted), p.first};
+      } catch (cosmos::NotFoundError const&) {
+        miss = std::current_exception();
+      }
+    }
+    bool const deletedInCurrent = first.has_value();
+    for (std::size_t i = 0; i < m_next.size(); ++i) {
+      auto deleted = ClearNext(i, deletedInCurrent);
+      if (deleted && !first) first = RoutedResponse{std::move(*deleted), m_next[i].first};
+    }
+    if (first) return std::move(*first);
+    if (miss) std::rethrow_exception(miss);
+    ThrowNotFound(m_next.empty() ? m_current.front().first : m_next.front().first);
+  }
+
+  // With If-Match: decided before anything is written, against the version
+  // reads serve (next's unless absent or marked, else current's). Current is
+  // read first: a document absent from current and then absent (or marked)
+  // in next was deleted, since a mover removes the source only after its
+  // confirm. Then the tombstone, then that version If-Match, then every other
+  // copy. A 412 there (the version changed since our read) deletes nothing:
+  // the tombstone goes again unless someone wrote it since (another delete
+  // relies on it then, or a mover's check saw it); a 404 (deleted or moved
+  // since our read) decides again.
+  RoutedResponse Conditional(std::string const& etag) {
+    std::vector<std::optional<std::string>> claims;
+    bool claimed = false;
+    auto const release = [&] {
+      for (std::size_t i = 0; i < claims.size(); ++i) {
+        if (!claims[i]) continue;
+        try {
+          RemoveOwnTombstone(Account(m_next[i].first), m_next[i].first, m_id, Header(m_next[i].second), *claims[i]);
+        } catch (Error const&) {
+          // It stays: never a loss, and the answer is about the document.
+        }
+      }
+    };
+    for (int round = 0; round < 8; ++round) {
+      std::optional<std::pair<std::size_t, CosmosResponse>> inCurrent, inNext;
+      for (std::size_t i = 0; i < m_current.size() && !inCurrent; ++i)
+        if (auto version = Read(m_current[i])) inCurrent.emplace(i, std::move(*version));
+      for (std::size_t i = 0; i < m_next.size() && !inNext; ++i)
+        if (auto version = Read(m_next[i]); version && !IsProvisionalBody(version->Body()))
+          inNext.emplace(i, std::move(*version));
+      if (!inCurrent && !inNext) {
+        release();
+        ThrowNotFound(m_next.empty() ? m_current.front().first : m_next.front().first);
+      }
+      Place const& place = inNext ? m_next[inNext->first] : m_current[inCurrent->first];
+      if ((inNext ? inNext->second : inCurrent->second).ETag() != etag) {
+        release();
+        cosmos::ThrowRequestFailed(
+            "DeleteDocument", Resource(place.first), 412, 0, "",
+            R"({"code":"PreconditionFailed","message":"the document's _etag differs from If-Match"})");
+      }
+      if (!claimed) {
+        for (auto const& [c, k] : m_next) claims.push_back(ClaimTombstone(Account(c), c, m_id, Header(k)));
+        claimed = true;
+      }
+      CosmosResponse deleted;
+      try {
+        deleted = Delete(place, m_options.Request);
+      } catch (cosmos::PreconditionFailedError const&) {
+        release();
+        throw;
+      } catch (cosmos::NotFoundError const&) {
+        continue;
+      }
+      if (inNext) {
+        // Current's copy was superseded by next's (a move not finished, or
+        // an application write into next): it goes too.
+        if (inCurrent) {
+          try {
+            Delete(m_current[inCurrent->first], m_unconditional);
+          } catch (cosmos::NotFoundError const&) {}  // its mover removed it
+        }
+      } else {
+        for (std::size_t i = 0; i < m_next.size(); ++i) ClearNext(i, true);
+      }
+      return {std::move(deleted), place.first};
+    }
+    release();
+    throw Error(ErrorCode::Internal, "delete of \"" + std::string(m_id) + "\" kept racing a migration; try again");
+  }
+
+  PartitionedClient const& m_client;
+  std::string_view m_id;
+  DeletePlaces m_current;  // current's places next does not share
+  DeletePlaces const& m_next;
+  std::vector<bool> m_shared;  // per place of next: current names it too
+  OperationOptions const& m_options;
+  RoutedDiagnostics& m_diagnostics;
+  cosmos::RequestOptions m_unconditional;  // the caller's options without If-Match
+};
+
+}  // namespace
+
+RoutedResponse DeleteInTransition(PartitionedClient const& client, std::string_view id, DeletePlaces const& current,
+                                  DeletePlaces const& next, OperationOptions const& options,
+                                  RoutedDiagnostics& diagnostics) {
+  try {
+    auto routed = TransitionDelete(client, id, current, next, options, diagnostics).Run();
+    diagnostics.PublishOn(routed.Response);
+    return routed;
+  } catch (Error& e) {
+    diagnostics.PublishOn(e);
+    throw;
+  }
+}
+
+}  // namespace docshard::client::detail

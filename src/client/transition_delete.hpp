@@ -1,0 +1,33 @@
+#pragma once
+// PartitionedClient::DeleteDocument while a resolver in transition is
+// published: a tombstone where next places the document, then current's copy,
+// then next's (docs/migration.md, "Deleted stays deleted" and "Conditional
+// deletes during a transition").
+#include "routed_diagnostics.hpp"
+
+#include "docshard/client/partitioned_client.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace docshard::client::detail {
+
+// Where a delete looks: (collection, key) pairs as PartitionedClient routes
+// them (a key may expand to several).
+using DeletePlaces = std::vector<std::pair<CollectionRef, PartitionKey>>;
+
+// Deletes the document `id` during a transition. `current` are its places in
+// the current scheme that next does not share, `next` its places in next.
+// Succeeds only when the document (the version reads serve: next's unless
+// absent or a provisional copy, else current's) was deleted and no copy of it
+// is left in either; NotFoundError when there was none (a provisional copy
+// alone is none; it is removed all the same). With the caller's If-Match,
+// PreconditionFailedError when it does not name the version reads serve,
+// decided before anything is written, and then nothing is deleted; a
+// tombstone this call wrote is removed again when nothing wrote it since.
+// Other failures: what the client throws (the tombstone stays; delete again).
+RoutedResponse DeleteInTransition(PartitionedClient const& client, std::string_view id, DeletePlaces const& current,
+                                  DeletePlaces const& next, OperationOptions const& options,
+                                  RoutedDiagnostics& diagnostics);
+
+}  // namespace docshard::client::detail

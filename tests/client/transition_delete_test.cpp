@@ -1,0 +1,247 @@
+// Deletes and creates through a transition client (current: s0 on the
+// default account, next: t0 on account b) against the real test server:
+// conditional deletes (If-Match) decide on the version reads serve and answer
+// 412 exactly when nothing was deleted, a provisional copy alone is not a
+// document (404), and a create over a deleted document's provisional copy is
+// a create (201) (docs/migration.md, "Conditional deletes during a
+// transition"). Provisional copies are written with the plain CosmosClient
+// (PartitionedClient strips the marker) or by a DocumentMover stopped at a step.
+#include "client_fixture.hpp"
+
+#include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/migration/document_mover.hpp>
+#include <docshard/migration/token_bucket.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+
+using namespace docshard;
+using namespace docshard::client;
+using namespace docshard::cosmos;
+using namespace docshard::migration;
+using namespace docshard::resolvers;
+using namespace docshard::test;
+
+namespace {
+
+struct TransitionFixture {
+  ClientFixture F{R"({"type": "hash", "partitionKey": "/userId", "collections": ["dbs/{DB}/colls/s0"]})"};
+  CollectionRef Source = CollectionRef::Parse("dbs/" + F.Database + "/colls/s0");
+  CollectionRef Target = CollectionRef::Parse("b:dbs/" + F.Database + "/colls/t0");
+  CollectionRef Tombstones = CollectionRef::Parse("b:dbs/" + F.Database + "/colls/docshard-tombstones");
+  PartitionedClient& Client = *F.Client;
+  CosmosClient& S = F.Client->Account(Source.Account());
+  CosmosClient& T = F.Client->Account(Target.Account());
+  TokenBucket Pacer{0};
+
+  TransitionFixture() {
+    auto next = std::make_shared<HashPartitionResolver>(std::vector<CollectionRef>{Target}, nullptr, 128,
+                                                        PartitionKeyPath::Parse("/userId"));
+    Client.SetResolver("",
+                       std::make_shared<TransitionPartitionResolver>(Client.GetResolver(), next,
+                                                                     TransitionReadMode::ReadNextThenCurrent),
+                       2);
+    Client.CreateCollectionsIfMissing();
+  }
+
+  static std::string Doc(std::string const& id, int v, bool marked = false) {
+    return "{\"id\":\"" + id + "\",\"userId\":\"k\",\"v\":" + std::to_string(v) +
+           (marked ? ",\"docshardProvisional\":1}" : "}");
+  }
+  // The source's etag.
+  std::string InS(std::string const& id, int v) { return S.CreateDocument(Source.Link(), Doc(id, v), "k").ETag(); }
+  // A version in next: a provisional copy (marked), or a confirmed copy or
+  // application write (unmarked). Its etag.
+  std::string InT(std::string const& id, int v, bool marked) {
+    return T.CreateDocument(Target.Link(), Doc(id, v, marked), "k").ETag();
+  }
+  std::optional<int> Value(CosmosClient& c, CollectionRef const& where, std::string const& id) {
+    try {
+      return static_cast<int>(c.ReadDocument(where.Link(), id, "k").Json().View()["v"].GetInt64());
+    } catch (NotFoundError const&) {
+      return std::nullopt;
+    }
+  }
+  std::optional<int> SourceValue(std::string const& id) { return Value(S, Source, id); }
+  std::optional<int> TargetValue(std::string const& id) { return Value(T, Target, id); }
+  bool HasTombstone(std::string const& id) {
+    try {
+      T.ReadDocument(Tombstones.Link(), id, "k");
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  }
+  static OperationOptions IfMatch(std::string etag) {
+    OperationOptions o;
+    o.Request.IfMatchETag = std::move(etag);
+    return o;
+  }
+  // A document the application deleted through the transition (its
+  // tombstone exists) with a provisional copy left in next (a mover killed
+  // between its Create and its check).
+  void DeletedWithMarkedCopy(std::string const& id) {
+    InS(id, 1);
+    Client.DeleteDocument(id, PartitionKey("k"));
+    InT(id, 1, true);
+    REQUIRE(HasTombstone(id));
+  }
+};
+
+struct Crash {};
+
+}  // namespace
+
+TEST_CASE("transition delete If-Match the version reads serve, past a provisional copy: deleted from both",
+          "[transition]") {
+  TransitionFixture f;
+  f.InS("x", 1);
+  f.InT("x", 1, true);  // a move in flight: the copy is not confirmed
+  auto const read = f.Client.ReadDocument("x", PartitionKey("k"));
+  REQUIRE(read.Collection == f.Source);  // the source's version is served
+  auto const deleted =
+      f.Client.DeleteDocument("x", PartitionKey("k"), TransitionFixture::IfMatch(read.Response.ETag()));
+  CHECK(deleted.Response.Status() == 204);
+  CHECK_FALSE(f.SourceValue("x"));
+  CHECK_FALSE(f.TargetValue("x"));  // the copy went too
+  CHECK(f.HasTombstone("x"));
+  CHECK_THROWS_AS(f.Client.ReadDocument("x", PartitionKey("k")), NotFoundError);
+}
+
+TEST_CASE("transition delete If-Match a confirmed next version while the source remains: deleted from both",
+          "[transition]") {
+  TransitionFixture f;
+  auto const source = f.InS("x", 1);
+  auto const confirmed = f.InT("x", 1, false);  // confirmed, the mover's delete of S not yet made
+  REQUIRE(f.Client.ReadDocument("x", PartitionKey("k")).Response.ETag() == confirmed);
+
+  // The source's etag is not the version reads serve: 412, and nothing
+  // changed (before: the source was deleted, then 412 for next's).
+  CHECK_THROWS_AS(f.Client.DeleteDocument("x", PartitionKey("k"), TransitionFixture::IfMatch(source)),
+                  PreconditionFailedError);
+  CHECK(f.SourceValue("x") == 1);
+  CHECK(f.TargetValue("x") == 1);
+  CHECK_FALSE(f.HasTombstone("x"));
+
+  // Next's etag: deleted in next and in current (before: 412 at the source,
+  // its tombstone left on a live document).
+  auto const deleted = f.Client.DeleteDocument("x", PartitionKey("k"), TransitionFixture::IfMatch(confirmed));
+  CHECK(deleted.Collection == f.Target);
+  CHECK_FALSE(f.SourceValue("x"));
+  CHECK_FALSE(f.TargetValue("x"));
+  CHECK(f.HasTombstone("x"));
+}
+
+TEST_CASE("transition delete with a stale If-Match: 412, no tombstone, the document then moves", "[transition]") {
+  TransitionFixture f;
+  f.InS("x", 1);
+  auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();  // the migrator's read
+  CHECK_THROWS_AS(f.Client.DeleteDocument("x", PartitionKey("k"), TransitionFixture::IfMatch("\"not-the-etag\"")),
+                  PreconditionFailedError);
+  CHECK(f.SourceValue("x") == 1);
+  CHECK_FALSE(f.HasTombstone("x"));  // before: left, and the move ended DeletePending
+  DocumentMover mover(f.S, f.Source, f.T, f.Target, f.Pacer);
+  CHECK(mover.Move(snapshot.View(), PartitionKeyValue("k")).Outcome == MoveOutcome::Moved);
+  CHECK(f.TargetValue("x") == 1);
+  CHECK_FALSE(f.SourceValue("x"));
+
+  // An id that does not exist: 404 with or without If-Match.
+  CHECK_THROWS_AS(f.Client.DeleteDocument("none", PartitionKey("k"), TransitionFixture::IfMatch("\"e\"")),
+                  NotFoundError);
+  CHECK_FALSE(f.HasTombstone("none"));
+  CHECK_THROWS_AS(f.Client.DeleteDocument("none", PartitionKey("k")), NotFoundError);
+}
+
+TEST_CASE("transition delete If-Match during a live move, at each step of the mover", "[transition]") {
+  TransitionFixture f;
+  // step: where the mover stops for the application's delete; next: whether
+  // the delete names next's version (else the one read before the move).
+  struct Case {
+    MoveStep Step;
+    bool NameNext;
+    bool Deleted;         // the delete succeeds
+    MoveOutcome Outcome;  // the move's
+  };
+  // TargetWritten, Checked: the copy is marked, reads serve the source: its
+  // etag deletes both; the mover's check (or, past it, its next copy's) sees
+  // the tombstone.
+  // Confirmed: reads serve next's version; the source's etag is stale (412,
+  // nothing deleted: the move completes), next's deletes both (the mover's
+  // delete of S answers 404).
+  for (auto const& c : {Case{MoveStep::TargetWritten, false, true, MoveOutcome::Unresurrected},
+                        Case{MoveStep::Checked, false, true, MoveOutcome::Unresurrected},
+                        Case{MoveStep::Confirmed, false, false, MoveOutcome::Moved},
+                        Case{MoveStep::Confirmed, true, true, MoveOutcome::SourceGone}}) {
+    std::string const id = "m" + std::to_string(static_cast<int>(c.Step)) + (c.NameNext ? "n" : "s");
+    INFO(id);
+    auto const before = f.InS(id, 1);
+    auto const snapshot = f.S.ReadDocument(f.Source.Link(), id, "k").Json();
+    DocumentMover mover(f.S, f.Source, f.T, f.Target, f.Pacer);
+    bool answered = false;
+    mover.SetStepHook([&](MoveStep step, std::string const&) {
+      if (step != c.Step || answered) return;
+      answered = true;
+      auto const etag = c.NameNext ? f.T.ReadDocument(f.Target.Link(), id, "k").ETag() : before;
+      if (c.Deleted) {
+        CHECK_NOTHROW(f.Client.DeleteDocument(id, PartitionKey("k"), TransitionFixture::IfMatch(etag)));
+      } else {
+        CHECK_THROWS_AS(f.Client.DeleteDocument(id, PartitionKey("k"), TransitionFixture::IfMatch(etag)),
+                        PreconditionFailedError);
+        CHECK_FALSE(f.HasTombstone(id));
+      }
+    });
+    CHECK(mover.Move(snapshot.View(), PartitionKeyValue("k")).Outcome == c.Outcome);
+    CHECK(answered);
+    CHECK_FALSE(f.SourceValue(id));
+    if (c.Deleted) {
+      CHECK_FALSE(f.TargetValue(id));
+      CHECK_THROWS_AS(f.Client.ReadDocument(id, PartitionKey("k")), NotFoundError);
+    } else {
+      CHECK(f.TargetValue(id) == 1);
+      CHECK(f.Client.ReadDocument(id, PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 1);
+    }
+  }
+}
+
+TEST_CASE("transition delete of a deleted document with a provisional copy in next: 404, the copy removed",
+          "[transition]") {
+  TransitionFixture f;
+  f.DeletedWithMarkedCopy("x");
+  CHECK_THROWS_AS(f.Client.DeleteDocument("x", PartitionKey("k")), NotFoundError);  // before: success
+  CHECK_FALSE(f.TargetValue("x"));
+  f.DeletedWithMarkedCopy("z");  // with If-Match: the copy's etag names no document
+  auto const copy = f.T.ReadDocument(f.Target.Link(), "z", "k").ETag();
+  CHECK_THROWS_AS(f.Client.DeleteDocument("z", PartitionKey("k"), TransitionFixture::IfMatch(copy)), NotFoundError);
+
+  // Documents that exist are deleted without If-Match, wherever they are:
+  // the source with a provisional copy, the source alone, next alone.
+  f.InS("a", 1);
+  f.InT("a", 1, true);
+  CHECK(f.Client.DeleteDocument("a", PartitionKey("k")).Collection == f.Source);
+  f.InS("b", 1);
+  CHECK(f.Client.DeleteDocument("b", PartitionKey("k")).Collection == f.Source);
+  f.InT("c", 1, false);
+  CHECK(f.Client.DeleteDocument("c", PartitionKey("k")).Collection == f.Target);
+  for (auto const* id : {"a", "b", "c"}) {
+    CHECK_FALSE(f.SourceValue(id));
+    CHECK_FALSE(f.TargetValue(id));
+  }
+}
+
+TEST_CASE("transition create over a deleted document's provisional copy answers 201", "[transition]") {
+  TransitionFixture f;
+  f.DeletedWithMarkedCopy("x");
+  auto const created = f.Client.CreateDocument(TransitionFixture::Doc("x", 7));
+  CHECK(created.Response.Status() == 201);  // before: 200 (a replace of the copy)
+  CHECK(created.Collection == f.Target);
+  auto const read = f.Client.ReadDocument("x", PartitionKey("k"));
+  CHECK(read.Response.Json().View()["v"].GetInt64() == 7);
+  CHECK_FALSE(read.Response.Json().View().Find("docshardProvisional").has_value());
+  // A provisional copy without a tombstone is a move in flight: 409 stands.
+  f.InS("y", 1);
+  f.InT("y", 1, true);
+  CHECK_THROWS_AS(f.Client.CreateDocument(TransitionFixture::Doc("y", 7)), ConflictError);
+  CHECK(f.SourceValue("y") == 1);
+}
