@@ -36,46 +36,39 @@ CollectionRef TombstoneCollection(CollectionRef const& target) {
   return CollectionRef::Parse(target.Account() + ":dbs/" + target.Database() + "/colls/" + CollectionName);
 }
 
-void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
-                    cosmos::PartitionKeyValue const& key) {
+namespace {
+// The upsert of the tombstone: 201 when it created it, 200 when one existed.
+cosmos::CosmosResponse UpsertTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                                       cosmos::PartitionKeyValue const& key) {
   auto const where = TombstoneCollection(target);
   auto json = TombstoneJson(id, key);
   try {
-    client.UpsertDocument(where.Link(), json, key);
+    return client.UpsertDocument(where.Link(), json, key);
   } catch (cosmos::NotFoundError const&) {
     // The first delete of the transition in this database: make the
     // collection, then write (before anything is deleted, so nothing is lost
     // when this fails).
     client.CreateDatabaseIfNotExists(where.Database());
     client.CreateCollectionIfNotExists(where.Database(), where.Collection(), KeyPath);
-    client.UpsertDocument(where.Link(), std::move(json), key);
+    return client.UpsertDocument(where.Link(), std::move(json), key);
   }
+}
+}  // namespace
+
+void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                    cosmos::PartitionKeyValue const& key) {
+  UpsertTombstone(client, target, id, key);
 }
 
 std::optional<std::string> ClaimTombstone(cosmos::CosmosClient& client, CollectionRef const& target,
                                           std::string_view id, cosmos::PartitionKeyValue const& key) {
-  auto const where = TombstoneCollection(target);
-  auto const json = TombstoneJson(id, key);
-  for (int round = 0;; ++round) {
-    try {
-      return client.CreateDocument(where.Link(), json, key).ETag();
-    } catch (cosmos::ConflictError const&) {
-      // Someone else's tombstone: rewritten (a new etag) so that a delete that
-      // created it and fails cannot remove it while this one relies on it.
-      try {
-        client.UpsertDocument(where.Link(), json, key);
-        return std::nullopt;
-      } catch (cosmos::NotFoundError const&) {
-        if (round >= 2) throw;  // the collection was removed meanwhile: make it again
-      }
-    } catch (cosmos::NotFoundError const&) {
-      if (round >= 2) throw;
-    }
-    // No tombstone collection yet (the first delete of the transition in
-    // this database): make it, before anything is deleted.
-    client.CreateDatabaseIfNotExists(where.Database());
-    client.CreateCollectionIfNotExists(where.Database(), where.Collection(), KeyPath);
-  }
+  // An upsert, not a Create: one request either way, and one that existed
+  // gets a new etag, so that a delete that created it and fails cannot
+  // remove it while this one relies on it. A retry of an upsert that was
+  // applied answers 200: not ours, the tombstone stays (never a loss).
+  auto const response = UpsertTombstone(client, target, id, key);
+  if (response.Status() != 201) return std::nullopt;
+  return response.ETag();
 }
 
 bool RemoveOwnTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,

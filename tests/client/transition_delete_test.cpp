@@ -6,6 +6,7 @@
 // a create (201) (docs/migration.md, "Conditional deletes during a
 // transition"). Provisional copies are written with the plain CosmosClient
 // (PartitionedClient strips the marker) or by a DocumentMover stopped at a step.
+#include "client/tombstone.hpp"
 #include "client_fixture.hpp"
 
 #include <docshard/cosmos/request_failed_error.hpp>
@@ -94,7 +95,7 @@ struct Crash {};
 
 }  // namespace
 
-TEST_CASE("transition delete If-Match the version reads serve, past a provisional copy: deleted from both",
+TEST_CASE("transition delete If-Match the version reads serve, past a provisional copy, deleted from both",
           "[transition]") {
   TransitionFixture f;
   f.InS("x", 1);
@@ -110,7 +111,7 @@ TEST_CASE("transition delete If-Match the version reads serve, past a provisiona
   CHECK_THROWS_AS(f.Client.ReadDocument("x", PartitionKey("k")), NotFoundError);
 }
 
-TEST_CASE("transition delete If-Match a confirmed next version while the source remains: deleted from both",
+TEST_CASE("transition delete If-Match a confirmed next version while the source remains, deleted from both",
           "[transition]") {
   TransitionFixture f;
   auto const source = f.InS("x", 1);
@@ -134,7 +135,7 @@ TEST_CASE("transition delete If-Match a confirmed next version while the source 
   CHECK(f.HasTombstone("x"));
 }
 
-TEST_CASE("transition delete with a stale If-Match: 412, no tombstone, the document then moves", "[transition]") {
+TEST_CASE("transition delete with a stale If-Match, 412, no tombstone, the document then moves", "[transition]") {
   TransitionFixture f;
   f.InS("x", 1);
   auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();  // the migrator's read
@@ -205,7 +206,7 @@ TEST_CASE("transition delete If-Match during a live move, at each step of the mo
   }
 }
 
-TEST_CASE("transition delete of a deleted document with a provisional copy in next: 404, the copy removed",
+TEST_CASE("transition delete of a deleted document with a provisional copy in next, 404, the copy removed",
           "[transition]") {
   TransitionFixture f;
   f.DeletedWithMarkedCopy("x");
@@ -244,4 +245,33 @@ TEST_CASE("transition create over a deleted document's provisional copy answers 
   f.InT("y", 1, true);
   CHECK_THROWS_AS(f.Client.CreateDocument(TransitionFixture::Doc("y", 7)), ConflictError);
   CHECK(f.SourceValue("y") == 1);
+}
+
+TEST_CASE("tombstones, only the delete that created one takes it back, and only if nothing wrote it since",
+          "[transition]") {
+  TransitionFixture f;
+  PartitionKeyValue const k("k");
+  // Another delete of the id came first: its tombstone is rewritten, never ours.
+  auto const first = detail::ClaimTombstone(f.T, f.Target, "a", k);
+  REQUIRE(first);
+  CHECK_FALSE(detail::ClaimTombstone(f.T, f.Target, "a", k));
+  CHECK_FALSE(detail::RemoveOwnTombstone(f.T, f.Target, "a", k, *first));  // the second delete relies on it
+  CHECK(f.HasTombstone("a"));
+  // A mover's check wrote it (it acted on it), or a delete without If-Match: it stays.
+  auto const checked = detail::ClaimTombstone(f.T, f.Target, "b", k);
+  REQUIRE(checked);
+  detail::ReplaceTombstone(f.T, f.Target, "b", k);
+  CHECK_FALSE(detail::RemoveOwnTombstone(f.T, f.Target, "b", k, *checked));
+  CHECK(f.HasTombstone("b"));
+  auto const plain = detail::ClaimTombstone(f.T, f.Target, "c", k);
+  REQUIRE(plain);
+  detail::WriteTombstone(f.T, f.Target, "c", k);
+  CHECK_FALSE(detail::RemoveOwnTombstone(f.T, f.Target, "c", k, *plain));
+  CHECK(f.HasTombstone("c"));
+  // Nothing wrote it since: gone, and the next claim creates it again.
+  auto const own = detail::ClaimTombstone(f.T, f.Target, "d", k);
+  REQUIRE(own);
+  CHECK(detail::RemoveOwnTombstone(f.T, f.Target, "d", k, *own));
+  CHECK_FALSE(f.HasTombstone("d"));
+  CHECK(detail::ClaimTombstone(f.T, f.Target, "d", k));
 }
