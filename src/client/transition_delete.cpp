@@ -5,9 +5,11 @@
 
 #include "docshard/core/errors.hpp"
 
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace docshard::client::detail {
 
@@ -36,6 +38,7 @@ public:
     for (auto const& place : next) m_shared.push_back(Contains(current, place));
     m_unconditional = options.Request;
     m_unconditional.IfMatchETag.reset();
+    m_plain.Timeout = options.Request.Timeout;
   }
 
   RoutedResponse Run() {
@@ -64,8 +67,7 @@ private:
 
   std::optional<CosmosResponse> Read(Place const& p) {
     try {
-      return Recorded(
-          [&] { return Account(p.first).ReadDocument(p.first.Link(), m_id, Header(p.second), m_unconditional); });
+      return Recorded([&] { return Account(p.first).ReadDocument(p.first.Link(), m_id, Header(p.second), m_plain); });
     } catch (cosmos::NotFoundError const&) {
       return std::nullopt;
     }
@@ -74,6 +76,35 @@ private:
   CosmosResponse Delete(Place const& p, cosmos::RequestOptions const& options) {
     return Recorded([&] { return Account(p.first).DeleteDocument(p.first.Link(), m_id, Header(p.second), options); });
   }
+
+  // What a delete If-Match of a version read did.
+  enum class Seen {
+    Deleted,  // it was still there: deleted
+    Absent,   // nothing there (404)
+    Changed,  // another version there (412): look again
+  };
+
+  // Deletes at `p` the version `seen` (a read's answer; nullopt: nothing
+  // there), If-Match its etag, or a value no version has when nothing was
+  // seen. A read can come from a replica behind another process's writes (a
+  // mover's confirm, an application write); the write is decided by the
+  // primary, so this is what tells, not the read.
+  Seen DeleteSeen(Place const& p, std::optional<CosmosResponse> const& seen) {
+    cosmos::RequestOptions ifMatch = m_plain;
+    ifMatch.IfMatchETag = seen ? seen->ETag() : std::string(R"("docshard-no-version")");
+    try {
+      Delete(p, ifMatch);
+      return seen ? Seen::Deleted : Seen::Changed;  // (a version with that etag: not ours to judge)
+    } catch (cosmos::NotFoundError const&) {
+      return Seen::Absent;
+    } catch (cosmos::PreconditionFailedError const&) {
+      return Seen::Changed;
+    }
+  }
+
+  // Before looking again: what changed may be on the primary only, and the
+  // replica a read reaches catches up within the replication lag.
+  static void Backoff(int round) { std::this_thread::sleep_for(std::chrono::milliseconds(5 << round)); }
 
   // What next holds at `p` goes, whatever it is: a provisional copy, a
   // migrator's confirmed copy, an application write. The response when an
@@ -91,17 +122,20 @@ private:
         return std::nullopt;
       }
     }
-    for (int round = 0; round < 8; ++round) {
+    for (int round = 0; round < 9; ++round) {
       auto const version = Read(p);
-      if (!version) return std::nullopt;
-      cosmos::RequestOptions ifMatch = m_unconditional;
-      ifMatch.IfMatchETag = version->ETag();
-      try {
-        auto deleted = Delete(p, ifMatch);
-        if (IsProvisionalBody(version->Body())) return std::nullopt;  // not the document
-        return deleted;
-      } catch (cosmos::PreconditionFailedError const&) {
-      } catch (cosmos::NotFoundError const&) {}  // written or removed since our read: look again
+      if (version && !IsProvisionalBody(version->Body())) {
+        cosmos::RequestOptions ifMatch = m_unconditional;
+        ifMatch.IfMatchETag = version->ETag();
+        try {
+          return Delete(p, ifMatch);
+        } catch (cosmos::NotFoundError const&) {
+          return std::nullopt;  // deleted meanwhile (by another delete: it answers success)
+        } catch (cosmos::PreconditionFailedError const&) {}
+      } else if (DeleteSeen(p, version) != Seen::Changed) {
+        return std::nullopt;  // nothing there, or a provisional copy (removed)
+      }
+      Backoff(round);
     }
     throw Error(ErrorCode::Internal, "delete of \"" + std::string(m_id) + "\" kept racing a migration; try again");
   }
@@ -165,14 +199,27 @@ private:
         }
       }
     };
-    for (int round = 0; round < 8; ++round) {
+    for (int round = 0; round < 9; ++round) {
+      if (round) Backoff(round - 1);
       std::optional<std::pair<std::size_t, CosmosResponse>> inCurrent, inNext;
+      std::vector<std::optional<CosmosResponse>> seenInNext;  // absent or marked
       for (std::size_t i = 0; i < m_current.size() && !inCurrent; ++i)
         if (auto version = Read(m_current[i])) inCurrent.emplace(i, std::move(*version));
-      for (std::size_t i = 0; i < m_next.size() && !inNext; ++i)
-        if (auto version = Read(m_next[i]); version && !IsProvisionalBody(version->Body()))
+      for (std::size_t i = 0; i < m_next.size() && !inNext; ++i) {
+        auto version = Read(m_next[i]);
+        if (version && !IsProvisionalBody(version->Body()))
           inNext.emplace(i, std::move(*version));
+        else
+          seenInNext.push_back(std::move(version));
+      }
       if (!inCurrent && !inNext) {
+        // None, if the primary agrees on next (a read may be behind a
+        // mover's confirm): nothing there, or a provisional copy, which is
+        // removed (its source gone: a copy of a deleted document).
+        bool changed = false;
+        for (std::size_t i = 0; i < m_next.size() && !changed; ++i)
+          changed = DeleteSeen(m_next[i], seenInNext[i]) == Seen::Changed;
+        if (changed) continue;
         release();
         ThrowNotFound(m_next.empty() ? m_current.front().first : m_next.front().first);
       }
@@ -194,7 +241,7 @@ private:
         release();
         throw;
       } catch (cosmos::NotFoundError const&) {
-        continue;
+        continue;  // deleted or moved since our read: decide again
       }
       if (inNext) {
         // Current's copy was superseded by next's (a move not finished, or
@@ -221,6 +268,7 @@ private:
   OperationOptions const& m_options;
   RoutedDiagnostics& m_diagnostics;
   cosmos::RequestOptions m_unconditional;  // the caller's options without If-Match
+  cosmos::RequestOptions m_plain;          // its timeout only: reads, and writes of ours
 };
 
 }  // namespace
