@@ -153,8 +153,9 @@ private:
   // Success when the document was deleted in current, or in next as an
   // unmarked version; a provisional copy alone is not the document (404, as
   // a read answers). When current's copy was not there, next is read first to
-  // tell: a marked copy then, with no source before it, is of a document
-  // deleted before (a mover deletes the source only after its confirm).
+  // tell, and the delete If-Match what was read confirms it on the primary
+  // (ClearNext): a marked copy then, with no source before it, is of a
+  // document deleted before (a mover deletes the source only after its confirm).
   RoutedResponse Unconditional() {
     for (auto const& [c, k] : m_next) WriteTombstone(Account(c), c, m_id, Header(k));
     std::optional<RoutedResponse> first;
