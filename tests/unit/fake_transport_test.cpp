@@ -301,3 +301,34 @@ TEST_CASE("read mode None sends nothing, a delete in any mode tries current then
         Lines{"POST gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs", "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x",
               "GET gw-a.test:443 /dbs/d/colls/b1/docs/x", "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"});
 }
+
+// docs/migration.md, "Conditional deletes during a transition": a delete
+// If-Match whose version changes between its read and its delete (412 there)
+// deleted nothing; it takes its tombstone back only when its upsert created
+// it (201) and only If-Match that etag; one that existed (200: another
+// delete's) stays.
+TEST_CASE("a transition delete If-Match that fails after its tombstone takes back only one it created",
+          "[fake][transition]") {
+  for (unsigned const tombstone : {201u, 200u}) {
+    INFO("tombstone upsert answered " << tombstone);
+    auto gateway = std::make_shared<FakeGateway>();
+    gateway->On("GET", "/dbs/d/colls/a1/", Status(200, {{"etag", "\"e1\""}}));
+    gateway->On("GET", "/dbs/d/colls/b1/", Status(404));
+    gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(tombstone, {{"etag", "\"t1\""}}));
+    gateway->On("DELETE", "/dbs/d/colls/a1/", Status(412));
+    gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+    OperationOptions ifMatch;
+    ifMatch.Request.IfMatchETag = "\"e1\"";
+    CHECK_THROWS_AS(TransitionClient(gateway, "ReadNextThenCurrent")->DeleteDocument("x", PartitionKey("u1"), ifMatch),
+                    PreconditionFailedError);
+    Lines expected{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x", "GET gw-a.test:443 /dbs/d/colls/b1/docs/x",
+                   "POST gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs",
+                   "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x"};
+    if (tombstone == 201) expected.push_back("DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x");
+    CHECK(gateway->Lines() == expected);
+    auto const requests = gateway->Requests();
+    REQUIRE(requests.size() == expected.size());
+    CHECK(requests[3].Headers.Get("If-Match").value_or("") == "\"e1\"");
+    if (tombstone == 201) CHECK(requests[4].Headers.Get("If-Match").value_or("") == "\"t1\"");
+  }
+}
