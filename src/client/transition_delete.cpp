@@ -27,6 +27,31 @@ bool Contains(DeletePlaces const& places, std::pair<CollectionRef, PartitionKey>
   return false;
 }
 
+// Whether an attempt before the one that answered may have been applied: a
+// 408, a 5xx (503 above all) or no answer at all. The cosmos client retries
+// every write after those (src/cosmos/retry_policy.cpp), so the answer is then
+// the retry's: a 404 can follow a delete this request applied itself, a 412 a
+// write made after it. Attempts answered 429, 449, 410, 404/1002 or 403/3
+// were not applied.
+bool EarlierAttemptMayHaveApplied(Error const& e) {
+  auto const& diagnostics = e.Diagnostics();
+  if (!diagnostics) return false;
+  auto const& attempts = diagnostics->Attempts;
+  for (std::size_t i = 0; i + 1 < attempts.size(); ++i) {
+    auto const status = attempts[i].Status;
+    if (status == 0 || status == 408 || status >= 500) return true;
+  }
+  return false;
+}
+
+// The answer of a delete whose first attempt may have deleted the document
+// and whose retry answered 404 (EarlierAttemptMayHaveApplied): a success
+// (204), with the attempts the retry's error carried.
+cosmos::CosmosResponse AssumedDeleted(Error const& e) {
+  auto const& diagnostics = e.Diagnostics();
+  return cosmos::CosmosResponse(204, {}, "", diagnostics ? diagnostics->Retries() : 0, diagnostics);
+}
+
 // One delete through a transition (the functions below say the order and why).
 class TransitionDelete {
 public:
@@ -118,7 +143,8 @@ private:
     if (knownDeleted || m_shared[i]) {  // a collection both schemes name holds no provisional copies
       try {
         return Delete(p, m_unconditional);
-      } catch (cosmos::NotFoundError const&) {
+      } catch (cosmos::NotFoundError const& e) {
+        if (EarlierAttemptMayHaveApplied(e)) return AssumedDeleted(e);
         return std::nullopt;
       }
     }
@@ -129,7 +155,8 @@ private:
         ifMatch.IfMatchETag = version->ETag();
         try {
           return Delete(p, ifMatch);
-        } catch (cosmos::NotFoundError const&) {
+        } catch (cosmos::NotFoundError const& e) {
+          if (EarlierAttemptMayHaveApplied(e)) return AssumedDeleted(e);  // by our first attempt, maybe
           return std::nullopt;  // deleted meanwhile (by another delete: it answers success)
         } catch (cosmos::PreconditionFailedError const&) {}
       } else if (DeleteSeen(p, version) != Seen::Changed) {
@@ -164,8 +191,15 @@ private:
       try {
         auto deleted = Delete(p, m_unconditional);
         if (!first) first = RoutedResponse{std::move(deleted), p.first};
-      } catch (cosmos::NotFoundError const&) {
-        miss = std::current_exception();
+      } catch (cosmos::NotFoundError const& e) {
+        // After an attempt that may have been applied, the 404 can be our
+        // own delete's: the document counts as deleted here (an honest
+        // success, and next's copies then go unconditionally).
+        if (EarlierAttemptMayHaveApplied(e)) {
+          if (!first) first = RoutedResponse{AssumedDeleted(e), p.first};
+        } else {
+          miss = std::current_exception();
+        }
       }
     }
     bool const deletedInCurrent = first.has_value();
@@ -182,15 +216,23 @@ private:
   // reads serve (next's unless absent or marked, else current's). Current is
   // read first: a document absent from current and then absent (or marked)
   // in next was deleted, since a mover removes the source only after its
-  // confirm. Then the tombstone, then that version If-Match, then every other
-  // copy. A 412 there (the version changed since our read) deletes nothing:
-  // the tombstone goes again unless someone wrote it since (another delete
-  // relies on it then, or a mover's check saw it); a 404 (deleted or moved
-  // since our read) decides again.
+  // confirm. Then the tombstone, then, when that version is current's, next's
+  // copies If-Match what the read saw (a mover's confirm or an application
+  // write into next since then answers 412: decide again, nothing of the
+  // document deleted), then that version If-Match, then (when it is next's)
+  // current's superseded copy. A 412 before the document's delete was sent,
+  // or from it, deletes nothing: the tombstone goes again unless someone
+  // wrote it since (another delete relies on it then, or a mover's check saw
+  // it). Once that delete was sent and did not answer 412, the tombstone
+  // stays for good: it may have deleted the document even when its answer
+  // was a retry's 404 (docs/migration.md, "Conditional deletes during a
+  // transition").
   RoutedResponse Conditional(std::string const& etag) {
     std::vector<std::optional<std::string>> claims;
     bool claimed = false;
+    bool mayHaveDeleted = false;  // the document's delete was sent and did not answer 412
     auto const release = [&] {
+      if (mayHaveDeleted) return;
       for (std::size_t i = 0; i < claims.size(); ++i) {
         if (!claims[i]) continue;
         try {
@@ -235,25 +277,38 @@ private:
         for (auto const& [c, k] : m_next) claims.push_back(ClaimTombstone(Account(c), c, m_id, Header(k)));
         claimed = true;
       }
+      if (!inNext) {
+        // Current's version: next must still hold what the read saw. A copy
+        // confirmed since (by a mover whose check came before our tombstone)
+        // or an application write there is the document now, and deleting it
+        // unconditionally after current's would lose a write this If-Match
+        // never named. A copy made after our tombstone is its mover's to
+        // remove (its check comes after its create).
+        bool changed = false;
+        for (std::size_t i = 0; i < m_next.size() && !changed; ++i)
+          changed = DeleteSeen(m_next[i], seenInNext[i]) == Seen::Changed;
+        if (changed) continue;
+      }
       CosmosResponse deleted;
       try {
         deleted = Delete(place, m_options.Request);
-      } catch (cosmos::PreconditionFailedError const&) {
+      } catch (cosmos::PreconditionFailedError const& e) {
+        // After an attempt that may have been applied, the 412 can be about
+        // a version written after our own delete: the tombstone stays.
+        mayHaveDeleted = mayHaveDeleted || EarlierAttemptMayHaveApplied(e);
         release();
         throw;
-      } catch (cosmos::NotFoundError const&) {
-        continue;  // deleted or moved since our read: decide again
+      } catch (cosmos::NotFoundError const& e) {
+        mayHaveDeleted = true;
+        if (!EarlierAttemptMayHaveApplied(e)) continue;  // deleted or moved since our read: decide again
+        deleted = AssumedDeleted(e);                     // our first attempt, maybe: the document is gone either way
       }
-      if (inNext) {
+      if (inNext && inCurrent) {
         // Current's copy was superseded by next's (a move not finished, or
         // an application write into next): it goes too.
-        if (inCurrent) {
-          try {
-            Delete(m_current[inCurrent->first], m_unconditional);
-          } catch (cosmos::NotFoundError const&) {}  // its mover removed it
-        }
-      } else {
-        for (std::size_t i = 0; i < m_next.size(); ++i) ClearNext(i, true);
+        try {
+          Delete(m_current[inCurrent->first], m_unconditional);
+        } catch (cosmos::NotFoundError const&) {}  // its mover removed it
       }
       return {std::move(deleted), place.first};
     }

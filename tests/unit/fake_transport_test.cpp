@@ -15,6 +15,7 @@
 #include <docshard/http/transport_errors.hpp>
 #include <docshard/resolvers/partition_scheme.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -316,6 +317,9 @@ TEST_CASE("a transition delete If-Match that fails after its tombstone takes bac
     gateway->On("GET", "/dbs/d/colls/b1/", Status(404));
     gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(tombstone, {{"etag", "\"t1\""}}));
     gateway->On("DELETE", "/dbs/d/colls/a1/", Status(412));
+    // Next held nothing at the read: checked on the primary (If-Match a
+    // value no version has) before current's version is deleted.
+    gateway->On("DELETE", "/dbs/d/colls/b1/", Status(404));
     gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
     OperationOptions ifMatch;
     ifMatch.Request.IfMatchETag = "\"e1\"";
@@ -323,12 +327,124 @@ TEST_CASE("a transition delete If-Match that fails after its tombstone takes bac
                     PreconditionFailedError);
     Lines expected{"GET gw-a.test:443 /dbs/d/colls/a1/docs/x", "GET gw-a.test:443 /dbs/d/colls/b1/docs/x",
                    "POST gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs",
-                   "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x"};
+                   "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x", "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x"};
     if (tombstone == 201) expected.push_back("DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x");
     CHECK(gateway->Lines() == expected);
     auto const requests = gateway->Requests();
     REQUIRE(requests.size() == expected.size());
-    CHECK(requests[3].Headers.Get("If-Match").value_or("") == "\"e1\"");
-    if (tombstone == 201) CHECK(requests[4].Headers.Get("If-Match").value_or("") == "\"t1\"");
+    CHECK(requests[4].Headers.Get("If-Match").value_or("") == "\"e1\"");
+    if (tombstone == 201) CHECK(requests[5].Headers.Get("If-Match").value_or("") == "\"t1\"");
   }
+}
+
+namespace {
+
+// A version of "x" with this etag; `marked`: a migrator's provisional copy.
+FakeGateway::Answer Version(char const* etag, bool marked = false) {
+  std::string const e = etag;
+  return [e, marked](SeenRequest const&) {
+    return Respond(200, marked ? R"({"id":"x","k":"u1","docshardProvisional":1})" : R"({"id":"x","k":"u1"})",
+                   {{"etag", e}});
+  };
+}
+
+bool Sent(std::shared_ptr<FakeGateway> const& gateway, std::string const& line) {
+  auto const lines = gateway->Lines();
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+}  // namespace
+
+// Review s12, finding 1 (a): the delete of the document is applied, answered
+// 503 and retried, and the retry answers 404. The document is gone by this
+// delete: the answer is a success and the tombstone stays (taking it back
+// would let a stalled mover's copy come back). The first GET of a1 serves the
+// document, later ones do not (it is deleted).
+TEST_CASE("a transition delete If-Match whose delete is retried after a 503 into 404 keeps its tombstone",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Sequence({Version("\"e1\""), Status(404)}));
+  gateway->On("GET", "/dbs/d/colls/b1/", Status(404));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Sequence({Status(503), Status(404)}));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(404));
+  gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e1\"";
+  RoutedResponse r;
+  REQUIRE_NOTHROW(r = TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch));
+  CHECK(r.Collection.Text() == "dbs/d/colls/a1");
+  CHECK(r.Response.Status() == 204);
+  CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+  // Both attempts of the document's delete went out.
+  auto const lines = gateway->Lines();
+  CHECK(std::count(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x") == 2);
+}
+
+// Review s12, findings 1 and 11: a 404 from the document's delete with no
+// earlier attempt (someone else deleted it since our read) decides again;
+// the document is then gone from both (404), and the tombstone stays all the
+// same: the delete was sent and did not answer 412.
+TEST_CASE("a transition delete If-Match whose delete answers 404 decides again and keeps its tombstone",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Sequence({Version("\"e1\""), Status(404)}));
+  gateway->On("GET", "/dbs/d/colls/b1/", Status(404));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(404));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(404));
+  gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e1\"";
+  CHECK_THROWS_AS(TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch),
+                  NotFoundError);
+  // Decided again: a1 read twice.
+  auto const lines = gateway->Lines();
+  CHECK(std::count(lines.begin(), lines.end(), "GET gw-a.test:443 /dbs/d/colls/a1/docs/x") == 2);
+  CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+}
+
+// Review s12, finding 3: current holds the version named (e1), next a
+// mover's marked copy (m1). Between the read and the delete the mover
+// confirmed and the application replaced the document in next (e3): next
+// answers 412 to the delete If-Match m1. Nothing of the document may be
+// deleted then: current's copy is not touched, next's e3 stays, and the
+// answer is 412 (as with one scheme: e1 is no longer the document).
+TEST_CASE("a transition delete If-Match of current's version clears next If-Match what it read first",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
+  gateway->On("GET", "/dbs/d/colls/b1/", Sequence({Version("\"m1\"", true), Version("\"e3\"")}));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(204));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(412));
+  gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e1\"";
+  CHECK_THROWS_AS(TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch),
+                  PreconditionFailedError);
+  CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x"));
+  auto const requests = gateway->Requests();
+  auto const lines = gateway->Lines();
+  auto const next = std::find(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x");
+  REQUIRE(next != lines.end());
+  CHECK(requests[static_cast<std::size_t>(next - lines.begin())].Headers.Get("If-Match").value_or("") == "\"m1\"");
+  // Nothing of the document was deleted: the tombstone it created goes again.
+  CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+}
+
+// Review s12, finding 6: a delete without If-Match whose delete in current is
+// applied, answered 503 and retried (404) deleted the document: success, and
+// next's marked copy goes unconditionally.
+TEST_CASE("a transition delete whose delete in current is retried after a 503 into 404 answers success",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(200));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Sequence({Status(503), Status(404)}));
+  gateway->On("GET", "/dbs/d/colls/b1/", Version("\"m1\"", true));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));
+  RoutedResponse r;
+  REQUIRE_NOTHROW(r = TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1")));
+  CHECK(r.Collection.Text() == "dbs/d/colls/a1");
+  CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"));
 }
