@@ -131,10 +131,14 @@ RoutedResponse WithRouting(detail::RoutedDiagnostics& diagnostics, Call const& c
 // the document, so it is deleted (If-Match its etag) and the create made
 // again, a create of a new document (201). A provisional copy without a
 // tombstone is a move in flight of a document that exists: the 409 stands.
+// So it does when current still holds the id (`currentHolds`): a delete that
+// wrote its tombstone and failed before deleting current's copy left the
+// document there, and a create must not answer 201 beside it.
+template <typename CurrentHolds>
 cosmos::CosmosResponse CreateInTransition(cosmos::CosmosClient& client, CollectionRef const& target,
                                           std::string_view id, std::string const& documentJson,
                                           cosmos::PartitionKeyValue const& header,
-                                          cosmos::RequestOptions const& options) {
+                                          cosmos::RequestOptions const& options, CurrentHolds const& currentHolds) {
   for (int round = 0;; ++round) {
     try {
       return client.CreateDocument(target.Link(), documentJson, header, options);
@@ -154,7 +158,8 @@ cosmos::CosmosResponse CreateInTransition(cosmos::CosmosClient& client, Collecti
       } catch (cosmos::NotFoundError const&) {
         tombstone = false;
       }
-      if (!tombstone) std::rethrow_exception(conflict);  // the document exists (its move is in flight)
+      if (!tombstone) std::rethrow_exception(conflict);      // the document exists (its move is in flight)
+      if (currentHolds()) std::rethrow_exception(conflict);  // the document exists (its delete failed)
       cosmos::RequestOptions ifMatch;
       ifMatch.IfMatchETag = existing.ETag();
       ifMatch.Timeout = options.Timeout;
@@ -289,8 +294,20 @@ RoutedResponse PartitionedClient::Write(WriteKind kind, std::string documentJson
   auto header = HeaderValue(key);
   if (kind == WriteKind::Create && resolver.Transition()) {
     std::string_view const id(doc["id"].GetString(), doc["id"].GetStringLength());
+    auto const currentHolds = [&] {
+      cosmos::RequestOptions plain;
+      plain.Timeout = options.Request.Timeout;
+      for (auto const& [c, k] : Candidates(*resolver.Transition()->Current, key)) {
+        if (c == target) continue;
+        try {
+          Account(c.Account()).ReadDocument(c.Link(), id, HeaderValue(k), plain);
+          return true;
+        } catch (cosmos::NotFoundError const&) {}
+      }
+      return false;
+    };
     return WithRouting(diagnostics, [&]() -> RoutedResponse {
-      return {CreateInTransition(client, target, id, documentJson, header, options.Request), target};
+      return {CreateInTransition(client, target, id, documentJson, header, options.Request, currentHolds), target};
     });
   }
   return WithRouting(diagnostics, [&]() -> RoutedResponse {

@@ -448,3 +448,31 @@ TEST_CASE("a transition delete whose delete in current is retried after a 503 in
   CHECK(r.Collection.Text() == "dbs/d/colls/a1");
   CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"));
 }
+
+// Review s12, finding 8: a create meets a provisional copy in next (409) and a
+// tombstone (a delete wrote it and then failed before deleting current's
+// copy): current still holds the document, so the 409 stands and the copy is
+// not deleted. With current's copy gone, the copy goes and the create is made
+// again (201).
+TEST_CASE("a transition create over a provisional copy with a tombstone answers 409 while current holds the id",
+          "[fake][transition]") {
+  for (bool const currentHolds : {true, false}) {
+    INFO("current holds the id: " << currentHolds);
+    auto gateway = std::make_shared<FakeGateway>();
+    gateway->On("POST", "/dbs/d/colls/b1/", Sequence({Status(409), Status(201)}));
+    gateway->On("GET", "/dbs/d/colls/b1/", Version("\"m1\"", true));
+    gateway->On("PUT", "/dbs/d/colls/docshard-tombstones/", Status(200));
+    gateway->On("GET", "/dbs/d/colls/a1/", currentHolds ? Version("\"e1\"") : Status(404));
+    gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));
+    auto client = TransitionClient(gateway, "ReadBoth");
+    if (currentHolds) {
+      CHECK_THROWS_AS(client->CreateDocument(R"({"id":"x","k":"u1"})"), ConflictError);
+    } else {
+      RoutedResponse r;
+      REQUIRE_NOTHROW(r = client->CreateDocument(R"({"id":"x","k":"u1"})"));
+      CHECK(r.Response.Status() == 201);
+    }
+    CHECK(Sent(gateway, "GET gw-a.test:443 /dbs/d/colls/a1/docs/x"));
+    CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x") == !currentHolds);
+  }
+}
