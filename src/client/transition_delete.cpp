@@ -256,10 +256,15 @@ private:
           seenInNext.push_back(std::move(version));
       }
       if (!inCurrent && !inNext) {
-        // None, if the primary agrees on next (a read may be behind a
-        // mover's confirm): nothing there, or a provisional copy, which is
-        // removed (its source gone: a copy of a deleted document).
+        // None, if the primary agrees, current first (a read may be behind
+        // another process's create in current, or a mover's confirm in next;
+        // a mover deletes from current only after its confirm, so current
+        // absent and then next absent or marked is a deleted document):
+        // nothing there, or a provisional copy, which is removed (its source
+        // gone: a copy of a deleted document).
         bool changed = false;
+        for (std::size_t i = 0; i < m_current.size() && !changed; ++i)
+          changed = DeleteSeen(m_current[i], std::nullopt) == Seen::Changed;
         for (std::size_t i = 0; i < m_next.size() && !changed; ++i)
           changed = DeleteSeen(m_next[i], seenInNext[i]) == Seen::Changed;
         if (changed) continue;
@@ -303,12 +308,15 @@ private:
         if (!EarlierAttemptMayHaveApplied(e)) continue;  // deleted or moved since our read: decide again
         deleted = AssumedDeleted(e);                     // our first attempt, maybe: the document is gone either way
       }
-      if (inNext && inCurrent) {
-        // Current's copy was superseded by next's (a move not finished, or
-        // an application write into next): it goes too.
-        try {
-          Delete(m_current[inCurrent->first], m_unconditional);
-        } catch (cosmos::NotFoundError const&) {}  // its mover removed it
+      if (inNext) {
+        // Current's copies were superseded by next's (a move not finished,
+        // or an application write into next): they go too, whether the read
+        // saw them or not (it may be behind).
+        for (auto const& p : m_current) {
+          try {
+            Delete(p, m_unconditional);
+          } catch (cosmos::NotFoundError const&) {}  // its mover removed it
+        }
       }
       return {std::move(deleted), place.first};
     }

@@ -15,8 +15,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 using namespace docshard;
 using namespace docshard::client;
@@ -92,6 +99,49 @@ struct TransitionFixture {
 };
 
 struct Crash {};
+
+// Points one thread waits for and another signals, in a fixed order.
+class Latches {
+public:
+  void Signal(int point) {
+    {
+      std::lock_guard lock(m_mutex);
+      m_reached = std::max(m_reached, point);
+    }
+    m_changed.notify_all();
+  }
+  // False after 20 s (the test then fails instead of hanging).
+  bool Wait(int point) {
+    std::unique_lock lock(m_mutex);
+    return m_changed.wait_for(lock, std::chrono::seconds(20), [&] { return m_reached >= point; });
+  }
+
+private:
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  int m_reached = 0;
+};
+
+// Calls `onTombstone` once, on the client's I/O thread, when the response to
+// the first upsert into a tombstone collection arrives: between a delete's
+// tombstone and its next request. It only waits (it calls no docshard code).
+class TombstoneSink : public ILogSink {
+public:
+  explicit TombstoneSink(std::function<void()> onTombstone) : m_onTombstone(std::move(onTombstone)) {}
+  void Write(LogRecord const& record) noexcept override {
+    if (record.Category != "cosmos.request") return;
+    bool upsert = false, tombstones = false;
+    for (auto const& f : record.Fields) {
+      upsert = upsert || (f.Name == "operation" && f.Text == "UpsertDocument");
+      tombstones = tombstones || (f.Name == "resource" && f.Text.find("docshard-tombstones") != std::string_view::npos);
+    }
+    if (upsert && tombstones && !m_done.exchange(true)) m_onTombstone();
+  }
+
+private:
+  std::function<void()> m_onTombstone;
+  std::atomic<bool> m_done{false};
+};
 
 }  // namespace
 
@@ -274,4 +324,90 @@ TEST_CASE("tombstones, only the delete that created one takes it back, and only 
   CHECK(detail::RemoveOwnTombstone(f.T, f.Target, "d", k, *own));
   CHECK_FALSE(f.HasTombstone("d"));
   CHECK(detail::ClaimTombstone(f.T, f.Target, "d", k));
+}
+
+// Review s12, finding 3. The delete reads the source's version (etag e) and
+// the mover's marked copy in next; after its tombstone, the mover confirms
+// and the application replaces the document in next (v=2); the mover stalls
+// before its delete of the source. The delete If-Match e must not delete
+// next's v=2 (before: the source was deleted If-Match e, then next
+// unconditionally, and the answer was 204): 412, v=2 stays, and the move
+// completes.
+TEST_CASE("transition delete If-Match of the source's version keeps an application write next got meanwhile",
+          "[transition]") {
+  TransitionFixture f;
+  auto const before = f.InS("x", 1);
+  auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();
+  Latches at;  // 1: the mover checked, 2: the delete wrote its tombstone, 3: next holds v=2, 4: the delete answered
+  // A second client for the delete: its I/O thread waits in the log sink
+  // while the mover and the application write through f's clients.
+  PartitionedClientOptions options;
+  options.Client = ClientOptions("a");
+  options.Client.Log = Logger(std::make_shared<TombstoneSink>([&] {
+                                at.Signal(2);
+                                at.Wait(3);
+                              }),
+                              LogLevel::Verbose);
+  auto deleter = PartitionedClient::FromScheme(PartitionScheme::Load(f.F.ConfigText), options);
+  deleter->SetResolver("", f.Client.GetResolver(), 2);
+  std::optional<MoveOutcome> outcome;
+  std::thread moving([&] {
+    DocumentMover mover(f.S, f.Source, f.T, f.Target, f.Pacer);
+    mover.SetStepHook([&](MoveStep step, std::string const&) {
+      if (step == MoveStep::Checked) {
+        at.Signal(1);
+        at.Wait(2);
+      } else if (step == MoveStep::Confirmed) {
+        f.Client.ReplaceDocument("x", PartitionKey("k"), TransitionFixture::Doc("x", 2));
+        at.Signal(3);
+        at.Wait(4);  // stalled before its delete of the source
+      }
+    });
+    outcome = mover.Move(snapshot.View(), PartitionKeyValue("k")).Outcome;
+  });
+  REQUIRE(at.Wait(1));
+  // The deleter has no session token for f's writes: past the servers'
+  // replica lag (tests/servers.conf, client: 500 ms) its first reads see them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  CHECK_THROWS_AS(deleter->DeleteDocument("x", PartitionKey("k"), TransitionFixture::IfMatch(before)),
+                  PreconditionFailedError);
+  at.Signal(4);
+  moving.join();
+  CHECK(outcome == MoveOutcome::Moved);
+  CHECK(f.TargetValue("x") == 2);
+  CHECK_FALSE(f.SourceValue("x"));
+  CHECK_FALSE(f.HasTombstone("x"));  // nothing was deleted: it went again
+  CHECK(f.Client.ReadDocument("x", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
+}
+
+// Two deletes of one id through the client at once, one If-Match the
+// version, one without: whatever the order, the document is gone from both
+// collections, its tombstone stays (a delete without If-Match never takes it
+// back, and it makes a conditional delete's take-back fail), and at least one
+// delete succeeded.
+TEST_CASE("transition deletes of one id racing through the client leave it deleted with its tombstone",
+          "[transition]") {
+  TransitionFixture f;
+  for (int round = 0; round < 10; ++round) {
+    std::string const id = "r" + std::to_string(round);
+    INFO(id);
+    auto const etag = f.InS(id, 1);
+    if (round % 2) f.InT(id, 1, true);  // a move in flight
+    std::atomic<int> succeeded{0};
+    auto const run = [&](std::optional<std::string> ifMatch) {
+      try {
+        f.Client.DeleteDocument(id, PartitionKey("k"),
+                                ifMatch ? TransitionFixture::IfMatch(*ifMatch) : OperationOptions{});
+        ++succeeded;
+      } catch (NotFoundError const&) {
+      } catch (PreconditionFailedError const&) {}
+    };
+    std::thread a(run, etag), b(run, std::nullopt);
+    a.join();
+    b.join();
+    CHECK(succeeded >= 1);
+    CHECK_FALSE(f.SourceValue(id));
+    CHECK_FALSE(f.TargetValue(id));
+    CHECK(f.HasTombstone(id));
+  }
 }

@@ -476,3 +476,29 @@ TEST_CASE("a transition create over a provisional copy with a tombstone answers 
     CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x") == !currentHolds);
   }
 }
+
+// A read of current can be behind another process's create (a replica
+// lagging): the delete If-Match then reads nothing in current and a marked
+// copy in next. Before concluding "deleted" (404, and the copy removed) it
+// asks the primary (If-Match a value no version has): 412 says current holds
+// a version, so it decides again and deletes the document (204).
+TEST_CASE("a transition delete If-Match that read nothing in current confirms it on the primary first",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Sequence({Status(404), Version("\"e1\"")}));
+  gateway->On("GET", "/dbs/d/colls/b1/", Version("\"m1\"", true));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Sequence({Status(412), Status(204)}));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e1\"";
+  RoutedResponse r;
+  REQUIRE_NOTHROW(r = TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch));
+  CHECK(r.Collection.Text() == "dbs/d/colls/a1");
+  CHECK(r.Response.Status() == 204);
+  auto const requests = gateway->Requests();
+  REQUIRE(!requests.empty());
+  // The last request is the document's delete, If-Match the version named.
+  CHECK(gateway->Lines().back() == "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x");
+  CHECK(requests.back().Headers.Get("If-Match").value_or("") == "\"e1\"");
+}
