@@ -273,6 +273,14 @@ private:
       }
       Place const& place = inNext ? m_next[inNext->first] : m_current[inCurrent->first];
       if ((inNext ? inNext->second : inCurrent->second).ETag() != etag) {
+        // Against current's version, the read of next may be behind (a
+        // confirm or an application write there, e.g. the version the caller
+        // names): next is asked on the primary first, as below (a marked
+        // copy goes: it is not the document, and its mover makes it again).
+        bool changed = false;
+        for (std::size_t i = 0; i < m_next.size() && !inNext && !changed; ++i)
+          changed = DeleteSeen(m_next[i], seenInNext[i]) == Seen::Changed;
+        if (changed) continue;
         release();
         cosmos::ThrowRequestFailed(
             "DeleteDocument", Resource(place.first), 412, 0, "",

@@ -502,3 +502,26 @@ TEST_CASE("a transition delete If-Match that read nothing in current confirms it
   CHECK(gateway->Lines().back() == "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x");
   CHECK(requests.back().Headers.Get("If-Match").value_or("") == "\"e1\"");
 }
+
+// Review s12, finding 3 (spurious 412): the caller names next's version (e2),
+// but the read of next is behind and serves nothing, so current's version
+// (e1) is compared. Before answering 412 the delete asks next's primary
+// (If-Match a value no version has): 412 there, so it decides again, reads
+// e2 and deletes it (204).
+TEST_CASE("a transition delete If-Match whose read of next is behind does not answer 412 from current's version",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
+  gateway->On("GET", "/dbs/d/colls/b1/", Sequence({Status(404), Version("\"e2\"")}));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Sequence({Status(412), Status(204)}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e2\"";
+  RoutedResponse r;
+  REQUIRE_NOTHROW(r = TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch));
+  CHECK(r.Collection.Text() == "dbs/d/colls/b1");
+  CHECK(r.Response.Status() == 204);
+  // Current's superseded copy went too.
+  CHECK(gateway->Lines().back() == "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x");
+}
