@@ -22,10 +22,15 @@ using DeletePlaces = std::vector<std::pair<CollectionRef, PartitionKey>>;
 // absent or a provisional copy, else current's) was deleted and no copy of it
 // is left in either; NotFoundError when there was none (a provisional copy
 // alone is none; it is removed all the same). With the caller's If-Match,
-// PreconditionFailedError when it does not name the version reads serve,
-// decided before anything is written, and then nothing is deleted; a
-// tombstone this call wrote is removed again when nothing wrote it since.
-// Other failures: what the client throws (the tombstone stays; delete again).
+// PreconditionFailedError when it does not name the version reads serve
+// (decided on the primary where a read may be behind), and then nothing of
+// the document was deleted, unless its delete was retried after an attempt
+// that may have been applied; a tombstone this call created is removed again
+// when nothing wrote it since and the document's delete was not sent or
+// answered 412 (sent and answered 404, it stays for good). A 404 after an
+// attempt that may have been applied (503, 408, no answer) is this call's own
+// delete: success. Other failures: what the client throws (the tombstone
+// stays; delete again).
 RoutedResponse DeleteInTransition(PartitionedClient const& client, std::string_view id, DeletePlaces const& current,
                                   DeletePlaces const& next, OperationOptions const& options,
                                   RoutedDiagnostics& diagnostics);

@@ -1,7 +1,7 @@
 // Deletes and creates through a transition client (current: s0 on the
 // default account, next: t0 on account b) against the real test server:
 // conditional deletes (If-Match) decide on the version reads serve and answer
-// 412 exactly when nothing was deleted, a provisional copy alone is not a
+// 412 when nothing of the document was deleted, a provisional copy alone is not a
 // document (404), and a create over a deleted document's provisional copy is
 // a create (201) (docs/migration.md, "Conditional deletes during a
 // transition"). Provisional copies are written with the plain CosmosClient
