@@ -25,6 +25,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -307,15 +308,21 @@ private:
   std::optional<asio::any_completion_executor> m_work;
 };
 
-// Starts `operation` on `executor` (an I/O thread's), completing `handler`.
-template <typename Result>
-void Spawn(asio::any_io_executor const& executor, asio::awaitable<Result> operation,
+// Starts the operation `start()` returns on `executor` (an I/O thread's),
+// completing `handler`. A function, not the operation's awaitable: co_spawn
+// then makes the operation's coroutine frame after its entry point's
+// `dispatch` frame is gone, not before the entry point's frames, so two
+// frames are live at once instead of three, and with Asio's per-thread cache
+// of two frame blocks (a miss evicts one) every frame comes from the cache
+// (three at once: two frame allocations per operation).
+template <typename Result, typename Start>
+void Spawn(asio::any_io_executor const& executor, Start start,
            asio::any_completion_handler<void(std::exception_ptr, Result)> handler) {
   if (auto const* io = executor.target<asio::io_context::executor_type>()) {
-    asio::co_spawn(*io, std::move(operation), OperationCompletion<Result>(std::move(handler), *io));
+    asio::co_spawn(*io, std::move(start), OperationCompletion<Result>(std::move(handler), *io));
     return;
   }
-  asio::co_spawn(executor, std::move(operation), std::move(handler));
+  asio::co_spawn(executor, std::move(start), std::move(handler));
 }
 
 }  // namespace
@@ -334,7 +341,9 @@ public:
         m_ranges(PartitionKeyRangeCacheTransport{
                      m_transport.GetExecutor(),
                      [this](CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
-                       asio::co_spawn(m_transport.GetExecutor(), Run(std::move(request)), std::move(handler));
+                       asio::co_spawn(
+                           m_transport.GetExecutor(),
+                           [this, request = std::move(request)]() mutable { return Run(request); }, std::move(handler));
                      },
                      [this] { return m_transport.RunningInIoThread(); }},
                  m_log) {
@@ -344,142 +353,243 @@ public:
     options.Key.clear();
   }
 
-  // One operation: attempts, retries and failovers. Asio reports a
-  // cancelled wait or a cancelled coroutine as a system_error; callers get
-  // the documented CancelledError instead (the message built from `req`
-  // only then). One coroutine, not a wrapper around another: a frame and a
-  // move of the response fewer per operation.
-  asio::awaitable<CosmosResponse> Run(CosmosRequest req) {
-    try {
-      auto const deadline = Clock::now() + req.Timeout.value_or(m_operationTimeout);
-      ApplySessionToken(req);
-      std::optional<std::string> rangeId;
-      if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) rangeId = std::string(*r);
-      RetryPolicy policy(m_retry, req.Idempotent);
-      // Made at the first back-off only: most operations never wait, and
-      // making a timer looks up the timer service under the io_context's lock.
-      std::optional<asio::steady_timer> timer;
-      auto diagnostics = std::make_shared<OperationDiagnostics>();
-      diagnostics->Operation = req.Operation;
-      diagnostics->Resource = LoggedResource(req);
-      auto const operationStart = Clock::now();
-      // Region routing (PreferredRegions set): where each attempt goes, and
-      // the regions that failed this operation (a read tries each once before
-      // waiting). Without it every attempt goes to m_endpoint as before.
-      bool const isRead = IsReadRequest(req);
-      RegionState regions;
-      if (m_regionRouting) co_await PrepareRegions(deadline);
-      for (;;) {
-        std::optional<http::HttpResponse> response;
-        std::exception_ptr failure;
-        AttemptOutcome outcome;
-        detail::RegionTarget target;
-        if (m_regionRouting) target = PickRegion(isRead, regions);
-        auto const attemptStart = Clock::now();
-        try {
-          // Awaited as a deferred operation, not through use_awaitable: no
-          // coroutine frame of its own per attempt (with Asio's per-thread
-          // cache of two frame blocks, two frame allocations less per
-          // operation). As a tuple: Boost 1.81 cannot await a deferred
-          // (exception_ptr, T) completion directly (its resume does not
-          // compile); the error is rethrown here, into the handlers below.
-          auto [error, received] = co_await m_transport.AsyncSend(Sign(req, m_regionRouting ? &target : nullptr),
-                                                                  deadline, asio::as_tuple(asio::deferred));
-          if (error) std::rethrow_exception(error);
-          response.emplace(std::move(received));
-        } catch (http::TlsError const&) {
-          failure = std::current_exception();
-          outcome.What = AttemptOutcome::Kind::TlsFailure;
-        } catch (http::TransportError const& e) {
-          failure = std::current_exception();
-          outcome.What = AttemptOutcome::Kind::TransportFailure;
-          outcome.RequestSent = e.RequestSent();
-        } catch (http::TimeoutError const& e) {
-          failure = std::current_exception();
-          outcome.What = AttemptOutcome::Kind::Timeout;
-          outcome.RequestSent = e.RequestSent();
-        } catch (http::ResponseTooLargeError const&) {
-          failure = std::current_exception();
-          outcome.What = AttemptOutcome::Kind::ResponseTooLarge;
-        } catch (http::CancelledError const&) {
-          failure = std::current_exception();
-          outcome.What = AttemptOutcome::Kind::Cancelled;
-        }
-        std::optional<AttemptFields> fields;
-        if (response) fields.emplace(response->Headers);
-        auto& attempt = RecordAttempt(*diagnostics, outcome, response ? &*response : nullptr,
-                                      fields ? &*fields : nullptr, attemptStart, m_regionRouting ? &target : nullptr);
-        if (rangeId)
-          attempt.PartitionKeyRangeId = *rangeId;
-        else if (fields)
-          attempt.PartitionKeyRangeId = ServingRange(*fields);
-        if (response && m_log.Enabled(LogLevel::Verbose))
-          LogAttempt(*diagnostics, attempt, policy.Retries() + regions.Failovers);
-        if (response) {
-          auto const subStatus = attempt.SubStatus;
-          CaptureSessionToken(req, response->Status, subStatus, *fields);
-          if (response->Status < 300 || response->Status == 304) {
-            if (m_regionRouting) RegionSucceeded(target);
-            diagnostics->TotalLatencyMs = MillisSince(operationStart);
-            RecordMetrics(*diagnostics, req);
-            co_return CosmosResponse(response->Status, std::move(response->Headers), std::move(response->Body),
-                                     policy.Retries() + regions.Failovers, std::move(diagnostics));
-          }
-          if (response->Status == 410 && subStatus == SubStatusNameCacheIsStale)
-            ForgetCollection(CollectionPrefix(req.ResourceLink));  // recreated under the same name
-          outcome.What = AttemptOutcome::Kind::Response;
-          outcome.Status = response->Status;
-          outcome.SubStatus = subStatus;
-          outcome.RangeScoped = rangeId.has_value();
-          outcome.RetryAfter = RetryAfter(response->Headers);
-        }
-        std::optional<milliseconds> delay;
-        if (m_regionRouting && co_await RegionFailover(req, isRead, target, outcome, deadline, regions))
-          delay = milliseconds(0);  // another region, at once
-        else
-          delay = policy.NextDelay(outcome, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
-        auto const retryLevel =
-            delay && outcome.Status != 429 ? LogLevel::Informational : LogLevel::Warning;  // 429s and giving up: warn
-        // "giving up" only when the last attempt failed in a way retries are
-        // for (a 404 after a retried 429 is the answer, not a give-up).
-        auto const retries = policy.Retries() + regions.Failovers;
-        if ((delay || (retries > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
-          LogRetry(req.Operation, diagnostics->Resource, outcome, attempt, delay, retries);
-        if (!delay) {
-          diagnostics->TotalLatencyMs = MillisSince(operationStart);
-          RecordMetrics(*diagnostics, req);
-          try {
-            if (failure) std::rethrow_exception(failure);
-            auto const& h = response->Headers;
-            auto activity = h.Get("x-ms-activity-id");
-            ThrowRequestFailed(req.Operation, req.ResourceLink, response->Status, outcome.SubStatus,
-                               activity ? std::string(*activity) : std::string(), std::move(response->Body),
-                               outcome.RetryAfter.value_or(milliseconds(0)), rangeId.value_or(std::string()));
-          } catch (Error& e) {
-            e.SetDiagnostics(std::move(diagnostics));  // the same exception object, now with its attempts
-            throw;
-          }
-        }
-        attempt.BackoffMs = static_cast<double>(delay->count());
-        if (delay->count() == 0) continue;
-        if (!timer) timer.emplace(co_await asio::this_coro::executor);
-        timer->expires_after(*delay);
-        co_await timer->async_wait(asio::use_awaitable);
-      }
-    } catch (boost::system::system_error const& e) {
-      if (e.code() != asio::error::operation_aborted) throw;
-    }
-    throw http::CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
-  }
-
-  // ---- regions (PreferredRegions set; docs/client.md "Multi-region accounts") ----
-
   // One operation's progress over the regions.
   struct RegionState {
     std::vector<std::string> Failed;  // regions that failed this operation (reads: tried once each)
     bool ToWriteRegion = false;       // the next read goes to the write region (session fallback)
     int Failovers = 0;                // immediate retries in another region
   };
+
+  // What only an operation with a failed attempt needs (Run): made at its
+  // first failure, kept for its retries.
+  struct Retrying {
+    Retrying(RetryOptions const& options, bool idempotent) : Policy(options, idempotent) {}
+    RetryPolicy Policy;
+    RegionState Regions;
+    // Made at the first back-off only: most retries are at once, and making
+    // a timer looks up the timer service under the io_context's lock.
+    std::optional<asio::steady_timer> Timer;
+    // The last attempt: how it ended, its error or its response.
+    AttemptOutcome Outcome;
+    std::exception_ptr Failure;
+    std::optional<http::HttpResponse> Response;
+  };
+
+  // One operation's state in Run's frame.
+  struct OperationState {
+    OperationState(CosmosRequest& request, milliseconds timeout) : Request(request), Deadline(Clock::now() + timeout) {}
+    CosmosRequest& Request;  // Run's
+    Clock::time_point const Deadline;
+    Clock::time_point Started;
+    std::optional<std::string> RangeId;  // the range the request names
+    std::shared_ptr<OperationDiagnostics> Diagnostics;
+    bool IsRead = false;
+    std::unique_ptr<Retrying> Retry;  // after the first failure
+    // The retries granted so far, of every kind (failovers too).
+    int Retries() const noexcept { return Retry ? Retry->Policy.Retries() + Retry->Regions.Failovers : 0; }
+  };
+
+  // One attempt's send, signed for its region, as a deferred operation: not
+  // through use_awaitable, so no coroutine frame of its own per attempt. As
+  // a tuple: Boost 1.81 cannot await a deferred (exception_ptr, T)
+  // completion directly (its resume does not compile); Settle rethrows the
+  // error.
+  auto SendAttempt(CosmosRequest const& req, detail::RegionTarget const& target, Clock::time_point deadline) {
+    auto token = asio::as_tuple(asio::deferred);
+    return asio::async_initiate<decltype(token), http::HttpTransport::SendSignature>(
+        [this, &req, &target, deadline](auto handler) {
+          http::HttpRequest request;
+          try {
+            Sign(request, req, m_regionRouting ? &target : nullptr);
+          } catch (...) {
+            // Not thrown from here: this runs after Run's suspension, from
+            // Asio's resumption of the coroutine.
+            asio::post(asio::append(std::move(handler), std::current_exception(), http::HttpResponse()));
+            return;
+          }
+          m_transport.AsyncSend(std::move(request), deadline, std::move(handler));
+        },
+        token);
+  }
+
+  // One operation: attempts, retries and failovers. Asio reports a
+  // cancelled wait or a cancelled coroutine as a system_error; callers get
+  // the documented CancelledError instead (the message built from `req`
+  // only then). One coroutine, not a wrapper around another: a frame and a
+  // move of the response fewer per operation.
+  //
+  // The frame is kept under Asio's 1,020-byte limit for its per-thread cache
+  // of coroutine frames (736 bytes with g++ 12; a larger frame is a malloc
+  // per operation, and evicts a cached block): g++ keeps every local of a coroutine's body in the frame,
+  // suspension or not, so the work between the awaits is in plain functions
+  // (SendAttempt, Settle, Decide) and what only a failed attempt needs (the
+  // retry policy, 2.5 KiB with its jitter generator; the timer) is in
+  // Retrying, made at the first failure. `req` by reference, not in the
+  // frame: it must outlive the coroutine (the function object co_spawn is
+  // given holds it, and co_spawn's entry point keeps that until Run is
+  // over), and Run sets its session token.
+  asio::awaitable<CosmosResponse> Run(CosmosRequest& req) {
+    try {
+      OperationState op(req, req.Timeout.value_or(m_operationTimeout));
+      Start(op);
+      if (m_regionRouting) co_await PrepareRegions(op.Deadline);
+      for (;;) {
+        detail::RegionTarget target;
+        if (m_regionRouting) target = PickRegion(op.IsRead, op.Retry ? &op.Retry->Regions : nullptr);
+        auto const attemptStart = Clock::now();
+        auto sent = co_await SendAttempt(req, target, op.Deadline);
+        if (Settle(op, sent, target, attemptStart)) co_return Respond(op, std::get<1>(sent));
+        auto& retry = *op.Retry;
+        bool const failover = m_regionRouting && co_await RegionFailover(req, op.IsRead, target, retry.Outcome,
+                                                                         op.Deadline, retry.Regions);
+        auto const delay = Decide(op, failover);  // throws when giving up
+        if (delay.count() == 0) continue;
+        retry.Timer->expires_after(delay);
+        co_await retry.Timer->async_wait(asio::use_awaitable);
+      }
+    } catch (boost::system::system_error const& e) {
+      if (e.code() != asio::error::operation_aborted) throw;
+    }
+    ThrowCancelled(req);
+  }
+
+  [[noreturn]] static void ThrowCancelled(CosmosRequest const& req) {
+    throw http::CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
+  }
+
+  // Before the first attempt: the session token, the range the request
+  // names, the diagnostics.
+  void Start(OperationState& op) const {
+    auto& req = op.Request;
+    ApplySessionToken(req);
+    if (auto r = req.Headers.Get("x-ms-documentdb-partitionkeyrangeid")) op.RangeId = std::string(*r);
+    op.Diagnostics = std::make_shared<OperationDiagnostics>();
+    op.Diagnostics->Operation = req.Operation;
+    op.Diagnostics->Resource = LoggedResource(req);
+    op.IsRead = IsReadRequest(req);
+    op.Started = Clock::now();
+  }
+
+  // After an attempt: its diagnostics and session token; true when it
+  // succeeded (its response left in `sent` for Respond), else false with the
+  // attempt's outcome in op.Retry (made here at the first failure). Errors
+  // other than the transport's propagate.
+  bool Settle(OperationState& op, std::tuple<std::exception_ptr, http::HttpResponse>& sent,
+              detail::RegionTarget const& target, Clock::time_point attemptStart) {
+    auto& req = op.Request;
+    auto& [error, received] = sent;
+    std::exception_ptr failure;
+    AttemptOutcome outcome;
+    if (error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (http::TlsError const&) {
+        failure = std::current_exception();
+        outcome.What = AttemptOutcome::Kind::TlsFailure;
+      } catch (http::TransportError const& e) {
+        failure = std::current_exception();
+        outcome.What = AttemptOutcome::Kind::TransportFailure;
+        outcome.RequestSent = e.RequestSent();
+      } catch (http::TimeoutError const& e) {
+        failure = std::current_exception();
+        outcome.What = AttemptOutcome::Kind::Timeout;
+        outcome.RequestSent = e.RequestSent();
+      } catch (http::ResponseTooLargeError const&) {
+        failure = std::current_exception();
+        outcome.What = AttemptOutcome::Kind::ResponseTooLarge;
+      } catch (http::CancelledError const&) {
+        failure = std::current_exception();
+        outcome.What = AttemptOutcome::Kind::Cancelled;
+      }
+    }
+    auto* const response = error ? nullptr : &received;
+    std::optional<AttemptFields> fields;
+    if (response) fields.emplace(response->Headers);
+    auto& attempt = RecordAttempt(*op.Diagnostics, outcome, response, fields ? &*fields : nullptr, attemptStart,
+                                  m_regionRouting ? &target : nullptr);
+    if (op.RangeId)
+      attempt.PartitionKeyRangeId = *op.RangeId;
+    else if (fields)
+      attempt.PartitionKeyRangeId = ServingRange(*fields);
+    if (response && m_log.Enabled(LogLevel::Verbose)) LogAttempt(*op.Diagnostics, attempt, op.Retries());
+    if (response) {
+      auto const subStatus = attempt.SubStatus;
+      CaptureSessionToken(req, response->Status, subStatus, *fields);
+      if (response->Status < 300 || response->Status == 304) {
+        if (m_regionRouting) RegionSucceeded(target);
+        op.Diagnostics->TotalLatencyMs = MillisSince(op.Started);
+        RecordMetrics(*op.Diagnostics, req);
+        return true;
+      }
+      if (response->Status == 410 && subStatus == SubStatusNameCacheIsStale)
+        ForgetCollection(CollectionPrefix(req.ResourceLink));  // recreated under the same name
+      outcome.What = AttemptOutcome::Kind::Response;
+      outcome.Status = response->Status;
+      outcome.SubStatus = subStatus;
+      outcome.RangeScoped = op.RangeId.has_value();
+      outcome.RetryAfter = RetryAfter(response->Headers);
+    }
+    if (!op.Retry) op.Retry = std::make_unique<Retrying>(m_retry, req.Idempotent);
+    auto& retry = *op.Retry;
+    retry.Outcome = outcome;
+    retry.Failure = std::move(failure);
+    if (response)
+      retry.Response.emplace(std::move(*response));
+    else
+      retry.Response.reset();
+    return false;
+  }
+
+  // The operation's response, from its successful attempt's (Settle said so).
+  static CosmosResponse Respond(OperationState& op, http::HttpResponse& response) {
+    return CosmosResponse(response.Status, std::move(response.Headers), std::move(response.Body), op.Retries(),
+                          std::move(op.Diagnostics));
+  }
+
+  // After a failed attempt and the region failover's verdict (`failover`:
+  // another region, at once): the wait before the next attempt (0: at
+  // once), recorded in the attempt's diagnostics; throws the operation's
+  // error when it gives up.
+  milliseconds Decide(OperationState& op, bool failover) {
+    auto& req = op.Request;
+    auto& retry = *op.Retry;
+    auto const& outcome = retry.Outcome;
+    auto& attempt = op.Diagnostics->Attempts.back();
+    std::optional<milliseconds> delay;
+    if (failover)
+      delay = milliseconds(0);
+    else
+      delay = retry.Policy.NextDelay(outcome, std::chrono::duration_cast<milliseconds>(op.Deadline - Clock::now()));
+    auto const retryLevel =
+        delay && outcome.Status != 429 ? LogLevel::Informational : LogLevel::Warning;  // 429s and giving up: warn
+    // "giving up" only when the last attempt failed in a way retries are
+    // for (a 404 after a retried 429 is the answer, not a give-up).
+    auto const retries = op.Retries();
+    if ((delay || (retries > 0 && IsTransient(outcome))) && m_log.Enabled(retryLevel))
+      LogRetry(req.Operation, op.Diagnostics->Resource, outcome, attempt, delay, retries);
+    if (!delay) {
+      op.Diagnostics->TotalLatencyMs = MillisSince(op.Started);
+      RecordMetrics(*op.Diagnostics, req);
+      try {
+        if (retry.Failure) std::rethrow_exception(retry.Failure);
+        auto& response = *retry.Response;
+        auto const& h = response.Headers;
+        auto activity = h.Get("x-ms-activity-id");
+        ThrowRequestFailed(req.Operation, req.ResourceLink, response.Status, outcome.SubStatus,
+                           activity ? std::string(*activity) : std::string(), std::move(response.Body),
+                           outcome.RetryAfter.value_or(milliseconds(0)), op.RangeId.value_or(std::string()));
+      } catch (Error& e) {
+        e.SetDiagnostics(std::move(op.Diagnostics));  // the same exception object, now with its attempts
+        throw;
+      }
+    }
+    attempt.BackoffMs = static_cast<double>(delay->count());
+    // On Run's I/O thread, whose executor GetExecutor gives there.
+    if (delay->count() != 0 && !retry.Timer) retry.Timer.emplace(m_transport.GetExecutor());
+    return *delay;
+  }
+
+  // ---- regions (PreferredRegions set; docs/client.md "Multi-region accounts") ----
 
   // Before an operation: the account once (the first operation waits for
   // it), and a re-read in the background when a region's mark has expired.
@@ -497,14 +607,16 @@ public:
     }
   }
 
-  detail::RegionTarget PickRegion(bool isRead, RegionState const& state) {
+  // `state`: null before the operation's first failure (no region failed).
+  detail::RegionTarget PickRegion(bool isRead, RegionState const* state) {
     std::lock_guard lock(m_regionMutex);
     auto const now = Clock::now();
     if (!isRead) return m_router.WriteTarget(now);
-    if (state.ToWriteRegion) return m_router.WriteRegion();
+    if (state && state->ToWriteRegion) return m_router.WriteRegion();
     auto order = m_router.ReadOrder(now);
+    if (!state) return std::move(order.front());
     for (auto& target : order)
-      if (std::find(state.Failed.begin(), state.Failed.end(), target.Name) == state.Failed.end())
+      if (std::find(state->Failed.begin(), state->Failed.end(), target.Name) == state->Failed.end())
         return std::move(target);
     return std::move(order.front());
   }
@@ -580,7 +692,7 @@ public:
     // a single region (idempotent writes only).
     bool const mayHaveExecuted = outcome.What != AttemptOutcome::Kind::Response && outcome.RequestSent;
     if (!isRead && mayHaveExecuted) co_return false;
-    auto const next = PickRegion(isRead, state);
+    auto const next = PickRegion(isRead, &state);
     if (docshard::detail::RegionKey(next.Name) == docshard::detail::RegionKey(target.Name)) co_return false;
     if (isRead && std::find(state.Failed.begin(), state.Failed.end(), next.Name) != state.Failed.end()) {
       state.Failed.clear();  // every region failed once: wait (policy), then start over
@@ -843,13 +955,19 @@ public:
     m_ranges.Invalidate(link);
   }
 
-  asio::awaitable<QueryPage> RunForPage(CosmosRequest req) { co_return QueryPage(co_await Run(std::move(req))); }
+  asio::awaitable<QueryPage> RunForPage(CosmosRequest& req) { co_return QueryPage(co_await Run(req)); }
 
   // Date and signature are per attempt: a retried request must not carry a
   // stale x-ms-date (the service rejects dates older than 15 minutes).
   // `region`: where a routed attempt goes (null: the configured endpoint).
   http::HttpRequest Sign(CosmosRequest const& req, detail::RegionTarget const* region) const {
     http::HttpRequest h;
+    Sign(h, req, region);
+    return h;
+  }
+
+  // Sign into a default-constructed request `h` (no move of it).
+  void Sign(http::HttpRequest& h, CosmosRequest const& req, detail::RegionTarget const* region) const {
     h.Target = region ? http::Endpoint::Parse(region->Endpoint) : m_endpoint;
     h.Method = req.Method;
     h.Path = detail::EncodePath(req.Path);
@@ -880,7 +998,6 @@ public:
     h.Headers.Add("x-ms-documentdb-query-enablecrosspartition", "true");
     if (!hasAccept) h.Headers.Add("Accept", "application/json");
     h.Headers.Add("User-Agent", m_userAgent);
-    return h;
   }
 
   std::string m_endpointText;
@@ -925,11 +1042,16 @@ std::string const& CosmosClient::Endpoint() const noexcept { return m_impl->m_en
 
 void CosmosClient::StartSend(CosmosRequest request, asio::any_completion_handler<ResponseSignature> handler) {
   // The operation's coroutine and its HTTP exchanges share one I/O thread.
-  Spawn(m_impl->m_transport.PickExecutor(), m_impl->Run(std::move(request)), std::move(handler));
+  Spawn(
+      m_impl->m_transport.PickExecutor(),
+      [impl = m_impl.get(), request = std::move(request)]() mutable { return impl->Run(request); }, std::move(handler));
 }
 
 void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_handler<PageSignature> handler) {
-  Spawn(m_impl->m_transport.PickExecutor(), m_impl->RunForPage(std::move(request)), std::move(handler));
+  Spawn(
+      m_impl->m_transport.PickExecutor(),
+      [impl = m_impl.get(), request = std::move(request)]() mutable { return impl->RunForPage(request); },
+      std::move(handler));
 }
 
 void CosmosClient::CheckNotIoThread() const {
