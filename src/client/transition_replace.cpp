@@ -115,7 +115,31 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
       try {
         source.DeleteDocument(c.Link(), id, header, ifMatch);
       } catch (cosmos::NotFoundError const&) {
-        // the migrator removed it after copying; our newer version in next stays
+        // Removed by its mover after copying (our newer version in next
+        // stays), or by an application delete that ran between our read and
+        // our create: it found next still empty and answered 204. A mover
+        // that finds a tombstone never deletes the source, so a tombstone
+        // (checked by a write: any process's, whatever a replica serves)
+        // means the delete came first; our version must not bring the
+        // document back. It is deleted If-Match its etag (a later write
+        // stays) and the replace answers 404, as after the delete.
+        bool deleted = true;
+        try {
+          ReplaceTombstone(targetClient, target, id, header);
+        } catch (cosmos::NotFoundError const&) {
+          deleted = false;
+        }
+        if (deleted) {
+          cosmos::RequestOptions ours = plain;
+          ours.IfMatchETag = created.ETag();
+          try {
+            targetClient.DeleteDocument(target.Link(), id, header, ours);
+          } catch (cosmos::NotFoundError const&) {
+          } catch (cosmos::PreconditionFailedError const&) {}  // removed or written since: that stays
+          cosmos::ThrowRequestFailed(
+              "ReplaceDocument", c.Link() + "/docs/" + std::string(id), 404, 0, "",
+              R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
+        }
       } catch (cosmos::PreconditionFailedError const&) {
         // changed by a writer outside the transition; the migrator keeps ours (it differs)
       }

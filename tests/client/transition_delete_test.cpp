@@ -411,3 +411,80 @@ TEST_CASE("transition deletes of one id racing through the client leave it delet
     CHECK(f.HasTombstone(id));
   }
 }
+
+namespace {
+// Calls `onResponse` once, on the client's I/O thread, when the response to
+// the first `operation` on a resource containing `resource` arrives: before
+// the caller sees it. It only waits (it calls no docshard code).
+class ResponseSink : public ILogSink {
+public:
+  ResponseSink(std::string operation, std::string resource, std::function<void()> onResponse)
+      : m_operation(std::move(operation)), m_resource(std::move(resource)), m_onResponse(std::move(onResponse)) {}
+  void Write(LogRecord const& record) noexcept override {
+    if (record.Category != "cosmos.request") return;
+    bool operation = false, resource = false;
+    for (auto const& f : record.Fields) {
+      operation = operation || (f.Name == "operation" && f.Text == m_operation);
+      resource = resource || (f.Name == "resource" && f.Text.find(m_resource) != std::string_view::npos);
+    }
+    if (operation && resource && !m_done.exchange(true)) m_onResponse();
+  }
+
+private:
+  std::string m_operation;
+  std::string m_resource;
+  std::function<void()> m_onResponse;
+  std::atomic<bool> m_done{false};
+};
+}  // namespace
+
+// Review s12 round 2, finding 1. A replace reads the source's version; an
+// application delete then runs whole (tombstone, the source deleted, next
+// still empty: 204); the replace creates its version in next and its delete
+// of the source answers 404. Before: the replace answered success and the
+// document lived with its content after the delete's 204. Now the tombstone
+// says an application delete came first: the replace removes its version and
+// answers 404, and the document stays deleted.
+TEST_CASE("transition replace that a delete overtakes after its read of the source answers 404 and leaves nothing",
+          "[transition]") {
+  TransitionFixture f;
+  f.InS("x", 1);
+  Latches at;  // 1: the replacer read the source, 2: the delete answered
+  PartitionedClientOptions options;
+  options.Client = ClientOptions("a");
+  options.Client.Log = Logger(std::make_shared<ResponseSink>("ReadDocument", "/colls/s0",
+                                                             [&] {
+                                                               at.Signal(1);
+                                                               at.Wait(2);
+                                                             }),
+                              LogLevel::Verbose);
+  auto replacer = PartitionedClient::FromScheme(PartitionScheme::Load(f.F.ConfigText), options);
+  replacer->SetResolver("", f.Client.GetResolver(), 2);
+  // The replacer has no session token for f's create: past the servers'
+  // replica lag (tests/servers.conf, client: 500 ms) its read of the source
+  // sees it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  int status = -1;  // the replace's answer: 200, 404, or 0 for anything else
+  std::thread replacing([&] {
+    try {
+      replacer->ReplaceDocument("x", PartitionKey("k"), TransitionFixture::Doc("x", 2));
+      status = 200;
+    } catch (NotFoundError const&) {
+      status = 404;
+    } catch (...) {
+      status = 0;
+    }
+  });
+  REQUIRE(at.Wait(1));
+  CHECK_NOTHROW(f.Client.DeleteDocument("x", PartitionKey("k")));
+  at.Signal(2);
+  replacing.join();
+  // f's clients carry no session token for the replacer's writes: past the
+  // servers' replica lag their reads see them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  CHECK(status == 404);
+  CHECK_FALSE(f.SourceValue("x"));
+  CHECK_FALSE(f.TargetValue("x"));
+  CHECK(f.HasTombstone("x"));
+  CHECK_THROWS_AS(f.Client.ReadDocument("x", PartitionKey("k")), NotFoundError);
+}
