@@ -302,13 +302,30 @@ private:
           changed = DeleteSeen(m_next[i], seenInNext[i]) == Seen::Changed;
         if (changed) continue;
       }
+      // Current's copies were superseded by next's version (a move not
+      // finished, or an application write into next): they go too once that
+      // version was deleted, whether the read saw them or not (it may be
+      // behind).
+      auto const clearSuperseded = [&] {
+        for (auto const& p : m_current) {
+          try {
+            Delete(p, m_unconditional);
+          } catch (cosmos::NotFoundError const&) {}  // its mover removed it
+        }
+      };
       CosmosResponse deleted;
       try {
         deleted = Delete(place, m_options.Request);
       } catch (cosmos::PreconditionFailedError const& e) {
         // After an attempt that may have been applied, the 412 can be about
-        // a version written after our own delete: the tombstone stays.
-        mayHaveDeleted = mayHaveDeleted || EarlierAttemptMayHaveApplied(e);
+        // a version written after our own delete: the tombstone stays, and
+        // when that version was next's, current's superseded copies go as
+        // after a success (else they would outlive it under the tombstone,
+        // and the next mover's DeletePending would name the wrong copy).
+        if (EarlierAttemptMayHaveApplied(e)) {
+          mayHaveDeleted = true;
+          if (inNext) clearSuperseded();
+        }
         release();
         throw;
       } catch (cosmos::NotFoundError const& e) {
@@ -316,16 +333,7 @@ private:
         if (!EarlierAttemptMayHaveApplied(e)) continue;  // deleted or moved since our read: decide again
         deleted = AssumedDeleted(e);                     // our first attempt, maybe: the document is gone either way
       }
-      if (inNext) {
-        // Current's copies were superseded by next's (a move not finished,
-        // or an application write into next): they go too, whether the read
-        // saw them or not (it may be behind).
-        for (auto const& p : m_current) {
-          try {
-            Delete(p, m_unconditional);
-          } catch (cosmos::NotFoundError const&) {}  // its mover removed it
-        }
-      }
+      if (inNext) clearSuperseded();
       return {std::move(deleted), place.first};
     }
     release();

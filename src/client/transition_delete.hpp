@@ -25,7 +25,8 @@ using DeletePlaces = std::vector<std::pair<CollectionRef, PartitionKey>>;
 // PreconditionFailedError when it does not name the version reads serve
 // (decided on the primary where a read may be behind), and then nothing of
 // the document was deleted, unless its delete was retried after an attempt
-// that may have been applied; a tombstone this call created is removed again
+// that may have been applied (current's superseded copies then go when the
+// version was next's); a tombstone this call created is removed again
 // when nothing wrote it since and the document's delete was not sent or
 // answered 412 (sent and answered 404, it stays for good). A 404 after an
 // attempt that may have been applied (503, 408, no answer) is this call's own

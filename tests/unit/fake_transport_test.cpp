@@ -525,3 +525,30 @@ TEST_CASE("a transition delete If-Match whose read of next is behind does not an
   // Current's superseded copy went too.
   CHECK(gateway->Lines().back() == "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x");
 }
+
+// Review s12 round 2, finding 3: next holds the version named (e3), current
+// a superseded copy (e1). The delete of e3 is applied, answered 503 and
+// retried, and the retry answers 412 (an application write since). The
+// answer stays 412 (docs/migration.md: the exception after a retried
+// attempt), the tombstone stays, and current's superseded copy goes as after
+// a success: it must not outlive e3 under the tombstone.
+TEST_CASE("a transition delete If-Match of next's version retried after a 503 into 412 still clears current",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
+  gateway->On("GET", "/dbs/d/colls/b1/", Version("\"e3\""));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(204));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Sequence({Status(503), Status(412)}));
+  gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e3\"";
+  CHECK_THROWS_AS(TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch),
+                  PreconditionFailedError);
+  auto const lines = gateway->Lines();
+  CHECK(std::count(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x") == 2);
+  auto const current = std::find(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x");
+  REQUIRE(current != lines.end());
+  CHECK_FALSE(gateway->Requests()[static_cast<std::size_t>(current - lines.begin())].Headers.Get("If-Match"));
+  CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+}
