@@ -212,8 +212,10 @@ private:
     ThrowNotFound(m_next.empty() ? m_current.front().first : m_next.front().first);
   }
 
-  // With If-Match: decided before anything is written, against the version
-  // reads serve (next's unless absent or marked, else current's). Current is
+  // With If-Match: decided against the version reads serve (next's unless
+  // absent or marked, else current's), before anything is written except
+  // when that version is next's (its primary decides by the delete, after
+  // the tombstone; a read may be behind another process's write). Current is
   // read first: a document absent from current and then absent (or marked)
   // in next was deleted, since a mover removes the source only after its
   // confirm. Then the tombstone, then, when that version is current's, next's
@@ -272,13 +274,17 @@ private:
         ThrowNotFound(m_next.empty() ? m_current.front().first : m_next.front().first);
       }
       Place const& place = inNext ? m_next[inNext->first] : m_current[inCurrent->first];
-      if ((inNext ? inNext->second : inCurrent->second).ETag() != etag) {
+      // Against next's version, a mismatch is not answered from the read:
+      // it may be behind another process's write there (the version the
+      // caller names). The delete If-Match the caller's etag below decides
+      // on the primary, after the tombstone, and its 412 takes that back.
+      if (!inNext && inCurrent->second.ETag() != etag) {
         // Against current's version, the read of next may be behind (a
         // confirm or an application write there, e.g. the version the caller
         // names): next is asked on the primary first, as below (a marked
         // copy goes: it is not the document, and its mover makes it again).
         bool changed = false;
-        for (std::size_t i = 0; i < m_next.size() && !inNext && !changed; ++i)
+        for (std::size_t i = 0; i < m_next.size() && !changed; ++i)
           changed = DeleteSeen(m_next[i], seenInNext[i]) == Seen::Changed;
         if (changed) continue;
         release();

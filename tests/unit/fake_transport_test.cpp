@@ -552,3 +552,45 @@ TEST_CASE("a transition delete If-Match of next's version retried after a 503 in
   CHECK_FALSE(gateway->Requests()[static_cast<std::size_t>(current - lines.begin())].Headers.Get("If-Match"));
   CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
 }
+
+// Review s12 round 2, finding 7: the read of next is behind another
+// process's write (it serves e2, the caller names e4, which next's primary
+// holds). The delete If-Match e4 goes to next after the tombstone, and the
+// primary decides: deleted (204), current's places cleared, the tombstone
+// kept. Where the primary does not hold e4 either, it answers 412 and the
+// tombstone this delete created is taken back.
+TEST_CASE("a transition delete If-Match of next's version asks next's primary, not the read, before 412",
+          "[fake][transition]") {
+  for (bool const primaryHolds : {true, false}) {
+    INFO(primaryHolds);
+    auto gateway = std::make_shared<FakeGateway>();
+    gateway->On("GET", "/dbs/d/colls/a1/", Status(404));
+    gateway->On("GET", "/dbs/d/colls/b1/", Version("\"e2\""));
+    gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+    gateway->On("DELETE", "/dbs/d/colls/a1/", Status(404));
+    gateway->On("DELETE", "/dbs/d/colls/b1/", Status(primaryHolds ? 204 : 412));
+    gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+    OperationOptions ifMatch;
+    ifMatch.Request.IfMatchETag = "\"e4\"";
+    auto client = TransitionClient(gateway, "ReadBoth");
+    if (primaryHolds) {
+      RoutedResponse r;
+      REQUIRE_NOTHROW(r = client->DeleteDocument("x", PartitionKey("u1"), ifMatch));
+      CHECK(r.Collection.Text() == "dbs/d/colls/b1");
+      CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x"));
+      CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+    } else {
+      CHECK_THROWS_AS(client->DeleteDocument("x", PartitionKey("u1"), ifMatch), PreconditionFailedError);
+      CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x"));
+      CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+    }
+    auto const lines = gateway->Lines();
+    auto const next = std::find(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x");
+    REQUIRE(next != lines.end());
+    CHECK(gateway->Requests()[static_cast<std::size_t>(next - lines.begin())].Headers.Get("If-Match").value_or("") ==
+          "\"e4\"");
+    auto const tombstone =
+        std::find(lines.begin(), lines.end(), "POST gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs");
+    CHECK(tombstone < next);  // the tombstone first
+  }
+}
