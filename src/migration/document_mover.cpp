@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <thread>
+#include <utility>
 
 namespace docshard::migration {
 
@@ -44,6 +45,16 @@ void Record(MoveDiagnostics& diagnostics, RequestUnitBudget* budget,
   if (budget) budget->Spend(charge);
   diagnostics.Requests.push_back(request);
 }
+void AsTarget(ResolverPtr const& scheme, rapidjson::Document& d) {
+  // The copy's ring position as B's writers write it (docs/migration.md).
+  if (!scheme || !d.IsObject()) return;
+  try {
+    StoreRingPosition(*scheme, d);
+  } catch (Error const&) {
+    // No key under B (a version changed behind us): copied as it is; the
+    // migrator leaves such documents in place before they get here.
+  }
+}
 }  // namespace
 
 char const* ToString(MoveOutcome outcome) noexcept {
@@ -53,6 +64,7 @@ char const* ToString(MoveOutcome outcome) noexcept {
   case MoveOutcome::Unresurrected: return "unresurrected";
   case MoveOutcome::SourceGone: return "source gone";
   case MoveOutcome::DeletePending: return "delete pending";
+  case MoveOutcome::JobClosed: return "job closed";
   }
   return "unknown";
 }
@@ -90,72 +102,137 @@ cosmos::CosmosResponse DocumentMover::Call(MoveDiagnostics& diagnostics, Operati
   }
 }
 
-MoveResult DocumentMover::Move(JsonView document, cosmos::PartitionKeyValue const& partitionKey) {
-  MoveDiagnostics diagnostics;
-  diagnostics.Source = m_sourceRef.Text();
-  diagnostics.Target = m_targetRef.Text();
-  auto const start = std::chrono::steady_clock::now();
-  auto const finish = [&] {
-    diagnostics.TotalLatencyMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  };
-  try {
-    auto result = MoveSteps(document, partitionKey, diagnostics);
-    finish();
-    diagnostics.Outcome = ToString(result.Outcome);
-    diagnostics.Recopies = result.Recopies;
-    // Formatted only when someone reads it: one record per document moved.
-    if (m_log.Enabled(LogLevel::Verbose)) {
-      auto const json = diagnostics.ToJson();
-      m_log.Write(LogLevel::Verbose, "migration.move", "document moved",
-                  {{"source", diagnostics.Source},
-                   {"target", diagnostics.Target},
-                   {"outcome", diagnostics.Outcome},
-                   {"requestCharge", diagnostics.TotalRequestCharge},
-                   {"diagnostics", json}});
-    }
-    result.Diagnostics = std::move(diagnostics);
-    return result;
-  } catch (std::exception const& e) {
-    finish();
-    diagnostics.Outcome = "failed";
-    if (m_log.Enabled(LogLevel::Warning)) {
-      auto const json = diagnostics.ToJson();
-      m_log.Write(
-          LogLevel::Warning, "migration.move", "move failed",
-          {{"source", diagnostics.Source}, {"target", diagnostics.Target}, {"error", e.what()}, {"diagnostics", json}});
-    }
-    throw;
-  }
-}
+struct PreparedMove::State {
+  State(std::string id, cosmos::PartitionKeyValue key) : Id(std::move(id)), Key(std::move(key)) {}
+  std::string Id;
+  cosmos::PartitionKeyValue Key;
+  rapidjson::Document Current;  // the source's content as last read (with B's ring position)
+  std::string SourceETag;
+  std::string OwnETag;  // the target version this move wrote last (docs/migration.md: `own`)
+  MoveResult Result;
+  MoveDiagnostics Diagnostics;
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
+  int Round = 0;
+  // Where the move waits for the fence: the confirm of our Create, or the
+  // adoption of another mover's marked copy, of the version FenceETag.
+  enum class Fence { None, Confirm, Adopt } At = Fence::None;
+  std::string FenceETag;
+  bool Open = false;  // the fence's answer, given by Finish
+  bool Done = false;
+};
 
-MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue const& partitionKey,
-                                    MoveDiagnostics& diagnostics) {
+PreparedMove::PreparedMove() = default;
+PreparedMove::~PreparedMove() = default;
+PreparedMove::PreparedMove(PreparedMove&&) noexcept = default;
+PreparedMove& PreparedMove::operator=(PreparedMove&&) noexcept = default;
+bool PreparedMove::Done() const noexcept { return m_state && m_state->Done; }
+MoveResult const& PreparedMove::Result() const noexcept { return m_state->Result; }
+
+std::unique_ptr<PreparedMove::State> DocumentMover::Start(JsonView document,
+                                                          cosmos::PartitionKeyValue const& partitionKey) {
   auto const& read = JsonInterop::Value(document);
   if (!read.IsObject()) throw InvalidArgumentError("document that is not a JSON object in " + m_sourceRef.Text());
   auto const idMember = read.FindMember("id");
   if (idMember == read.MemberEnd() || !idMember->value.IsString())
     throw InvalidArgumentError("document without a string id in " + m_sourceRef.Text());
-  std::string const id(idMember->value.GetString(), idMember->value.GetStringLength());
+  auto state = std::make_unique<PreparedMove::State>(
+      std::string(idMember->value.GetString(), idMember->value.GetStringLength()), partitionKey);
+  state->Diagnostics.Source = m_sourceRef.Text();
+  state->Diagnostics.Target = m_targetRef.Text();
+  state->Current.CopyFrom(read, state->Current.GetAllocator());
+  AsTarget(m_targetScheme, state->Current);
+  state->SourceETag = ETagOf(state->Current);
+  return state;
+}
 
-  rapidjson::Document current;
-  current.CopyFrom(read, current.GetAllocator());
-  // The copy's ring position as B's writers write it (docs/migration.md).
-  auto asTarget = [this](rapidjson::Document& d) {
-    if (!m_targetScheme || !d.IsObject()) return;
-    try {
-      StoreRingPosition(*m_targetScheme, d);
-    } catch (Error const&) {
-      // No key under B (a version changed behind us): copied as it is; the
-      // migrator leaves such documents in place before they get here.
+MoveResult DocumentMover::Conclude(PreparedMove::State& state) {
+  auto& diagnostics = state.Diagnostics;
+  diagnostics.TotalLatencyMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - state.Start).count();
+  diagnostics.Outcome = ToString(state.Result.Outcome);
+  diagnostics.Recopies = state.Result.Recopies;
+  // Formatted only when someone reads it: one record per document moved.
+  if (m_log.Enabled(LogLevel::Verbose)) {
+    auto const json = diagnostics.ToJson();
+    m_log.Write(LogLevel::Verbose, "migration.move", "document moved",
+                {{"source", diagnostics.Source},
+                 {"target", diagnostics.Target},
+                 {"outcome", diagnostics.Outcome},
+                 {"requestCharge", diagnostics.TotalRequestCharge},
+                 {"diagnostics", json}});
+  }
+  state.Result.Diagnostics = diagnostics;
+  return state.Result;
+}
+
+namespace {
+// Logs a move that threw, with what it did so far.
+void LogFailed(Logger const& log, MoveDiagnostics& diagnostics, std::chrono::steady_clock::time_point start,
+               std::exception const& e) {
+  diagnostics.TotalLatencyMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  diagnostics.Outcome = "failed";
+  if (log.Enabled(LogLevel::Warning)) {
+    auto const json = diagnostics.ToJson();
+    log.Write(
+        LogLevel::Warning, "migration.move", "move failed",
+        {{"source", diagnostics.Source}, {"target", diagnostics.Target}, {"error", e.what()}, {"diagnostics", json}});
+  }
+}
+}  // namespace
+
+MoveResult DocumentMover::Move(JsonView document, cosmos::PartitionKeyValue const& partitionKey) {
+  auto state = Start(document, partitionKey);
+  try {
+    MoveSteps(*state, false);
+    return Conclude(*state);
+  } catch (std::exception const& e) {
+    LogFailed(m_log, state->Diagnostics, state->Start, e);
+    throw;
+  }
+}
+
+PreparedMove DocumentMover::Begin(JsonView document, cosmos::PartitionKeyValue const& partitionKey) {
+  PreparedMove prepared;
+  prepared.m_state = Start(document, partitionKey);
+  auto& state = *prepared.m_state;
+  try {
+    if (MoveSteps(state, true)) {
+      state.Result = Conclude(state);
+      state.Done = true;
     }
-  };
-  asTarget(current);
-  std::string sourceETag = ETagOf(current);
-  // The target version this call wrote last (docs/migration.md: `own`).
-  std::string ownETag;
-  MoveResult result;
-  if (m_hook) m_hook(MoveStep::Started, id);
+  } catch (std::exception const& e) {
+    LogFailed(m_log, state.Diagnostics, state.Start, e);
+    throw;
+  }
+  return prepared;
+}
+
+MoveResult DocumentMover::Finish(PreparedMove& move, bool open) {
+  if (!move.m_state) throw InvalidArgumentError("DocumentMover::Finish: a move Begin did not prepare");
+  auto& state = *move.m_state;
+  if (state.Done) return state.Result;
+  state.Open = open;
+  try {
+    MoveSteps(state, false);
+    state.Done = true;
+    return state.Result = Conclude(state);
+  } catch (std::exception const& e) {
+    LogFailed(m_log, state.Diagnostics, state.Start, e);
+    throw;
+  }
+}
+
+bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
+  auto& diagnostics = state.Diagnostics;
+  auto const& id = state.Id;
+  auto const& partitionKey = state.Key;
+  auto& current = state.Current;
+  auto& sourceETag = state.SourceETag;
+  auto& ownETag = state.OwnETag;
+  auto& result = state.Result;
+  bool const resuming = state.At != PreparedMove::State::Fence::None;
+  if (m_hook && !resuming && state.Round == 0) m_hook(MoveStep::Started, id);
 
   // Replaces the target version `etag` with `content`; the new version is ours.
   // False when the target changed or vanished meanwhile (look again).
@@ -203,79 +280,123 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
     }
   };
 
-  for (int round = 0; round < MaxRounds; ++round) {
-    if (m_hook) m_hook(MoveStep::BeforeTargetWrite, id);
+  // Past the fence, with its answer: the marked version state.FenceETag
+  // loses its marker (our confirm, or an adoption), or, the job closed, our
+  // own marked copy goes and nothing is confirmed. Confirmed: the target
+  // holds the source's content; Again: the target changed (look again).
+  enum class Passed { Confirmed, Again, Closed };
+  auto pastFence = [&](bool open) {
+    auto const at = std::exchange(state.At, PreparedMove::State::Fence::None);
+    auto const etag = std::exchange(state.FenceETag, std::string());
+    if (!open) {
+      if (at == PreparedMove::State::Fence::Confirm) removeVersion(etag);  // else someone wrote it since: theirs
+      result.Outcome = MoveOutcome::JobClosed;
+      return Passed::Closed;
+    }
+    if (!takeOver(etag, UserContentJson(current))) return Passed::Again;
+    if (at == PreparedMove::State::Fence::Confirm && m_hook) m_hook(MoveStep::Confirmed, id);
+    return Passed::Confirmed;
+  };
+  // Asks the fence itself (no Begin waiting for a shared one).
+  auto fence = [&] { return !m_fence || m_fence(); };
 
-    // 1. Make the target hold the source's content (or keep a newer
-    //    application write), in a version this call wrote and confirmed.
-    //    The first write is provisional: the content plus the marker, by
-    //    Create. Then the tombstone check, then the marker goes (Replace
-    //    If-Match): a copy loses its marker only after a check that came
-    //    after it was written, so an application delete either is seen by
-    //    the check or deletes the copy itself (docs/migration.md).
+  for (; state.Round < MaxRounds; ++state.Round) {
     bool targetHasSource = false;
-    try {
-      auto r = Call(diagnostics, [&] {
-        return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current, true), partitionKey);
-      });
-      ownETag = ETagOfResponse(r);
-      if (m_hook) m_hook(MoveStep::TargetWritten, id);
-      // 2. The application is deleting the document, or deleted it since our
-      //    read (its tombstone precedes every delete): the marked copy goes.
-      if (tombstone()) {
-        removeVersion(ownETag);  // else someone wrote or removed it since: theirs
-        return AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
-      }
-      if (m_hook) m_hook(MoveStep::Checked, id);
-      // 3. Confirm: the content without the marker, If-Match our Create.
-      //    412/404: the application wrote or deleted the document in the
-      //    target meanwhile (or another mover adopted the copy): look again.
-      if (!takeOver(ownETag, UserContentJson(current))) continue;
+    if (state.At != PreparedMove::State::Fence::None) {
+      // Finish: Begin stopped at the fence; its answer came with Finish.
+      auto const passed = pastFence(state.Open);
+      if (passed == Passed::Closed) return true;
+      if (passed == Passed::Again) continue;
       targetHasSource = true;
-      if (m_hook) m_hook(MoveStep::Confirmed, id);
-    } catch (cosmos::ConflictError const&) {
-      rapidjson::Document existing;
-      std::string targetETag;
+    } else {
+      if (m_hook) m_hook(MoveStep::BeforeTargetWrite, id);
+
+      // 1. Make the target hold the source's content (or keep a newer
+      //    application write), in a version this call wrote and confirmed.
+      //    The first write is provisional: the content plus the marker, by
+      //    Create. Then the tombstone check, the fence, then the marker goes
+      //    (Replace If-Match): a copy loses its marker only after a check
+      //    that came after it was written, so an application delete either
+      //    is seen by the check or deletes the copy itself, and only while
+      //    the job is open (docs/migration.md).
       try {
-        auto r = Call(diagnostics, [&] { return m_target.ReadDocument(m_targetRef.Link(), id, partitionKey); });
-        existing = cosmos::detail::ParseBody(r);
-        targetETag = r.ETag().empty() ? ETagOf(existing) : r.ETag();
-      } catch (cosmos::NotFoundError const&) {
-        continue;  // deleted between our create and read: copy again
-      }
-      bool const same = SameUserContent(existing, current);  // the marker is not content
-      bool const marked = client::detail::IsProvisional(existing);
-      if (!ownETag.empty() && targetETag == ownETag && !marked) {
-        // Still our own confirmed version. Made stale by a source change
-        // (412 below): refresh it, unless the app writes a newer version first.
-        if (!same && !takeOver(targetETag, UserContentJson(current))) continue;
+        auto r = Call(diagnostics, [&] {
+          return m_target.CreateDocument(m_targetRef.Link(), UserContentJson(current, true), partitionKey);
+        });
+        ownETag = ETagOfResponse(r);
+        if (m_hook) m_hook(MoveStep::TargetWritten, id);
+        // 2. The application is deleting the document, or deleted it since our
+        //    read (its tombstone precedes every delete): the marked copy goes.
+        if (tombstone()) {
+          removeVersion(ownETag);  // else someone wrote or removed it since: theirs
+          result = AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
+          return true;
+        }
+        if (m_hook) m_hook(MoveStep::Checked, id);
+        // 3. Confirm: the content without the marker, If-Match our Create,
+        //    once the fence says the job is still open. 412/404: the
+        //    application wrote or deleted the document in the target
+        //    meanwhile (or another mover adopted the copy): look again.
+        state.At = PreparedMove::State::Fence::Confirm;
+        state.FenceETag = ownETag;
+        if (defer) return false;
+        auto const passed = pastFence(fence());
+        if (passed == Passed::Closed) return true;
+        if (passed == Passed::Again) continue;
         targetHasSource = true;
-      } else if (tombstone()) {
-        // Someone else's version while the application deletes the document
-        // (or did since our read). Unmarked: left as it is (adopting it
-        // could keep a copy that another migrator must still be able to
-        // remove as its own). Marked: a copy no one confirmed of a deleted
-        // document (a mover in flight finds the tombstone itself; a killed
-        // one would leave it): removed If-Match.
-        bool const removed = marked && removeVersion(targetETag);
-        return AwaitSourceDelete(id, partitionKey, result,
-                                 removed ? MoveOutcome::Unresurrected : MoveOutcome::SourceGone, diagnostics);
-      } else if (marked) {
-        // A provisional copy, another mover's (in flight, or killed: a lease
-        // taken over, a run resumed) or one of ours: no tombstone after it
-        // was written, so the source still holds the document. Adopted: our
-        // content without the marker, If-Match. The source delete below
-        // catches a source newer than our read (412: re-copy).
-        if (!takeOver(targetETag, UserContentJson(current))) continue;
-        targetHasSource = true;
-      } else {
-        // Another writer's version: another migrator's copy, a crashed run's,
-        // or an application write (different content: newer, it wins). We
-        // rewrite it unchanged before deleting the source, so that the
-        // migrator whose copy it was can no longer take a 404 of the source
-        // for an application delete and remove it (its If-Match fails).
-        if (!takeOver(targetETag, UserContentJson(same ? current : existing))) continue;
-        targetHasSource = same;
+      } catch (cosmos::ConflictError const&) {
+        rapidjson::Document existing;
+        std::string targetETag;
+        try {
+          auto r = Call(diagnostics, [&] { return m_target.ReadDocument(m_targetRef.Link(), id, partitionKey); });
+          existing = cosmos::detail::ParseBody(r);
+          targetETag = r.ETag().empty() ? ETagOf(existing) : r.ETag();
+        } catch (cosmos::NotFoundError const&) {
+          continue;  // deleted between our create and read: copy again
+        }
+        bool const same = SameUserContent(existing, current);  // the marker is not content
+        bool const marked = client::detail::IsProvisional(existing);
+        if (!ownETag.empty() && targetETag == ownETag && !marked) {
+          // Still our own confirmed version. Made stale by a source change
+          // (412 below): refresh it, unless the app writes a newer version first.
+          if (!same && !takeOver(targetETag, UserContentJson(current))) continue;
+          targetHasSource = true;
+        } else if (tombstone()) {
+          // Someone else's version while the application deletes the document
+          // (or did since our read). Unmarked: left as it is (adopting it
+          // could keep a copy that another migrator must still be able to
+          // remove as its own). Marked: a copy no one confirmed of a deleted
+          // document (a mover in flight finds the tombstone itself; a killed
+          // one would leave it): removed If-Match.
+          bool const removed = marked && removeVersion(targetETag);
+          result = AwaitSourceDelete(id, partitionKey, result,
+                                     removed ? MoveOutcome::Unresurrected : MoveOutcome::SourceGone, diagnostics);
+          return true;
+        } else if (marked) {
+          // A provisional copy, another mover's (in flight, or killed: a lease
+          // taken over, a run resumed) or one of ours: no tombstone after it
+          // was written, so the source still holds the document -- while the
+          // job is open (the fence: after the switch B's deletes leave no
+          // tombstone). Adopted: our content without the marker, If-Match.
+          // The source delete below catches a source newer than our read
+          // (412: re-copy).
+          state.At = PreparedMove::State::Fence::Adopt;
+          state.FenceETag = targetETag;
+          if (defer) return false;
+          auto const passed = pastFence(fence());
+          if (passed == Passed::Closed) return true;
+          if (passed == Passed::Again) continue;
+          targetHasSource = true;
+        } else {
+          // Another writer's version: another migrator's copy, a crashed run's,
+          // or an application write (different content: newer, it wins). We
+          // rewrite it unchanged before deleting the source, so that the
+          // migrator whose copy it was can no longer take a 404 of the source
+          // for an application delete and remove it (its If-Match fails).
+          // No fence: the version is live already and keeps its content.
+          if (!takeOver(targetETag, UserContentJson(same ? current : existing))) continue;
+          targetHasSource = same;
+        }
       }
     }
 
@@ -288,13 +409,13 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
         return m_source.DeleteDocument(m_sourceRef.Link(), id, partitionKey, o);
       });
       result.Outcome = targetHasSource ? MoveOutcome::Moved : MoveOutcome::KeptNewer;
-      return result;
+      return true;
     } catch (cosmos::PreconditionFailedError const&) {
       // Changed after our copy: copy the new version.
       try {
         auto r = Call(diagnostics, [&] { return m_source.ReadDocument(m_sourceRef.Link(), id, partitionKey); });
         current = cosmos::detail::ParseBody(r);
-        asTarget(current);
+        AsTarget(m_targetScheme, current);
         sourceETag = r.ETag().empty() ? ETagOf(current) : r.ETag();
         ++result.Recopies;
         continue;
@@ -314,7 +435,7 @@ MoveResult DocumentMover::MoveSteps(JsonView document, cosmos::PartitionKeyValue
       // deleting T here would lose it, and the 404 cannot tell the two apart
       // (docs/migration.md, "Why nothing is lost").
       result.Outcome = MoveOutcome::SourceGone;
-      return result;
+      return true;
     }
   }
   throw Error(ErrorCode::Internal, "document \"" + id + "\" in " + m_sourceRef.Text() +

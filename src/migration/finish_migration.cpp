@@ -1,5 +1,7 @@
 #include "docshard/migration/finish_migration.hpp"
 
+#include "job_fence.hpp"
+
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/migration/migration_checkpoint.hpp"
@@ -63,6 +65,13 @@ resolvers::PartitionScheme FinishMigration(client::PartitionedClient& client, re
       throw InvalidArgumentError("collection " + c.Text() +
                                  " is left out of the new scheme but still holds documents; migrate them first");
   }
+  // The job closes before B is in force (docs/migration.md, "After the
+  // switch"): a worker that stalled in a move and wakes after this confirms
+  // nothing, so B's clients, which delete without tombstones, never meet a
+  // copy confirmed after their delete.
+  auto const job = detail::JobCollection(*to.Resolver());
+  detail::CloseJob(client.Account(job.Account()), job,
+                   detail::JobId(SchemeHash(*from.Resolver()), SchemeHash(*to.Resolver())));
   resolvers::PartitionScheme next(to.Resolver(), epoch, to.Accounts());
   WriteFileAtomically(path, next.Save());
   return next;

@@ -1,6 +1,7 @@
 #include "docshard/migration/migrator.hpp"
 
 #include "checkpoint_work_store.hpp"
+#include "job_fence.hpp"
 #include "lease_work_store.hpp"
 #include "request_charge.hpp"
 #include "worker_pool.hpp"
@@ -67,11 +68,12 @@ auto Paced(TokenBucket& pacer, Operation&& operation) {
 // Every step of a move is idempotent, so a move that failed on the way
 // (connection dropped after a create was processed, a timeout, a 503) is
 // simply run again from the start; the protocol sorts out what was done.
-MoveResult MoveWithRetries(DocumentMover& mover, JsonView document, cosmos::PartitionKeyValue const& key) {
+template <typename Operation>
+auto WithRetries(Operation&& operation) {
   constexpr int Attempts = 6;
   for (int attempt = 1;; ++attempt) {
     try {
-      return mover.Move(document, key);
+      return operation();
     } catch (http::TlsError const&) {
       throw;  // a configuration problem, not a transient one
     } catch (http::TransportError const&) {
@@ -86,6 +88,17 @@ MoveResult MoveWithRetries(DocumentMover& mover, JsonView document, cosmos::Part
   }
 }
 
+// One document of a page to move: where B places it and its move between
+// the two halves (DocumentMover::Begin, Finish).
+struct PageMove {
+  CollectionRef Owner;
+  cosmos::PartitionKeyValue Header;
+  rapidjson::SizeType Index = 0;  // in the page
+  std::string Id;
+  std::string KeyJson;
+  PreparedMove Prepared;
+};
+
 struct PageTally {
   std::atomic<std::uint64_t> Moved{0}, KeptNewer{0}, Recopied{0}, Unresurrected{0};
 };
@@ -99,6 +112,9 @@ struct RunState {
   std::vector<CollectionRef> Sources;  // A's collections
   std::vector<std::string> Queries;    // per source: the query that reads it, "" = the read feed
   detail::WorkItemStore* Store = nullptr;
+  // The job's open document (job_fence.hpp): asked once per page before its
+  // copies are confirmed, and by any move that needs to again.
+  std::unique_ptr<detail::JobFence> Fence;
   TokenBucket Pacer;
   RequestUnitBudget Budget;
   double Reported = 0;  // of Budget.Spent(), what commits recorded (guarded by Mutex)
@@ -205,6 +221,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
     std::condition_variable pageDone;
     std::size_t pending = 0;
     std::vector<LeftDocument> left;
+    std::vector<std::unique_ptr<PageMove>> moves;  // the page's documents that B places elsewhere
     for (rapidjson::SizeType i = 0; i < documents.Size(); ++i) {
       auto const& document = documents[i];
       ++scanned;
@@ -243,43 +260,94 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
               "its id " + problem + ", so it cannot be read or deleted by id (it belongs in " + owner.Text() + ")");
         continue;
       }
-      {
-        std::lock_guard lock(pageMutex);
-        ++pending;
-      }
-      state.Pool.Submit([&, owner, header = *header, parsed, tally, i, id, keyJson] {
-        try {
-          if (!state.Failed) {
-            state.Pacer.Acquire();
-            state.Budget.Wait();
-            DocumentMover mover(sourceClient, source, state.Client->Account(owner.Account()), owner, state.Pacer,
-                                &state.Budget);
-            if (state.Options.StepHook) mover.SetStepHook(state.Options.StepHook);
-            mover.SetTargetScheme(state.To);
-            auto const r = MoveWithRetries(mover, parsed.View()["Documents"][i], header);
-            if (r.Outcome == MoveOutcome::DeletePending) {
-              std::lock_guard lock(pageMutex);
-              left.push_back({source.Text(), id, keyJson,
-                              "an application delete of it wrote its tombstone but has not removed it (still "
-                              "running, or it failed half-way): delete it again, then resume"});
-              if (--pending == 0) pageDone.notify_all();
-              return;
-            }
-            ++tally->Moved;
-            tally->Recopied += static_cast<std::uint64_t>(r.Recopies);
-            if (r.Outcome == MoveOutcome::KeptNewer || r.Outcome == MoveOutcome::SourceGone) ++tally->KeptNewer;
-            if (r.Outcome == MoveOutcome::Unresurrected) ++tally->Unresurrected;
-          }
-        } catch (...) {
-          state.Fail(std::current_exception());
-        }
-        std::lock_guard lock(pageMutex);
-        if (--pending == 0) pageDone.notify_all();
-      });
+      moves.push_back(std::make_unique<PageMove>(PageMove{owner, *header, i, id, keyJson, {}}));
     }
-    {
+
+    // The page's moves in two halves around one fence (docs/migration.md,
+    // "After the switch"): every move runs up to the point where its copy
+    // would lose its marker; then one write proves the job still open after
+    // every Create of the page; then the copies are confirmed and the
+    // sources deleted. A move that has to copy again later asks the fence
+    // itself (shared with the moves asking at the same time).
+    auto makeMover = [&state, &sourceClient, &source](CollectionRef const& owner) {
+      auto mover = std::make_unique<DocumentMover>(sourceClient, source, state.Client->Account(owner.Account()), owner,
+                                                   state.Pacer, &state.Budget);
+      if (state.Options.StepHook) mover->SetStepHook(state.Options.StepHook);
+      mover->SetTargetScheme(state.To);
+      mover->SetFence([&state] { return state.Fence->Pass(); });
+      return mover;
+    };
+    auto record = [&](PageMove const& m, MoveResult const& r) {
+      if (r.Outcome == MoveOutcome::DeletePending) {
+        std::lock_guard lock(pageMutex);
+        left.push_back({source.Text(), m.Id, m.KeyJson,
+                        "an application delete of it wrote its tombstone but has not removed it (still "
+                        "running, or it failed half-way): delete it again, then resume"});
+        return;
+      }
+      ++tally->Moved;
+      tally->Recopied += static_cast<std::uint64_t>(r.Recopies);
+      // JobClosed: switched by another migrator, which verified every
+      // document in place first: like SourceGone, kept as it is.
+      if (r.Outcome == MoveOutcome::KeptNewer || r.Outcome == MoveOutcome::SourceGone ||
+          r.Outcome == MoveOutcome::JobClosed)
+        ++tally->KeptNewer;
+      if (r.Outcome == MoveOutcome::Unresurrected) ++tally->Unresurrected;
+    };
+    // Runs `half` for every move in the pool and waits for all of them.
+    auto runAll = [&](auto const& half) {
+      for (auto& m : moves) {
+        if (!m) continue;
+        {
+          std::lock_guard lock(pageMutex);
+          ++pending;
+        }
+        state.Pool.Submit([&, move = m.get()] {
+          try {
+            if (!state.Failed) half(*move);
+          } catch (...) {
+            state.Fail(std::current_exception());
+          }
+          std::lock_guard lock(pageMutex);
+          if (--pending == 0) pageDone.notify_all();
+        });
+      }
       std::unique_lock lock(pageMutex);
       pageDone.wait(lock, [&] { return pending == 0; });
+    };
+    std::atomic<bool> waiting{false};
+    runAll([&](PageMove& m) {
+      state.Pacer.Acquire();
+      state.Budget.Wait();
+      auto mover = makeMover(m.Owner);
+      m.Prepared = WithRetries([&] { return mover->Begin(parsed.View()["Documents"][m.Index], m.Header); });
+      if (m.Prepared.Done())
+        record(m, m.Prepared.Result());
+      else
+        waiting = true;
+    });
+    if (!state.Failed && waiting) {
+      bool open = false;
+      try {
+        open = WithRetries([&] { return state.Fence->Pass(); });
+      } catch (...) {
+        state.Fail(std::current_exception());
+      }
+      for (auto& m : moves)
+        if (m && m->Prepared.Done()) m.reset();
+      if (!state.Failed)
+        runAll([&](PageMove& m) {
+          auto mover = makeMover(m.Owner);
+          MoveResult r;
+          try {
+            r = mover->Finish(m.Prepared, open);
+          } catch (std::exception const&) {
+            // Every step is idempotent: the whole move again (it asks the
+            // fence itself), with the usual retries.
+            r = WithRetries([&] { return mover->Move(parsed.View()["Documents"][m.Index], m.Header); });
+          }
+          record(m, r);
+        });
     }
     if (state.Failed) {
       if (next.valid()) next.wait();
@@ -427,6 +495,17 @@ MigrationProgress Migrator::Run() {
     Paced(state.Pacer, [&] { return client.CreateDatabaseIfNotExists(c.Database()); });
     Paced(state.Pacer, [&] { return client.CreateCollectionIfNotExists(c.Database(), c.Collection(), serverPath); });
   }
+
+  // The job is open while it has work left (job_fence.hpp): its moves
+  // confirm copies only while the switch has not deleted the open document.
+  // A job with every item done is not opened again, so that a run after the
+  // switch does not let a stalled worker of it confirm anything.
+  auto const jobWhere = detail::JobCollection(*m_to);
+  auto& jobClient = m_client->Account(jobWhere.Account());
+  auto const jobId = detail::JobId(fromHash, toHash);
+  if (std::any_of(sources.begin(), sources.end(), [&](CollectionRef const& s) { return !totals[s.Text()].Done; }))
+    Paced(state.Pacer, [&] { detail::OpenJob(jobClient, jobWhere, jobId); });
+  state.Fence = std::make_unique<detail::JobFence>(jobClient, jobWhere, jobId, &state.Budget);
 
   // Progress baseline and the estimate of what is left to move.
   auto& p = state.Progress;

@@ -6,6 +6,7 @@ target_sources(docshard_migration_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/document_content.cpp
   ${CMAKE_CURRENT_LIST_DIR}/document_mover.cpp
   ${CMAKE_CURRENT_LIST_DIR}/finish_migration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_fence.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lease_work_store.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migration_checkpoint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/migration_lease.cpp

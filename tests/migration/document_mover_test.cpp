@@ -6,6 +6,7 @@
 
 #include <docshard/client/query_plan.hpp>
 #include <docshard/migration/document_mover.hpp>
+#include <docshard/migration/finish_migration.hpp>
 #include <docshard/migration/migration_checkpoint.hpp>
 #include <docshard/migration/migrator.hpp>
 #include <docshard/migration/scheme_verifier.hpp>
@@ -14,12 +15,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace docshard;
@@ -676,6 +681,137 @@ TEST_CASE("client: after the switch a marked copy is no document to a client run
   // An unmarked document is read as before.
   b->CreateDocument(MoverFixture::Doc("y", 2));
   CHECK(b->ReadDocument("y", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
+}
+
+namespace {
+// Holds one moving thread at a step until the test lets it go: a worker
+// stalled there (SIGSTOP, a VM pause), deterministically.
+class Stall {
+public:
+  // On the moving thread: stops here until Release.
+  void Arrive() {
+    std::unique_lock lock(m_mutex);
+    m_arrived = true;
+    m_changed.notify_all();
+    m_changed.wait(lock, [this] { return m_released; });
+  }
+  // True once a thread is held (waits up to 60 s).
+  bool AwaitArrival() {
+    std::unique_lock lock(m_mutex);
+    return m_changed.wait_for(lock, std::chrono::seconds(60), [this] { return m_arrived; });
+  }
+  void Release() {
+    std::lock_guard lock(m_mutex);
+    m_released = true;
+    m_changed.notify_all();
+  }
+
+private:
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  bool m_arrived = false, m_released = false;
+};
+
+// Issue 12 residual 1: a worker holding a marked copy of "c" stalls right
+// after its Create (before its tombstone check); another worker does the
+// whole job (it adopts the copy), the job is switched to B, and a client
+// running B alone deletes "c" (no tombstone: B's clients write none). The
+// stalled worker then wakes: "c" must stay deleted. `lease`: both are
+// workers of one lease job (the second under the first one's name, which
+// takes its items back at once, as a restart does); else migrators on their
+// own checkpoint files (docshard migrate --checkpoint on two machines).
+void StalledAcrossTheSwitch(bool lease) {
+  MoverFixture m;
+  m.Setup();
+  std::vector<std::string> const ids{"a", "c", "e"};
+  for (auto const& id : ids) m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+  auto options = [&](std::string const& name) {
+    MigratorOptions o;
+    o.MaxParallel = 1;
+    if (lease) {
+      o.Lease.Collection = "b:dbs/" + m.F.Database + "/colls/leases";
+      o.Lease.Worker = "w1";
+      o.Lease.Duration = std::chrono::seconds(2);
+    } else {
+      o.Checkpoint = m.F.WriteFile(name + ".checkpoint", "");
+      std::filesystem::remove(o.Checkpoint);
+    }
+    return o;
+  };
+  Stall stall;
+  std::atomic<bool> held{false};
+  auto first = options("first");
+  first.StepHook = [&](MoveStep step, std::string const& id) {
+    if (id == "c" && step == MoveStep::TargetWritten && !held.exchange(true)) stall.Arrive();
+  };
+  std::exception_ptr firstError;
+  std::thread stalled([&] {
+    try {
+      Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), first).Run();
+    } catch (...) {
+      firstError = std::current_exception();
+    }
+  });
+  struct Join {
+    Stall& S;
+    std::thread& T;
+    ~Join() {
+      S.Release();
+      if (T.joinable()) T.join();
+    }
+  } join{stall, stalled};
+  REQUIRE(stall.AwaitArrival());
+  REQUIRE(m.TargetValue("c") == 1);  // raw: the stalled worker's marked copy
+
+  auto const done = Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options("second")).Run();
+  CHECK(done.Finished);
+  CHECK(FinishMigration(*m.Client, m.F.A, m.F.B, m.F.WriteFile("B.switched.json", "")).Epoch() == 2);
+  PartitionedClientOptions bOptions;
+  bOptions.Client = ClientOptions(m.F.Servers.Default);
+  auto const b = PartitionedClient::FromScheme(m.F.B, bOptions);  // no transition: no tombstone
+  b->DeleteDocument("c", PartitionKey("k"));
+  // Raw reads of T through b's own account client: its session covers the delete.
+  auto inTarget = [&](std::string const& id) {
+    try {
+      b->Account(m.Target.Account()).ReadDocument(m.Target.Link(), id, "k");
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  };
+  REQUIRE_FALSE(inTarget("c"));
+
+  stall.Release();
+  stalled.join();
+  if (firstError) {
+    try {
+      std::rethrow_exception(firstError);
+    } catch (std::exception const& e) {
+      FAIL("the stalled worker failed: " << e.what());
+    }
+  }
+  // Whatever the stalled worker wrote (through m.Client) has reached every
+  // replica after the lag; then no copy at all, marked or not.
+  std::this_thread::sleep_for(std::max(ReplicaLag(m.F.Servers.Default), ReplicaLag(m.F.Servers.B)));
+  CHECK_FALSE(m.TargetValue("c"));
+  CHECK_FALSE(inTarget("c"));
+  CHECK_THROWS_AS(b->ReadDocument("c", PartitionKey("k")), NotFoundError);
+  for (auto const& id : {"a", "e"}) {
+    INFO(id);
+    CHECK(b->ReadDocument(id, PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 1);
+    CHECK_FALSE(m.InSource(id));
+  }
+}
+}  // namespace
+
+TEST_CASE("migrator: a worker stalled after its copy wakes after the switch and a B-alone delete: stays deleted",
+          "[protocol][provisional][switch]") {
+  StalledAcrossTheSwitch(false);
+}
+
+TEST_CASE("leases: a worker stalled after its copy, its lease taken over, wakes after the switch: stays deleted",
+          "[protocol][provisional][switch]") {
+  StalledAcrossTheSwitch(true);
 }
 
 TEST_CASE("transition replace lands in next and leaves current", "[protocol]") {

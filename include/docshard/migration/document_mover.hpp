@@ -21,13 +21,15 @@
 //   Any other version (another migrator's copy, a crashed run's, or a newer
 //   app write, which wins) is rewritten unchanged If-Match its etag, so that
 //   it becomes ours -- unless a tombstone exists: it is then left as it is.
+//   Before a marked copy loses its marker (3, or an adoption), the fence
+//   (SetFence) proves that the job was not switched to B since the Create:
+//   closed, the marked copy of ours is deleted If-Match and nothing is
+//   confirmed (B's clients delete without tombstones, so after the switch
+//   the check of 2 proves nothing).
 //   4. Delete the source If-Match the etag we copied. 412: the source changed
 //      after the copy: read it again and re-copy. 404: someone removed the
-//      source. Only when the target has held nothing but this call's writes
-//      since a Create of ours found it empty is that an application delete:
-//      remove the copy If-Match its etag. Otherwise another migrator
-//      completed the move on a version it rewrote itself, or an app write is
-//      there: keep it.
+//      source (an application delete, which removes the target itself,
+//      another migrator, or our own delete retried): the target is kept.
 // A copy loses its marker only after a tombstone check that followed its
 // Create, so no interleaving with an application delete leaves an unmarked
 // copy of a deleted document; a marked one (the mover killed after 1) is
@@ -47,6 +49,7 @@
 #include "docshard/migration/token_bucket.hpp"
 
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace docshard::migration {
@@ -60,6 +63,12 @@ enum class MoveOutcome {
   // but the source still holds it after a wait: nothing was copied or
   // deleted; the document is left in place and reported (delete it again).
   DeletePending,
+  // The job was switched to B (its open document deleted) before this move
+  // could confirm its copy: its marked copy was deleted (If-Match), nothing
+  // was confirmed or deleted at the source. After a switch the job had
+  // verified every document in place, so the document was moved by another
+  // migrator or deleted since.
+  JobClosed,
 };
 
 // The points of a move a test can stop at (DocumentMover::SetStepHook).
@@ -81,6 +90,28 @@ struct DOCSHARD_API MoveResult {
 // The name of `outcome` in diagnostics and logs, e.g. "kept newer".
 DOCSHARD_API char const* ToString(MoveOutcome outcome) noexcept;
 
+// A move stopped at its fence (DocumentMover::Begin), to be finished by
+// DocumentMover::Finish with the fence's answer; or a move Begin finished.
+// Movable; holds the document as read.
+class DOCSHARD_API PreparedMove {
+public:
+  PreparedMove();
+  ~PreparedMove();
+  PreparedMove(PreparedMove&&) noexcept;
+  PreparedMove& operator=(PreparedMove&&) noexcept;
+
+  // True when Begin finished the move (Result holds it); false when it waits
+  // for the fence.
+  bool Done() const noexcept;
+  // The finished move's result; only when Done().
+  MoveResult const& Result() const noexcept;
+
+private:
+  friend class DocumentMover;
+  struct State;
+  std::unique_ptr<State> m_state;
+};
+
 // Moves documents from one source collection to one target collection by the
 // protocol at the top of this file, one Move per document.
 class DOCSHARD_API DocumentMover {
@@ -101,6 +132,24 @@ public:
   // logger: verbose on success, warning with the failure when it throws.
   MoveResult Move(JsonView document, cosmos::PartitionKeyValue const& partitionKey);
 
+  // Move in two halves, so that many moves share one fence request (the
+  // migrator asks once per page): Begin runs the protocol up to the first
+  // point where a marked copy would lose its marker and stops there
+  // (PreparedMove::Done false), or finishes when no copy needs confirming.
+  // Finish continues with `open`, the answer of a fence asked after Begin
+  // returned (JobFence::Pass); any later fence it needs it asks itself
+  // (SetFence). Same errors as Move; after one, run Move again (every step is
+  // idempotent). Finish of a Done move returns its result.
+  PreparedMove Begin(JsonView document, cosmos::PartitionKeyValue const& partitionKey);
+  MoveResult Finish(PreparedMove& move, bool open);
+
+  // The job's fence (docs/migration.md, "After the switch"): called before a
+  // marked copy loses its marker, after the tombstone check; true while the
+  // job is open (not switched to B), decided by a write made after the call
+  // began. Not set: always open (a mover used on its own, outside a job:
+  // the caller must make sure it never runs after the switch).
+  void SetFence(std::function<bool()> fence) { m_fence = std::move(fence); }
+
   // For tests of interleavings: `hook` runs at each MoveStep of every Move
   // (on the moving thread) with the document's id; what it throws leaves
   // Move, as a crash there would stop it.
@@ -118,8 +167,14 @@ private:
   // source to be gone. SourceGone or `gone` when it is, DeletePending if not.
   MoveResult AwaitSourceDelete(std::string const& id, cosmos::PartitionKeyValue const& partitionKey, MoveResult result,
                                MoveOutcome gone, MoveDiagnostics& diagnostics);
-  // The protocol of Move (above); records every request in `diagnostics`.
-  MoveResult MoveSteps(JsonView document, cosmos::PartitionKeyValue const& partitionKey, MoveDiagnostics& diagnostics);
+  // The protocol of Move (above) from where `state` stands; records every
+  // request in its diagnostics. `defer`: stop at the first fence (Begin).
+  // False when it stopped there.
+  bool MoveSteps(PreparedMove::State& state, bool defer);
+  // Parses `document` into a new state (throws for a document without id).
+  std::unique_ptr<PreparedMove::State> Start(JsonView document, cosmos::PartitionKeyValue const& partitionKey);
+  // Ends a state (diagnostics, the log record) with its result or rethrows.
+  MoveResult Conclude(PreparedMove::State& state);
 
   // Runs `operation` (one request) with the throttling loop below, recording
   // its diagnostics, success or failure, in `diagnostics`.
@@ -133,6 +188,7 @@ private:
   TokenBucket& m_pacer;
   RequestUnitBudget* m_budget;
   std::function<void(MoveStep, std::string const&)> m_hook;
+  std::function<bool()> m_fence;
   Logger m_log = DefaultLogger();
   ResolverPtr m_targetScheme;
 };
