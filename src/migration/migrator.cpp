@@ -329,6 +329,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
     if (!state.Failed && waiting) {
       bool open = false;
       try {
+        state.Budget.Wait();
         open = WithRetries([&] { return state.Fence->Pass(); });
       } catch (...) {
         state.Fail(std::current_exception());
@@ -337,6 +338,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
         if (m && m->Prepared.Done()) m.reset();
       if (!state.Failed)
         runAll([&](PageMove& m) {
+          state.Budget.Wait();  // the second half's requests are paced like the first's
           auto mover = makeMover(m.Owner);
           MoveResult r;
           try {
