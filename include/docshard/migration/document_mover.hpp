@@ -97,8 +97,10 @@ class DOCSHARD_API PreparedMove {
 public:
   PreparedMove();
   ~PreparedMove();
-  PreparedMove(PreparedMove&&) noexcept;
-  PreparedMove& operator=(PreparedMove&&) noexcept;
+  // Moves the prepared state; `other` is left empty (neither Done nor finishable).
+  PreparedMove(PreparedMove&& other) noexcept;
+  // Moves the prepared state; `other` is left empty.
+  PreparedMove& operator=(PreparedMove&& other) noexcept;
 
   // True when Begin finished the move (Result holds it); false when it waits
   // for the fence.
@@ -132,15 +134,17 @@ public:
   // logger: verbose on success, warning with the failure when it throws.
   MoveResult Move(JsonView document, cosmos::PartitionKeyValue const& partitionKey);
 
-  // Move in two halves, so that many moves share one fence request (the
-  // migrator asks once per page): Begin runs the protocol up to the first
-  // point where a marked copy would lose its marker and stops there
+  // The first half of Move, so that many moves share one fence request (the
+  // migrator asks once per page): runs the protocol up to the first point
+  // where a marked copy would lose its marker and stops there
   // (PreparedMove::Done false), or finishes when no copy needs confirming.
-  // Finish continues with `open`, the answer of a fence asked after Begin
-  // returned (JobFence::Pass); any later fence it needs it asks itself
-  // (SetFence). Same errors as Move; after one, run Move again (every step is
-  // idempotent). Finish of a Done move returns its result.
+  // Same errors as Move; after one, run Move again (every step is idempotent).
   PreparedMove Begin(JsonView document, cosmos::PartitionKeyValue const& partitionKey);
+  // The second half: continues `move` with `open`, the answer of the job's
+  // fence asked after Begin returned; any later fence it needs it asks
+  // itself (SetFence). Returns the result of a Done move as it is. Same
+  // errors as Move (then run Move again); InvalidArgumentError for a move
+  // Begin did not prepare.
   MoveResult Finish(PreparedMove& move, bool open);
 
   // The job's fence (docs/migration.md, "After the switch"): called before a
