@@ -289,7 +289,12 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
     auto const at = std::exchange(state.At, PreparedMove::State::Fence::None);
     auto const etag = std::exchange(state.FenceETag, std::string());
     if (!open) {
-      if (at == PreparedMove::State::Fence::Confirm) removeVersion(etag);  // else someone wrote it since: theirs
+      // The marked version goes, ours or (at an adoption) another mover's:
+      // a marked copy is never the only copy of a live document (while it is
+      // marked the source holds the document, or it was deleted), and after
+      // the switch no tombstone tells the sweep to remove it. A 412/404:
+      // someone wrote or removed it since: theirs.
+      removeVersion(etag);
       result.Outcome = MoveOutcome::JobClosed;
       return Passed::Closed;
     }

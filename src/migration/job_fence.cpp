@@ -12,9 +12,17 @@ namespace docshard::migration::detail {
 namespace {
 constexpr char const* TombstoneKeyPath = "/pk";  // the tombstone collection's (client/tombstone.cpp)
 
-std::string OpenJson(std::string const& id) {
+std::string ClosedJson(std::string const& id) {
   // The id is two hex digests and a fixed prefix: nothing to escape.
-  return "{\"id\":\"" + id + "\",\"pk\":\"" + JobKey + "\",\"docshardJob\":1}";
+  return "{\"id\":\"" + id + "\",\"pk\":\"" + JobKey + "\",\"docshardJobClosed\":1}";
+}
+
+// A 404 that says the collection (or database) is gone, not the document.
+bool CollectionGone(cosmos::NotFoundError const& e) { return e.SubStatus() != 0; }
+
+void CreateCollection(cosmos::CosmosClient& client, CollectionRef const& where) {
+  client.CreateDatabaseIfNotExists(where.Database());
+  client.CreateCollectionIfNotExists(where.Database(), where.Collection(), TombstoneKeyPath);
 }
 }  // namespace
 
@@ -25,30 +33,41 @@ CollectionRef JobCollection(IPartitionResolver const& to) {
 }
 
 std::string JobId(std::string const& fromHash, std::string const& toHash) {
-  return "docshard-job-" + fromHash + "-" + toHash;
+  return "docshard-job-closed-" + fromHash + "-" + toHash;
 }
 
 void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id) {
-  client.CreateDatabaseIfNotExists(where.Database());
-  client.CreateCollectionIfNotExists(where.Database(), where.Collection(), TombstoneKeyPath);
+  CreateCollection(client, where);
   try {
-    client.CreateDocument(where.Link(), OpenJson(id), cosmos::PartitionKeyValue(JobKey));
-  } catch (cosmos::ConflictError const&) {
-    // Open already (another worker or migrator of the job).
+    client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey));
+  } catch (cosmos::NotFoundError const&) {
+    return;  // not closed
   }
+  throw InvalidArgumentError("the migration between these schemes was switched to the new scheme already (its job "
+                             "is closed: " +
+                             where.Text() + " holds " + id +
+                             "); nothing can be moved any more. A new migration needs other schemes");
 }
 
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id) {
+  auto const json = ClosedJson(id);
   try {
-    client.DeleteDocument(where.Link(), id, cosmos::PartitionKeyValue(JobKey));
+    try {
+      client.CreateDocument(where.Link(), json, cosmos::PartitionKeyValue(JobKey));
+    } catch (cosmos::NotFoundError const&) {
+      // No run of the job made the collection (or its tombstones were
+      // removed): make it, so that the job is closed for good.
+      CreateCollection(client, where);
+      client.CreateDocument(where.Link(), json, cosmos::PartitionKeyValue(JobKey));
+    }
     return true;
-  } catch (cosmos::NotFoundError const&) {
-    return false;  // closed before, its tombstones removed, or never opened
+  } catch (cosmos::ConflictError const&) {
+    return false;  // closed before
   }
 }
 
 JobFence::JobFence(cosmos::CosmosClient& client, CollectionRef where, std::string id, RequestUnitBudget* budget)
-    : m_client(client), m_where(std::move(where)), m_id(std::move(id)), m_json(OpenJson(m_id)), m_budget(budget) {}
+    : m_client(client), m_where(std::move(where)), m_id(std::move(id)), m_json(ClosedJson(m_id)), m_budget(budget) {}
 
 bool JobFence::Pass() {
   std::unique_lock lock(m_mutex);
@@ -63,14 +82,16 @@ bool JobFence::Pass() {
     m_inFlight = true;
     auto const generation = ++m_started;
     lock.unlock();
-    bool open = true;
+    bool open = false;
     try {
+      // Found: the switch closed the job.
       auto const r = m_client.ReplaceDocument(m_where.Link(), m_id, m_json, cosmos::PartitionKeyValue(JobKey));
       if (m_budget) m_budget->Spend(RequestChargeOf(r.Diagnostics()));
     } catch (cosmos::NotFoundError const& e) {
-      // The switch deleted it (or the job's tombstones were removed).
+      // No closed document: open, unless the collection itself is gone (the
+      // job's tombstones were removed).
       if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
-      open = false;
+      open = !CollectionGone(e);
     } catch (Error const& e) {
       if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
       lock.lock();

@@ -1,21 +1,25 @@
 #pragma once
-// Internal: the job's "open" document, which the switch to B deletes
-// (docs/migration.md, "After the switch: the job's open document").
+// Internal: the job's "closed" document, which the switch to B creates
+// (docs/migration.md, "After the switch: closing the job").
 //
 // A worker that stalls between its Create of a provisional copy and its
 // confirm can wake after the job was switched to B. B's clients delete
 // without tombstones, so its tombstone check would find none and it would
 // confirm a copy of a document deleted after the switch. Before a copy loses
 // its marker, the mover therefore makes one more write: a replace of the
-// job's open document by itself, which answers 404 once the switch deleted
-// it. Both are writes to the same document, so the primary orders them: a
-// replace that succeeds came before the switch, hence after our Create came
-// before every delete of B's clients, which remove the copy themselves.
+// job's closed document by itself, which answers 404 while there is none
+// (the job is open) and 200 once the switch created it. Both are writes to
+// the same document, so the primary orders them: a replace that answers 404
+// came before the switch, hence after our Create came before every delete of
+// B's clients, which remove the copy themselves. Nothing ever deletes the
+// closed document but the removal of the whole collection
+// (RemoveTombstones), and a fence that finds the collection gone (404 with
+// sub-status 1003, as the service answers) counts as closed too.
 //
-// The document is {"id": "docshard-job-<SHA-256 of A>-<SHA-256 of B>", "pk":
-// "docshard-job", "docshardJob": 1} in the tombstone collection of B's first
-// collection (tombstones.hpp): a collection every job already writes to, that
-// FinishMigration finds from A and B alone, and that RemoveTombstones deletes.
+// The document is {"id": "docshard-job-closed-<SHA-256 of A>-<SHA-256 of
+// B>", "pk": "docshard-job", "docshardJobClosed": 1} in the tombstone
+// collection of B's first collection (tombstones.hpp): a collection every job
+// writes to, that FinishMigration finds from A and B alone.
 #include "docshard/core/collection_ref.hpp"
 #include "docshard/core/partition_resolver.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
@@ -40,19 +44,22 @@ inline constexpr char const* JobKey = "docshard-job";
 // collection of `to`'s first collection.
 CollectionRef JobCollection(IPartitionResolver const& to);
 
-// The open document's id for the job between schemes of these SchemeHash values.
+// The closed document's id for the job between schemes of these SchemeHash values.
 std::string JobId(std::string const& fromHash, std::string const& toHash);
 
-// Creates the open document (and its collection when missing); an existing
-// one is left as it is. Throws what the client throws.
+// Before a run with work left: creates the collection when missing (so that
+// a missing collection means "removed", closed), then asks by a write
+// whether the job is closed. Throws InvalidArgumentError when it is (the
+// switch to B happened: moving again would only be refused, move by move);
+// what the client throws otherwise.
 void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id);
 
-// Deletes the open document: from then on every fence of the job answers
-// closed. True when this call deleted it, false when it was gone already (or
-// its collection). Throws what the client throws otherwise.
+// Creates the closed document (and its collection when missing): from then
+// on every fence of the job answers closed. True when this call closed it,
+// false when it was closed already. Throws what the client throws.
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id);
 
-// The moves' fence: Pass() makes (or joins) one replace of the open
+// The moves' fence: Pass() makes (or joins) one replace of the closed
 // document that the service processed after Pass() was called. Callers that
 // arrive while one is in flight share the next one, so concurrent moves
 // share requests (group commit); a page of moves asks once (Migrator).

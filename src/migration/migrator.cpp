@@ -278,6 +278,28 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       return mover;
     };
     auto record = [&](PageMove const& m, MoveResult const& r) {
+      if (r.Outcome == MoveOutcome::JobClosed) {
+        // The job was closed (switched to B, or its tombstones removed)
+        // before this copy was confirmed. Moved by someone else when the
+        // source is gone; else it stays there and is reported, since this
+        // job can no longer move it.
+        bool inSource = true;
+        try {
+          Paced(state.Pacer, [&] { return sourceClient.ReadDocument(source.Link(), m.Id, m.Header); });
+        } catch (cosmos::NotFoundError const&) {
+          inSource = false;
+        }
+        if (inSource) {
+          std::lock_guard lock(pageMutex);
+          left.push_back({source.Text(), m.Id, m.KeyJson,
+                          "the job was closed (switched to the new scheme, or its tombstones removed) before its "
+                          "copy was confirmed; it stays in its source"});
+          return;
+        }
+        ++tally->Moved;
+        ++tally->KeptNewer;  // like SourceGone: whatever the target holds is kept
+        return;
+      }
       if (r.Outcome == MoveOutcome::DeletePending) {
         std::lock_guard lock(pageMutex);
         left.push_back({source.Text(), m.Id, m.KeyJson,
@@ -287,11 +309,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       }
       ++tally->Moved;
       tally->Recopied += static_cast<std::uint64_t>(r.Recopies);
-      // JobClosed: switched by another migrator, which verified every
-      // document in place first: like SourceGone, kept as it is.
-      if (r.Outcome == MoveOutcome::KeptNewer || r.Outcome == MoveOutcome::SourceGone ||
-          r.Outcome == MoveOutcome::JobClosed)
-        ++tally->KeptNewer;
+      if (r.Outcome == MoveOutcome::KeptNewer || r.Outcome == MoveOutcome::SourceGone) ++tally->KeptNewer;
       if (r.Outcome == MoveOutcome::Unresurrected) ++tally->Unresurrected;
     };
     // Runs `half` for every move in the pool and waits for all of them.
@@ -498,10 +516,9 @@ MigrationProgress Migrator::Run() {
     Paced(state.Pacer, [&] { return client.CreateCollectionIfNotExists(c.Database(), c.Collection(), serverPath); });
   }
 
-  // The job is open while it has work left (job_fence.hpp): its moves
-  // confirm copies only while the switch has not deleted the open document.
-  // A job with every item done is not opened again, so that a run after the
-  // switch does not let a stalled worker of it confirm anything.
+  // The job's moves confirm copies only while the switch has not closed it
+  // (job_fence.hpp). A run with work left refuses a closed job; one with
+  // every item done (verify and switch again) needs no fence.
   auto const jobWhere = detail::JobCollection(*m_to);
   auto& jobClient = m_client->Account(jobWhere.Account());
   auto const jobId = detail::JobId(fromHash, toHash);

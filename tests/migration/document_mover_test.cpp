@@ -813,6 +813,10 @@ void StalledAcrossTheSwitch(bool lease, bool beforeCreate = false) {
     CHECK(b->ReadDocument(id, PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 1);
     CHECK_FALSE(m.InSource(id));
   }
+  // The job stays closed: a new run with work left (a new checkpoint) is refused.
+  if (!lease && !beforeCreate)
+    CHECK_THROWS_AS(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options("third")).Run(),
+                    InvalidArgumentError);
 }
 }  // namespace
 
@@ -830,6 +834,57 @@ TEST_CASE("migrator: a worker stalled before its copy of a deleted document wake
           "the tombstones' removal: stays deleted",
           "[protocol][provisional][switch]") {
   StalledAcrossTheSwitch(false, true);
+}
+
+// The job closed under a running migrator without a verified switch (here:
+// its tombstones removed while it runs; FinishMigration called early would do
+// the same): nothing is confirmed, and the documents whose copy was waiting
+// for the fence stay in the source and are listed, not counted as moved.
+TEST_CASE("migrator: a job closed under a running migrator leaves its documents in the source, listed",
+          "[protocol][provisional][switch]") {
+  MoverFixture m;
+  m.Setup();
+  std::vector<std::string> const ids{"a", "c", "e"};
+  for (auto const& id : ids) m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+  MigratorOptions options;
+  options.MaxParallel = 1;
+  options.Checkpoint = m.F.WriteFile("closed.checkpoint", "");
+  std::filesystem::remove(options.Checkpoint);
+  Stall stall;
+  std::atomic<bool> held{false};
+  options.StepHook = [&](MoveStep step, std::string const& id) {
+    if (id == "c" && step == MoveStep::TargetWritten && !held.exchange(true)) stall.Arrive();
+  };
+  MigrationProgress done;
+  std::exception_ptr error;
+  std::thread running([&] {
+    try {
+      done = Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  struct Join {
+    Stall& S;
+    std::thread& T;
+    ~Join() {
+      S.Release();
+      if (T.joinable()) T.join();
+    }
+  } join{stall, running};
+  REQUIRE(stall.AwaitArrival());
+  CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 1);  // the collection the fence asks in
+  stall.Release();
+  running.join();
+  REQUIRE_FALSE(error);
+  CHECK(done.Finished);
+  CHECK(done.LeftInPlace == ids.size());  // every copy of the page was waiting for the fence
+  CHECK(done.Moved == 0);
+  for (auto const& id : ids) {
+    INFO(id);
+    CHECK(m.InSource(id));
+    CHECK_FALSE(m.TargetValue(id));  // no copy, marked or not
+  }
 }
 
 // Review item 12: the job's sweep racing a live mover. Between the mover's

@@ -17,8 +17,13 @@ namespace docshard::migration {
 DOCSHARD_API std::int64_t NextEpoch(resolvers::PartitionScheme const& from);
 
 // Checks through `client` (which must reach every collection of A), then
-// writes B's config to `path` atomically and returns it. Throws
-// InvalidArgumentError naming the collection that blocks it.
+// closes the migration job of (A, B) (docs/migration.md, "After the switch":
+// a write to the tombstone collection of B's first collection, which `client`
+// must reach and may write), then writes B's config to `path` atomically and
+// returns it. From the close on, every move of the job still running confirms
+// nothing (outcome JobClosed) and a new run of it with work left is refused.
+// Throws InvalidArgumentError naming the collection that blocks it (nothing
+// closed or written); the client's errors for the close (nothing written).
 DOCSHARD_API resolvers::PartitionScheme FinishMigration(client::PartitionedClient& client,
                                                         resolvers::PartitionScheme const& from,
                                                         resolvers::PartitionScheme const& to,
