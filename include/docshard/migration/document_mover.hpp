@@ -63,11 +63,11 @@ enum class MoveOutcome {
   // but the source still holds it after a wait: nothing was copied or
   // deleted; the document is left in place and reported (delete it again).
   DeletePending,
-  // The job was switched to B (its open document deleted) before this move
-  // could confirm its copy: its marked copy was deleted (If-Match), nothing
-  // was confirmed or deleted at the source. After a switch the job had
-  // verified every document in place, so the document was moved by another
-  // migrator or deleted since.
+  // The job was closed (switched to B, or its tombstones removed) before
+  // this move could confirm a copy: the marked copy it met (its own, or one
+  // it was about to adopt) was deleted If-Match, nothing was confirmed or
+  // deleted at the source. The source may still hold the document (the
+  // migrator then lists it as left in place).
   JobClosed,
 };
 
