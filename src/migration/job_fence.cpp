@@ -17,8 +17,15 @@ std::string ClosedJson(std::string const& id) {
   return "{\"id\":\"" + id + "\",\"pk\":\"" + JobKey + "\",\"docshardJobClosed\":1}";
 }
 
-// A 404 that says the collection (or database) is gone, not the document.
-bool CollectionGone(cosmos::NotFoundError const& e) { return e.SubStatus() != 0; }
+// A 404 that says the collection (or database) is gone, not the document:
+// the service's sub-status 1003 ("owner resource does not exist").
+constexpr unsigned OwnerResourceNotFound = 1003;
+bool CollectionGone(cosmos::NotFoundError const& e) { return e.SubStatus() == OwnerResourceNotFound; }
+// A plain 404: the closed document does not exist. Any other sub-status (e.g.
+// 1002, a replica behind the session) says nothing about the job: neither a
+// false "open" (a confirm after the switch) nor a false "closed" (every
+// remaining move of the run ended), so it fails the fence like any error.
+bool DocumentMissing(cosmos::NotFoundError const& e) { return e.SubStatus() == 0; }
 
 void CreateCollection(cosmos::CosmosClient& client, CollectionRef const& where) {
   client.CreateDatabaseIfNotExists(where.Database());
@@ -91,7 +98,13 @@ bool JobFence::Pass() {
       // No closed document: open, unless the collection itself is gone (the
       // job's tombstones were removed).
       if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
-      open = !CollectionGone(e);
+      if (!DocumentMissing(e) && !CollectionGone(e)) {
+        lock.lock();
+        m_inFlight = false;
+        m_changed.notify_all();
+        throw;
+      }
+      open = DocumentMissing(e);
     } catch (Error const& e) {
       if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
       lock.lock();
