@@ -152,13 +152,8 @@ cosmos::CosmosResponse CreateInTransition(cosmos::CosmosClient& client, Collecti
         continue;  // gone meanwhile: create again
       }
       if (!detail::IsProvisionalBody(existing.Body())) std::rethrow_exception(conflict);
-      bool tombstone = true;
-      try {
-        detail::ReplaceTombstone(client, target, id, header);
-      } catch (cosmos::NotFoundError const&) {
-        tombstone = false;
-      }
-      if (!tombstone) std::rethrow_exception(conflict);      // the document exists (its move is in flight)
+      if (!detail::TombstoneExists(client, target, id, header))
+        std::rethrow_exception(conflict);                    // the document exists (its move is in flight)
       if (currentHolds()) std::rethrow_exception(conflict);  // the document exists (its delete failed)
       cosmos::RequestOptions ifMatch;
       ifMatch.IfMatchETag = existing.ETag();

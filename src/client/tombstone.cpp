@@ -90,4 +90,14 @@ cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, Collection
   return client.ReplaceDocument(TombstoneCollection(target).Link(), id, TombstoneJson(id, key), key);
 }
 
+bool TombstoneExists(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                     cosmos::PartitionKeyValue const& key) {
+  try {
+    ReplaceTombstone(client, target, id, key);
+    return true;
+  } catch (cosmos::NotFoundError const&) {
+    return false;
+  }
+}
+
 }  // namespace docshard::client::detail

@@ -52,4 +52,9 @@ bool RemoveOwnTombstone(cosmos::CosmosClient& client, CollectionRef const& targe
 cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
                                         cosmos::PartitionKeyValue const& key);
 
+// ReplaceTombstone as a yes/no: true when a tombstone of (id, key) exists,
+// false on NotFoundError. Throws what the client throws otherwise.
+bool TombstoneExists(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
+                     cosmos::PartitionKeyValue const& key);
+
 }  // namespace docshard::client::detail

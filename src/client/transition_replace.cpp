@@ -123,13 +123,7 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
         // means the delete came first; our version must not bring the
         // document back. It is deleted If-Match its etag (a later write
         // stays) and the replace answers 404, as after the delete.
-        bool deleted = true;
-        try {
-          ReplaceTombstone(targetClient, target, id, header);
-        } catch (cosmos::NotFoundError const&) {
-          deleted = false;
-        }
-        if (deleted) {
+        if (TombstoneExists(targetClient, target, id, header)) {
           cosmos::RequestOptions ours = plain;
           ours.IfMatchETag = created.ETag();
           try {
@@ -149,11 +143,8 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
     if (provisional) {
       // A marked copy and no source: deleted (its tombstone says so), or its
       // mover confirmed the copy and removed the source since our read.
-      try {
-        ReplaceTombstone(targetClient, target, id, header);
-      } catch (cosmos::NotFoundError const&) {
+      if (!TombstoneExists(targetClient, target, id, header))
         continue;  // no tombstone: confirmed meanwhile, look again
-      }
     }
     cosmos::ThrowRequestFailed(
         "ReplaceDocument", target.Link() + "/docs/" + std::string(id), 404, 0, "",

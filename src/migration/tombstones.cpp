@@ -85,11 +85,8 @@ std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartition
           continue;  // no key under next: no mover wrote it
         }
         // The same question the mover asks: a write, decided by the primary.
-        try {
-          client::detail::ReplaceTombstone(account, c, idText, *header);
-        } catch (cosmos::NotFoundError const&) {
+        if (!client::detail::TombstoneExists(account, c, idText, *header))
           continue;  // not deleted: a move in flight, which confirms or removes it itself
-        }
         cosmos::RequestOptions ifMatch;
         ifMatch.IfMatchETag = std::string(etag->value.GetString(), etag->value.GetStringLength());
         try {
