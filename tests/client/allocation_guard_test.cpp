@@ -64,8 +64,8 @@ void CountAligned(std::size_t bytes) noexcept {
 }  // namespace
 
 // glibc's allocator under its internal names (exported for exactly this use:
-// a program that wraps malloc). NOLINTBEGIN: these names and signatures are
-// glibc's, not ours.
+// a program that wraps malloc). The names and signatures are glibc's, not
+// ours: clang-tidy's naming checks are off for them.
 // NOLINTBEGIN(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp,readability-inconsistent-declaration-parameter-name)
 extern "C" {
 void* __libc_malloc(std::size_t bytes) noexcept;
@@ -187,14 +187,15 @@ private:
       m_done.set_value();
       return;
     }
-    auto handler = boost::asio::bind_executor(m_client.GetExecutor(), [this](std::exception_ptr e, CosmosResponse r) {
-      if (e) return m_done.set_exception(e);
-      if (r.Status() != 200 && r.Status() != 201)
-        return m_done.set_exception(
-            std::make_exception_ptr(std::runtime_error("status " + std::to_string(r.Status()))));
-      m_retries += r.Retries();
-      Issue();
-    });
+    auto handler = boost::asio::bind_executor(
+        m_client.GetExecutor(), [this](std::exception_ptr const& e, CosmosResponse const& r) {
+          if (e) return m_done.set_exception(e);
+          if (r.Status() != 200 && r.Status() != 201)
+            return m_done.set_exception(
+                std::make_exception_ptr(std::runtime_error("status " + std::to_string(r.Status()))));
+          m_retries += r.Retries();
+          Issue();
+        });
     if (m_create) {
       std::string id = FixedWidthId(n);
       m_client.AsyncCreateDocument(m_link, Document(id), PartitionKeyValue(id), RequestOptions{}, std::move(handler));
