@@ -180,14 +180,26 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
         for (std::uint32_t i = from; i < to; ++i) std::tie(tops[i], payload[i]) = run[i - from];
       }
     }
-    // A point below its predecessor (a quarter of them, at random, with
-    // one bucket per point) is swapped with it without a branch; only one
-    // below the two before it (a few %) takes the branch to move further.
-    // The larger of the pair stays in registers as the next point's
-    // predecessor (reloading it would chain every step through a store).
-    // A branch on every inversion mispredicted most of them: ~40% of this
-    // pass's time in an md5 1024 x 128 build (docs/benchmarks.md).
-    if (total > 1) {
+    // One stable insertion pass. With one bucket per point a quarter of the
+    // points are below their predecessor, at random: a branch on that
+    // mispredicted most of them (~40% of this pass in an md5 1024 x 128
+    // build, docs/benchmarks.md), so there a point is swapped with its
+    // predecessor without a branch, the larger of the pair carried in
+    // registers as the next one's predecessor (reloading it would chain
+    // every step through a store), and only a point below the two before it
+    // (a few %) branches to move further. With four buckets per point
+    // inversions are rare and the plain loop, which writes only for them,
+    // is faster.
+    auto const moveDown = [&](std::size_t j, std::uint32_t top, std::uint32_t carried) {
+      do {
+        tops[j] = tops[j - 1];
+        payload[j] = payload[j - 1];
+        --j;
+      } while (j > 0 && tops[j - 1] > top);
+      tops[j] = top;
+      payload[j] = carried;
+    };
+    if (perPoint == 1 && total > 1) {
       std::uint32_t high = tops[0], highPayload = payload[0];
       for (std::size_t i = 1; i < total; ++i) {
         std::uint32_t const top = tops[i], carried = payload[i];
@@ -195,21 +207,27 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
         std::uint32_t const topBits = (high ^ top) & swap, payloadBits = (highPayload ^ carried) & swap;
         tops[i - 1] = high ^ topBits;  // the smaller one (the earlier one when equal)
         payload[i - 1] = highPayload ^ payloadBits;
-        if (static_cast<bool>(swap & static_cast<std::uint32_t>(i > 1 && tops[i - 2] > top))) [[unlikely]] {
-          std::size_t j = i - 1;
-          do {
-            tops[j] = tops[j - 1];
-            payload[j] = payload[j - 1];
-            --j;
-          } while (j > 0 && tops[j - 1] > top);
-          tops[j] = top;
-          payload[j] = carried;
-        }
+        if (static_cast<bool>(swap & static_cast<std::uint32_t>(i > 1 && tops[i - 2] > top))) [[unlikely]]
+          moveDown(i - 1, top, carried);
         high = top ^ topBits;
         highPayload = carried ^ payloadBits;
       }
       tops[total - 1] = high;
       payload[total - 1] = highPayload;
+    } else {
+      for (std::size_t i = 1; i < total; ++i) {
+        std::uint32_t const top = tops[i];
+        if (!(top < tops[i - 1])) continue;
+        std::uint32_t const carried = payload[i];
+        std::size_t j = i;
+        do {
+          tops[j] = tops[j - 1];
+          payload[j] = payload[j - 1];
+          --j;
+        } while (j > 0 && tops[j - 1] > top);
+        tops[j] = top;
+        payload[j] = carried;
+      }
     }
   };
   if (fullPrecision) {
