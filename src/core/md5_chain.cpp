@@ -138,10 +138,13 @@ inline __attribute__((always_inline)) void ChainPositions(std::vector<std::array
   std::size_t const tail = nodes % Lanes;
   std::size_t const wide = HalfTail && tail != 0 && tail <= Lanes / 2 ? nodes - tail : nodes;
   ChainGroups<Lanes>(first, pointsPerNode, positions, 0, wide);
-  if constexpr (HalfTail)
+  if constexpr (HalfTail && Lanes >= 2)
     if (wide < nodes) ChainGroups<Lanes / 2>(first, pointsPerNode, positions, wide, nodes);
 }
 
+// Lanes per implementation (overridable for experiments). Portable: four
+// 128-bit registers per state word on SSE2; 8 lanes left the chains waiting
+// on each round's latency, 32 spill registers (docs/benchmarks.md).
 #ifndef DOCSHARD_MD5_LANES_PORTABLE
 #define DOCSHARD_MD5_LANES_PORTABLE 16
 #endif
