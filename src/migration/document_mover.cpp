@@ -253,12 +253,21 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
   };
 
   // Whether the application has begun deleting the document: its delete
-  // writes the tombstone before it deletes anything (docs/migration.md).
+  // writes the tombstone before it deletes anything (docs/migration.md). A
+  // plain 404: no tombstone. A 404/1003, no tombstone collection: none
+  // either, whether no delete made it yet (a later one makes it and writes
+  // its tombstone after this check: the argument for "tomb after check"
+  // holds) or the tombstones were removed; their removal closed the job
+  // first, and every step that acts on "none" (a confirm, an adoption) passes
+  // the fence after this check, which then answers closed. Any other 404
+  // says nothing about the tombstone: the move fails, as on any error.
   auto tombstone = [&] {
     try {
       Call(diagnostics, [&] { return client::detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
       return true;
-    } catch (cosmos::NotFoundError const&) {
+    } catch (cosmos::NotFoundError const& e) {
+      constexpr unsigned OwnerResourceNotFound = 1003;
+      if (e.SubStatus() != 0 && e.SubStatus() != OwnerResourceNotFound) throw;
       return false;
     }
   };

@@ -2,19 +2,29 @@
 
 #include "request_charge.hpp"
 
-#include "client/tombstone.hpp"
-
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
+#include "docshard/rapidjson_interop.hpp"
 
 namespace docshard::migration::detail {
 
 namespace {
-constexpr char const* TombstoneKeyPath = "/pk";  // the tombstone collection's (client/tombstone.cpp)
+constexpr char const* JobsCollectionName = "docshard-jobs";
+constexpr char const* JobsKeyPath = "/pk";
 
 std::string ClosedJson(std::string const& id) {
   // The id is two hex digests and a fixed prefix: nothing to escape.
   return "{\"id\":\"" + id + "\",\"pk\":\"" + JobKey + "\",\"docshardJobClosed\":1}";
+}
+
+std::string OpenId(std::string const& fromHash, std::string const& toHash) {
+  return "docshard-job-open-" + fromHash + "-" + toHash;
+}
+
+// The hashes are hex digests: nothing to escape.
+std::string OpenJson(std::string const& fromHash, std::string const& toHash) {
+  return "{\"id\":\"" + OpenId(fromHash, toHash) + "\",\"pk\":\"" + JobKey + "\",\"docshardJobOpen\":1,\"from\":\"" +
+         fromHash + "\",\"to\":\"" + toHash + "\"}";
 }
 
 // A 404 that says the collection (or database) is gone, not the document:
@@ -29,29 +39,37 @@ bool DocumentMissing(cosmos::NotFoundError const& e) { return e.SubStatus() == 0
 
 void CreateCollection(cosmos::CosmosClient& client, CollectionRef const& where) {
   client.CreateDatabaseIfNotExists(where.Database());
-  client.CreateCollectionIfNotExists(where.Database(), where.Collection(), TombstoneKeyPath);
+  client.CreateCollectionIfNotExists(where.Database(), where.Collection(), JobsKeyPath);
 }
 }  // namespace
 
 CollectionRef JobCollection(IPartitionResolver const& to) {
   auto const collections = to.Collections();
   if (collections.empty()) throw InvalidArgumentError("the new scheme names no collection");
-  return client::detail::TombstoneCollection(collections.front());
+  auto const& first = collections.front();
+  return CollectionRef::Parse(std::string(first.Account()) + ":dbs/" + std::string(first.Database()) + "/colls/" +
+                              JobsCollectionName);
 }
 
 std::string JobId(std::string const& fromHash, std::string const& toHash) {
   return "docshard-job-closed-" + fromHash + "-" + toHash;
 }
 
-void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id) {
+void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
+             std::string const& toHash) {
   CreateCollection(client, where);
+  // The record first: a removal of B's tombstones that finds it closes this
+  // job; one that ran before it closed the job already, which the replace
+  // below then finds.
+  client.UpsertDocument(where.Link(), OpenJson(fromHash, toHash), cosmos::PartitionKeyValue(JobKey));
+  auto const id = JobId(fromHash, toHash);
   try {
     client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey));
   } catch (cosmos::NotFoundError const&) {
     return;  // not closed
   }
-  throw InvalidArgumentError("the migration between these schemes was switched to the new scheme already (its job "
-                             "is closed: " +
+  throw InvalidArgumentError("the migration between these schemes was switched to the new scheme already, or its "
+                             "tombstones were removed (its job is closed: " +
                              where.Text() + " holds " + id +
                              "); nothing can be moved any more. A new migration needs other schemes");
 }
@@ -62,8 +80,8 @@ bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::str
     try {
       client.CreateDocument(where.Link(), json, cosmos::PartitionKeyValue(JobKey));
     } catch (cosmos::NotFoundError const&) {
-      // No run of the job made the collection (or its tombstones were
-      // removed): make it, so that the job is closed for good.
+      // No run of the job made the collection (or someone deleted it by
+      // hand): make it, so that the job is closed for good.
       CreateCollection(client, where);
       client.CreateDocument(where.Link(), json, cosmos::PartitionKeyValue(JobKey));
     }
@@ -71,6 +89,31 @@ bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::str
   } catch (cosmos::ConflictError const&) {
     return false;  // closed before
   }
+}
+
+std::size_t CloseJobsInto(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& toHash) {
+  cosmos::QueryOptions jobs;
+  jobs.PartitionKey = cosmos::PartitionKeyValue(JobKey);
+  cosmos::QueryResult found;
+  try {
+    // A handful of documents per database: read them all and pick here.
+    found = client.QueryDocuments(where.Link(), cosmos::SqlQuery("SELECT * FROM c"), jobs);
+  } catch (cosmos::NotFoundError const&) {
+    return 0;  // no run into this database recorded a job
+  }
+  std::size_t closed = 0;
+  for (JsonView d : found.Documents.View().Elements()) {
+    auto const& document = JsonInterop::Value(d);
+    if (!document.IsObject() || !document.HasMember("docshardJobOpen")) continue;
+    auto const from = document.FindMember("from");
+    auto const to = document.FindMember("to");
+    if (from == document.MemberEnd() || to == document.MemberEnd() || !from->value.IsString() || !to->value.IsString())
+      continue;
+    if (std::string(to->value.GetString(), to->value.GetStringLength()) != toHash) continue;
+    if (CloseJob(client, where, JobId(std::string(from->value.GetString(), from->value.GetStringLength()), toHash)))
+      ++closed;
+  }
+  return closed;
 }
 
 JobFence::JobFence(cosmos::CosmosClient& client, CollectionRef where, std::string id, RequestUnitBudget* budget)
@@ -95,8 +138,8 @@ bool JobFence::Pass() {
       auto const r = m_client.ReplaceDocument(m_where.Link(), m_id, m_json, cosmos::PartitionKeyValue(JobKey));
       if (m_budget) m_budget->Spend(RequestChargeOf(r.Diagnostics()));
     } catch (cosmos::NotFoundError const& e) {
-      // No closed document: open, unless the collection itself is gone (the
-      // job's tombstones were removed).
+      // No closed document: open, unless the jobs collection itself is gone
+      // (deleted by hand; nothing of ours deletes it): closed, the safe way.
       if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
       if (!DocumentMissing(e) && !CollectionGone(e)) {
         lock.lock();

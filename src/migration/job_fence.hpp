@@ -1,6 +1,7 @@
 #pragma once
-// Internal: the job's "closed" document, which the switch to B creates
-// (docs/migration.md, "After the switch: closing the job").
+// Internal: the job's "closed" document, which the switch to B (and the
+// removal of B's tombstones) creates (docs/migration.md, "After the switch:
+// closing the job").
 //
 // A worker that stalls between its Create of a provisional copy and its
 // confirm can wake after the job was switched to B. B's clients delete
@@ -11,21 +12,32 @@
 // (the job is open) and 200 once the switch created it. Both are writes to
 // the same document, so the primary orders them: a replace that answers 404
 // came before the switch, hence after our Create came before every delete of
-// B's clients, which remove the copy themselves. Nothing ever deletes the
-// closed document but the removal of the whole collection
-// (RemoveTombstones), and a fence that finds the collection gone (404 with
-// sub-status 1003, as the service answers) counts as closed too.
+// B's clients, which remove the copy themselves.
 //
-// The document is {"id": "docshard-job-closed-<SHA-256 of A>-<SHA-256 of
-// B>", "pk": "docshard-job", "docshardJobClosed": 1} in the tombstone
-// collection of B's first collection (tombstones.hpp): a collection every job
-// writes to, that FinishMigration finds from A and B alone.
+// The job documents live in their own collection, `docshard-jobs` in the
+// database of B's first collection (partition key /pk), which nothing of
+// docshard ever deletes: the closure outlives the removal of the tombstones
+// and anything that recreates their collection (a transition client still
+// deleting, a new run). A fence that finds the jobs collection gone (404
+// with sub-status 1003: someone deleted it by hand) counts as closed, the
+// safe direction.
+//
+// Documents (partition key value "docshard-job", which no tombstone and no
+// data document of ours has):
+// - closed: {"id": "docshard-job-closed-<SHA-256 of A>-<SHA-256 of B>",
+//   "pk": "docshard-job", "docshardJobClosed": 1}, created by the close and
+//   never deleted;
+// - open record: {"id": "docshard-job-open-<A>-<B>", "pk": "docshard-job",
+//   "docshardJobOpen": 1, "from": <A's hash>, "to": <B's hash>}, upserted by
+//   every run with work left, so that a removal of B's tombstones that knows
+//   only B (RemoveTombstones(client, next)) can close every job into B.
 #include "docshard/core/collection_ref.hpp"
 #include "docshard/core/partition_resolver.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -36,28 +48,36 @@ class PartitionedClient;
 
 namespace docshard::migration::detail {
 
-// The partition key value of every job document (none is a tombstone: a
-// tombstone's key is its document's).
+// The partition key value of every job document. Runs of docshard before
+// the jobs collection kept them in the tombstone collection, which is why
+// CountTombstones still leaves this key value out.
 inline constexpr char const* JobKey = "docshard-job";
 
-// Where the job of (from, to) keeps its open document: the tombstone
-// collection of `to`'s first collection.
+// Where the jobs into `to` keep their documents: the collection
+// docshard-jobs in the account and database of `to`'s first collection.
 CollectionRef JobCollection(IPartitionResolver const& to);
 
 // The closed document's id for the job between schemes of these SchemeHash values.
 std::string JobId(std::string const& fromHash, std::string const& toHash);
 
 // Before a run with work left: creates the collection when missing (so that
-// a missing collection means "removed", closed), then asks by a write
-// whether the job is closed. Throws InvalidArgumentError when it is (the
-// switch to B happened: moving again would only be refused, move by move);
-// what the client throws otherwise.
-void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id);
+// a missing collection means "deleted by hand", closed), upserts the job's
+// open record, then asks by a write whether the job is closed. Throws
+// InvalidArgumentError when it is (the switch to B happened, or B's
+// tombstones were removed: moving again would only be refused, move by
+// move); what the client throws otherwise.
+void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
+             std::string const& toHash);
 
 // Creates the closed document (and its collection when missing): from then
 // on every fence of the job answers closed. True when this call closed it,
 // false when it was closed already. Throws what the client throws.
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id);
+
+// Closes every job whose open record (OpenJob) names `toHash` as its target;
+// returns how many this call closed (a job closed before is not counted). A
+// missing jobs collection holds no job: 0. Throws what the client throws.
+std::size_t CloseJobsInto(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& toHash);
 
 // The moves' fence: Pass() makes (or joins) one replace of the closed
 // document that the service processed after Pass() was called. Callers that

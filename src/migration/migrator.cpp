@@ -523,7 +523,7 @@ MigrationProgress Migrator::Run() {
   auto& jobClient = m_client->Account(jobWhere.Account());
   auto const jobId = detail::JobId(fromHash, toHash);
   if (std::any_of(sources.begin(), sources.end(), [&](CollectionRef const& s) { return !totals[s.Text()].Done; }))
-    Paced(state.Pacer, [&] { detail::OpenJob(jobClient, jobWhere, jobId); });
+    Paced(state.Pacer, [&] { detail::OpenJob(jobClient, jobWhere, fromHash, toHash); });
   state.Fence = std::make_unique<detail::JobFence>(jobClient, jobWhere, jobId, &state.Budget);
 
   // Progress baseline and the estimate of what is left to move.

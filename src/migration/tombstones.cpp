@@ -9,6 +9,7 @@
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/range_stream.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
+#include "docshard/migration/migration_checkpoint.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include <algorithm>
@@ -33,8 +34,9 @@ std::uint64_t CountTombstones(client::PartitionedClient& client, IPartitionResol
     try {
       auto& account = client.Account(t.Account());
       auto const documents = cosmos::CountDocumentsByRange(account, t.Link());
-      // The open documents of jobs (job_fence.hpp) share the collection; they
-      // are in their own partition key value, which no tombstone has.
+      // Job documents (job_fence.hpp) of runs before the jobs collection
+      // share the collection; they are in their own partition key value,
+      // which no tombstone has.
       cosmos::QueryOptions jobs;
       jobs.PartitionKey = cosmos::PartitionKeyValue(detail::JobKey);
       auto const open = account.QueryDocuments(t.Link(), cosmos::SqlQuery("SELECT c.id FROM c"), jobs);
@@ -102,7 +104,8 @@ std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartition
   return removed;
 }
 
-std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
+namespace {
+std::size_t DeleteTombstoneCollections(client::PartitionedClient& client, IPartitionResolver const& next) {
   std::size_t removed = 0;
   for (auto const& t : TombstoneCollections(next)) {
     try {
@@ -111,6 +114,27 @@ std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolv
     } catch (cosmos::NotFoundError const&) {}
   }
   return removed;
+}
+}  // namespace
+
+TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& from,
+                                  IPartitionResolver const& next) {
+  TombstoneRemoval out;
+  auto const jobs = detail::JobCollection(next);
+  auto& account = client.Account(jobs.Account());
+  auto const toHash = SchemeHash(next);
+  // The named job even when no run of it recorded itself (an older docshard):
+  // after this no fence of it answers open, whatever happens to the tombstones.
+  if (detail::CloseJob(account, jobs, detail::JobId(SchemeHash(from), toHash))) ++out.JobsClosed;
+  out.JobsClosed += detail::CloseJobsInto(account, jobs, toHash);
+  out.CollectionsRemoved = DeleteTombstoneCollections(client, next);
+  return out;
+}
+
+std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
+  auto const jobs = detail::JobCollection(next);
+  detail::CloseJobsInto(client.Account(jobs.Account()), jobs, SchemeHash(next));
+  return DeleteTombstoneCollections(client, next);
 }
 
 }  // namespace docshard::migration

@@ -333,10 +333,24 @@ TEST_CASE("tombstones: counted, and removed once the job is over", "[protocol][t
     m.Client->DeleteDocument("t" + std::to_string(i), PartitionKey("k"));
   }
   CHECK(CountTombstones(*m.Client, next) == 3);
-  CHECK(RemoveTombstones(*m.Client, next) == 1);
+  // Named: the job of (A, B) is closed although no run of it recorded itself.
+  auto const removal = RemoveTombstones(*m.Client, *m.F.A.Resolver(), next);
+  CHECK(removal.JobsClosed == 1);
+  CHECK(removal.CollectionsRemoved == 1);
   CHECK(CountTombstones(*m.Client, next) == 0);
   CHECK(RemoveTombstones(*m.Client, next) == 0);  // nothing left to remove
+  auto const again = RemoveTombstones(*m.Client, *m.F.A.Resolver(), next);
+  CHECK(again.JobsClosed == 0);  // closed before
+  CHECK(again.CollectionsRemoved == 0);
   for (int i = 0; i < 3; ++i) CHECK_FALSE(m.InSource("t" + std::to_string(i)));
+  // The job stays closed once its tombstones are gone: a run with work left is refused.
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("late", 1), "k");
+  MigratorOptions options;
+  options.Checkpoint = m.F.WriteFile("removed.checkpoint", "");
+  std::filesystem::remove(options.Checkpoint);
+  CHECK_THROWS_AS(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run(), InvalidArgumentError);
+  CHECK(m.InSource("late"));
+  CHECK_FALSE(m.TargetValue("late"));
 }
 
 namespace {
@@ -725,7 +739,11 @@ private:
 // through the transition meanwhile; the second worker's job ends with its
 // sweep, the switch, and the removal of the tombstones; then the worker wakes
 // and makes its Create from its old read, with no tombstone left to find.
-void StalledAcrossTheSwitch(bool lease, bool beforeCreate = false) {
+// `recreated` (issue 12, what remains 1): after the switch the operator
+// removes the tombstones, and a transition client still deleting another id
+// makes their collection again before the worker wakes; a new run of the job
+// is refused after all that.
+void StalledAcrossTheSwitch(bool lease, bool beforeCreate = false, bool recreated = false) {
   MoverFixture m;
   m.Setup();
   std::vector<std::string> const ids{"a", "c", "e"};
@@ -782,6 +800,16 @@ void StalledAcrossTheSwitch(bool lease, bool beforeCreate = false) {
     CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 1);  // the operator, after the switch
   else
     b->DeleteDocument("c", PartitionKey("k"));
+  if (recreated) {
+    // The operator, after the switch: no delete of the transition wrote a
+    // tombstone here, so there is no collection to delete (the job's closed
+    // document is not in it).
+    CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 0);
+    CHECK(CountTombstones(*m.Client, *m.F.B.Resolver()) == 0);
+    b->CreateDocument(MoverFixture::Doc("x", 1));
+    m.Client->DeleteDocument("x", PartitionKey("k"));  // a transition client: its tombstone makes the collection
+    CHECK(CountTombstones(*m.Client, *m.F.B.Resolver()) == 1);
+  }
   // Raw reads of T through b's own account client: its session covers the delete.
   auto inTarget = [&](std::string const& id) {
     try {
@@ -814,7 +842,7 @@ void StalledAcrossTheSwitch(bool lease, bool beforeCreate = false) {
     CHECK_FALSE(m.InSource(id));
   }
   // The job stays closed: a new run with work left (a new checkpoint) is refused.
-  if (!lease && !beforeCreate)
+  if (!lease && (!beforeCreate || recreated))
     CHECK_THROWS_AS(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options("third")).Run(),
                     InvalidArgumentError);
 }
@@ -834,6 +862,12 @@ TEST_CASE("migrator: a worker stalled before its copy of a deleted document wake
           "the tombstones' removal: stays deleted",
           "[protocol][provisional][switch]") {
   StalledAcrossTheSwitch(false, true);
+}
+
+TEST_CASE("migrator: a worker stalled after its copy wakes after the switch, the tombstones' removal and their "
+          "collection made again by a transition delete: stays deleted, and the job stays closed",
+          "[protocol][provisional][switch]") {
+  StalledAcrossTheSwitch(false, false, true);
 }
 
 // The job closed under a running migrator without a verified switch (here:
@@ -873,7 +907,9 @@ TEST_CASE("migrator: a job closed under a running migrator leaves its documents 
     }
   } join{stall, running};
   REQUIRE(stall.AwaitArrival());
-  CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 1);  // the collection the fence asks in
+  // No delete wrote a tombstone (no collection to delete); the removal closes
+  // the job all the same, from the running migrator's open record.
+  CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 0);
   stall.Release();
   running.join();
   REQUIRE_FALSE(error);

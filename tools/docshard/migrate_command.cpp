@@ -204,13 +204,16 @@ int ShowStatus(client::PartitionedClient& client, std::string const& leaseText, 
   return ExitOk;
 }
 
-// `--remove-tombstones`: deletes the tombstone collections of a finished job.
+// `--remove-tombstones`: closes a finished job and deletes its tombstone
+// collections.
 // Refused while any item of the job (or the checkpoint) is unfinished; that no
 // worker process is left and every application runs NEW is the operator's
 // to know (docs/migration.md, "Removing them").
 int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::string> const& leaseText,
-                        std::filesystem::path const& checkpoint, std::string const& fromHash, std::string const& toHash,
+                        std::filesystem::path const& checkpoint, IPartitionResolver const& from,
                         IPartitionResolver const& next) {
+  auto const fromHash = migration::SchemeHash(from);
+  auto const toHash = migration::SchemeHash(next);
   std::string unfinished;
   if (leaseText) {
     auto const lease = CollectionRef::Parse(*leaseText);
@@ -255,8 +258,11 @@ int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::st
   auto const swept = migration::SweepProvisionalCopies(client, next);
   if (swept > 0) std::printf("removed %zu provisional copies of deleted documents\n", swept);
   auto const count = migration::CountTombstones(client, next);
-  auto const removed = migration::RemoveTombstones(client, next);
-  std::printf("removed %zu tombstone collections (%llu tombstones)\n", removed, U(count));
+  // Closes the job first: from then on no worker of it confirms a copy, even
+  // once something makes the tombstone collection again.
+  auto const removal = migration::RemoveTombstones(client, from, next);
+  if (removal.JobsClosed > 0) std::printf("closed %zu migration jobs into NEW\n", removal.JobsClosed);
+  std::printf("removed %zu tombstone collections (%llu tombstones)\n", removal.CollectionsRemoved, U(count));
   std::fflush(stdout);
   return ExitOk;
 }
@@ -317,8 +323,7 @@ int Run(std::span<char const* const> args) {
                                        " nor " + toPath);
   }
   if (removeTombstones)
-    return RemoveJobTombstones(*client, leaseText, options.Checkpoint, migration::SchemeHash(*from.Resolver()),
-                               migration::SchemeHash(*to.Resolver()), *to.Resolver());
+    return RemoveJobTombstones(*client, leaseText, options.Checkpoint, *from.Resolver(), *to.Resolver());
   if (leaseText && arguments.Flag("status"))
     return ShowStatus(*client, *leaseText, migration::SchemeHash(*from.Resolver()),
                       migration::SchemeHash(*to.Resolver()), *to.Resolver(), arguments.Flag("json"));

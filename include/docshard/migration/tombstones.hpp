@@ -4,8 +4,9 @@
 // database of the next scheme's collections, one small document per deleted
 // id. Counted for a job's progress, and removed once the job is over: once no
 // migrator of it runs any more and every application process writes with the
-// next scheme itself (a migrator still running would take a missing tombstone
-// collection for "not deleted" and could copy a deleted document back).
+// next scheme itself. The removal closes the job first: a migrator still
+// running takes a missing tombstone collection for "not deleted", and only
+// the closed job keeps it from confirming a copy of a deleted document.
 #include "docshard/core/collection_ref.hpp"
 #include "docshard/core/partition_resolver.hpp"
 #include "docshard/export.hpp"
@@ -39,10 +40,38 @@ DOCSHARD_API std::uint64_t CountTombstones(client::PartitionedClient& client, IP
 // what tells the two apart). Errors: the client's.
 DOCSHARD_API std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartitionResolver const& next);
 
-// Deletes every tombstone collection of `next` that exists; returns how many
-// it deleted. Only when the job is over (above): the caller checks that its
-// every item is done; that no worker process is left and every application
-// runs `next` is the operator's to know. Errors: the client's.
+// What RemoveTombstones did.
+struct TombstoneRemoval {
+  // Jobs into `next` this call closed (a job closed before is not counted).
+  std::size_t JobsClosed = 0;
+  // Tombstone collections it deleted.
+  std::size_t CollectionsRemoved = 0;
+};
+
+// Ends the job of (from, next) and removes the tombstones of `next`: closes
+// the job first (the document the switch creates, docs/migration.md "After
+// the switch: closing the job", in the collection docshard-jobs, which is
+// never deleted), and every other job into `next` whose runs recorded it as
+// open, then deletes every tombstone collection of `next` that exists.
+// Closing first is what keeps a migrator still running (or a stalled worker
+// waking later) from confirming a copy once no tombstone can tell it that
+// the document was deleted: its fence answers closed, before and after
+// anything (a transition client still deleting, a new run) makes the
+// tombstone collection again. Only when the job is over: the caller checks
+// that its every item is done; that no worker process is left and every
+// application runs `next` is the operator's to know (a closed job cannot be
+// opened again: a later run of it with work left is refused). Errors: the
+// client's (after a failure part of it may be done; calling it again is
+// safe).
+DOCSHARD_API TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& from,
+                                               IPartitionResolver const& next);
+
+// As RemoveTombstones(client, from, next) for every job into `next` that
+// recorded itself as open (every run with work left of this docshard
+// version does), without naming one; returns how many tombstone collections
+// it deleted. A job whose runs left no record (docshard before the jobs
+// collection) is not closed by it: name it with the overload above. Errors:
+// the client's.
 DOCSHARD_API std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next);
 
 }  // namespace docshard::migration
