@@ -49,7 +49,12 @@ std::uint64_t CountTombstones(client::PartitionedClient& client, IPartitionResol
   return total;
 }
 
-std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartitionResolver const& next) {
+namespace {
+// Deletes the marked copies in `next`'s collections, If-Match the version
+// found: with `deletedOnly`, only those whose document has a tombstone (the
+// job open: the others are moves in flight); else every one (the job closed:
+// none is ever confirmed, docs/migration.md "After the switch").
+std::size_t SweepMarkedCopies(client::PartitionedClient& client, IPartitionResolver const& next, bool deletedOnly) {
   cosmos::SqlQuery const marked("SELECT * FROM c WHERE IS_DEFINED(c[\"" +
                                 std::string(client::detail::ProvisionalField) + "\"])");
   std::size_t removed = 0;
@@ -87,7 +92,7 @@ std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartition
           continue;  // no key under next: no mover wrote it
         }
         // The same question the mover asks: a write, decided by the primary.
-        if (!client::detail::TombstoneExists(account, c, idText, *header))
+        if (deletedOnly && !client::detail::TombstoneExists(account, c, idText, *header))
           continue;  // not deleted: a move in flight, which confirms or removes it itself
         cosmos::RequestOptions ifMatch;
         ifMatch.IfMatchETag = std::string(etag->value.GetString(), etag->value.GetStringLength());
@@ -102,6 +107,11 @@ std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartition
     }
   }
   return removed;
+}
+}  // namespace
+
+std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartitionResolver const& next) {
+  return SweepMarkedCopies(client, next, true);
 }
 
 namespace {
@@ -127,6 +137,12 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
   // after this no fence of it answers open, whatever happens to the tombstones.
   if (detail::CloseJob(account, jobs, detail::JobId(SchemeHash(from), toHash))) ++out.JobsClosed;
   out.JobsClosed += detail::CloseJobsInto(account, jobs, toHash);
+  // The job closed, every marked copy is garbage: none is confirmed any more
+  // (the fence), and none is the only copy of a live document (docs/
+  // migration.md, "After the switch"). Before the tombstones go, although
+  // no longer needed for it: a sweep interrupted here is redone by a second
+  // call either way.
+  out.ProvisionalRemoved = SweepMarkedCopies(client, next, false);
   out.CollectionsRemoved = DeleteTombstoneCollections(client, next);
   return out;
 }
@@ -134,6 +150,7 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
 std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
   auto const jobs = detail::JobCollection(next);
   detail::CloseJobsInto(client.Account(jobs.Account()), jobs, SchemeHash(next));
+  SweepMarkedCopies(client, next, false);
   return DeleteTombstoneCollections(client, next);
 }
 

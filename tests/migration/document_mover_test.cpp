@@ -353,6 +353,40 @@ TEST_CASE("tombstones: counted, and removed once the job is over", "[protocol][t
   CHECK_FALSE(m.TargetValue("late"));
 }
 
+// Issue 12, what remains 2: a worker killed between its Create and its fence
+// after the switch (it stalled, its lease taken over, and woke after the
+// switch) leaves a marked copy with no tombstone. B's clients count it in
+// their fan-outs and their create of its id answers 409; the job's sweep
+// (deleted documents only) leaves it; the removal of the tombstones, which
+// closes the job first, deletes it. An unmarked document and an application
+// write over a marked copy are kept.
+TEST_CASE("tombstones: their removal sweeps a marked copy a killed worker left after the switch",
+          "[protocol][tombstone][provisional]") {
+  MoverFixture m;
+  m.Setup();
+  CHECK(FinishMigration(*m.Client, m.F.A, m.F.B, m.F.WriteFile("B.switched.json", "")).Epoch() == 2);
+  PartitionedClientOptions bOptions;
+  bOptions.Client = ClientOptions(m.F.Servers.Default);
+  auto const b = PartitionedClient::FromScheme(m.F.B, bOptions);  // no transition
+  b->CreateDocument(MoverFixture::Doc("kept", 1));
+  // The killed worker's Create: content with the marker, nothing after it.
+  m.T.CreateDocument(m.Target.Link(), Marked("orphan", 1), "k");
+  CHECK_THROWS_AS(b->CreateDocument(MoverFixture::Doc("orphan", 2)), ConflictError);
+  CHECK(SweepProvisionalCopies(*m.Client, *m.F.B.Resolver()) == 0);  // no tombstone: taken for a move in flight
+  CHECK(m.TargetValue("orphan") == 1);
+
+  auto const removal = RemoveTombstones(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver());
+  CHECK(removal.JobsClosed == 0);  // the switch closed it
+  CHECK(removal.ProvisionalRemoved == 1);
+  CHECK(removal.CollectionsRemoved == 0);  // no delete wrote a tombstone
+  CHECK_FALSE(m.TargetValue("orphan"));
+  b->CreateDocument(MoverFixture::Doc("orphan", 2));
+  CHECK(b->ReadDocument("orphan", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
+  CHECK(b->ReadDocument("kept", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 1);
+  CHECK(RemoveTombstones(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()).ProvisionalRemoved == 0);
+  CHECK(b->ReadDocument("orphan", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
+}
+
 namespace {
 // After a finished migration: every id of `ids` is in the target (v 1) and
 // gone from the source, except `deleted`, which is nowhere and not readable;

@@ -253,15 +253,14 @@ int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::st
                  unfinished.c_str());
     return ExitFailed;
   }
-  // First the provisional copies of deleted documents (killed movers'):
-  // only the tombstones tell them from moves in flight.
-  auto const swept = migration::SweepProvisionalCopies(client, next);
-  if (swept > 0) std::printf("removed %zu provisional copies of deleted documents\n", swept);
   auto const count = migration::CountTombstones(client, next);
   // Closes the job first: from then on no worker of it confirms a copy, even
-  // once something makes the tombstone collection again.
+  // once something makes the tombstone collection again; then every marked
+  // copy left (killed movers') is garbage and goes.
   auto const removal = migration::RemoveTombstones(client, from, next);
   if (removal.JobsClosed > 0) std::printf("closed %zu migration jobs into NEW\n", removal.JobsClosed);
+  if (removal.ProvisionalRemoved > 0)
+    std::printf("removed %zu provisional copies (left by killed movers)\n", removal.ProvisionalRemoved);
   std::printf("removed %zu tombstone collections (%llu tombstones)\n", removal.CollectionsRemoved, U(count));
   std::fflush(stdout);
   return ExitOk;

@@ -36,14 +36,16 @@ DOCSHARD_API std::uint64_t CountTombstones(client::PartitionedClient& client, IP
 // copy and their tombstone check. Each is deleted If-Match the version found
 // (a copy someone writes meanwhile is kept); a marked copy without a
 // tombstone is a move in flight and is left to its mover. Returns how many it
-// deleted. Run at the job's end and before RemoveTombstones (which takes away
-// what tells the two apart). Errors: the client's.
+// deleted. Run at the job's end, while it is open (RemoveTombstones, which
+// closes the job, deletes every marked copy). Errors: the client's.
 DOCSHARD_API std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartitionResolver const& next);
 
 // What RemoveTombstones did.
 struct TombstoneRemoval {
   // Jobs into `next` this call closed (a job closed before is not counted).
   std::size_t JobsClosed = 0;
+  // Provisional (marked) copies it deleted from `next`'s collections.
+  std::size_t ProvisionalRemoved = 0;
   // Tombstone collections it deleted.
   std::size_t CollectionsRemoved = 0;
 };
@@ -52,7 +54,14 @@ struct TombstoneRemoval {
 // the job first (the document the switch creates, docs/migration.md "After
 // the switch: closing the job", in the collection docshard-jobs, which is
 // never deleted), and every other job into `next` whose runs recorded it as
-// open, then deletes every tombstone collection of `next` that exists.
+// open; then deletes every provisional copy in `next`'s collections (If-Match
+// the version found: one someone writes meanwhile is kept), with or without
+// a tombstone: once the job is closed none is ever confirmed, and none is the
+// only copy of a live document (a worker killed between its copy and its
+// fence leaves one that would otherwise stay, counted by B's fan-outs and
+// making B's creates of its id answer 409); then deletes every tombstone
+// collection of `next` that exists. No other job may move into `next`'s
+// collections meanwhile (its tombstones are removed too).
 // Closing first is what keeps a migrator still running (or a stalled worker
 // waking later) from confirming a copy once no tombstone can tell it that
 // the document was deleted: its fence answers closed, before and after
@@ -68,8 +77,8 @@ DOCSHARD_API TombstoneRemoval RemoveTombstones(client::PartitionedClient& client
 
 // As RemoveTombstones(client, from, next) for every job into `next` that
 // recorded itself as open (every run with work left of this docshard
-// version does), without naming one; returns how many tombstone collections
-// it deleted. A job whose runs left no record (docshard before the jobs
+// version does), without naming one, then sweeps the provisional copies as
+// it does; returns how many tombstone collections it deleted. A job whose runs left no record (docshard before the jobs
 // collection) is not closed by it: name it with the overload above. Errors:
 // the client's.
 DOCSHARD_API std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next);
