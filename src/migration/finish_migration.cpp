@@ -46,6 +46,12 @@ bool HoldsDocuments(cosmos::CosmosClient& account, std::string const& link) {
 }
 }  // namespace
 
+bool CloseMigrationJob(client::PartitionedClient& client, IPartitionResolver const& from,
+                       IPartitionResolver const& to) {
+  auto const job = detail::JobCollection(to);
+  return detail::CloseJob(client.Account(job.Account()), job, detail::JobId(SchemeHash(from), SchemeHash(to)));
+}
+
 resolvers::PartitionScheme FinishMigration(client::PartitionedClient& client, resolvers::PartitionScheme const& from,
                                            resolvers::PartitionScheme const& to, std::filesystem::path const& path) {
   auto const epoch = NextEpoch(from);
@@ -69,9 +75,7 @@ resolvers::PartitionScheme FinishMigration(client::PartitionedClient& client, re
   // switch"): a worker that stalled in a move and wakes after this confirms
   // nothing, so B's clients, which delete without tombstones, never meet a
   // copy confirmed after their delete.
-  auto const job = detail::JobCollection(*to.Resolver());
-  detail::CloseJob(client.Account(job.Account()), job,
-                   detail::JobId(SchemeHash(*from.Resolver()), SchemeHash(*to.Resolver())));
+  CloseMigrationJob(client, *from.Resolver(), *to.Resolver());
   resolvers::PartitionScheme next(to.Resolver(), epoch, to.Accounts());
   WriteFileAtomically(path, next.Save());
   return next;

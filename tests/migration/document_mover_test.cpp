@@ -387,6 +387,27 @@ TEST_CASE("tombstones: their removal sweeps a marked copy a killed worker left a
   CHECK(b->ReadDocument("orphan", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
 }
 
+// Issue 12, what remains 4: a library user who switches on its own closes
+// the job with CloseMigrationJob: once, and a run with work left is refused
+// from then on (nothing copied).
+TEST_CASE("migrator: CloseMigrationJob closes the job for good", "[protocol][switch]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("a", 1), "k");
+  CHECK(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()));
+  CHECK_FALSE(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()));  // closed before
+  MigratorOptions options;
+  options.Checkpoint = m.F.WriteFile("closed.checkpoint", "");
+  std::filesystem::remove(options.Checkpoint);
+  CHECK_THROWS_AS(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run(), InvalidArgumentError);
+  CHECK(m.InSource("a"));
+  CHECK_FALSE(m.TargetValue("a"));
+  // Another job into B is not closed by it.
+  auto const other = resolvers::PartitionScheme::Load(
+      m.F.Config(R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s1"]})", 1, m.F.Servers));
+  CHECK(CloseMigrationJob(*m.Client, *other.Resolver(), *m.F.B.Resolver()));
+}
+
 namespace {
 // After a finished migration: every id of `ids` is in the target (v 1) and
 // gone from the source, except `deleted`, which is nowhere and not readable;

@@ -5,6 +5,7 @@
 // B drops still holds documents (they would become unreachable: removing
 // the last collection, or a full one, must never delete data).
 #include "docshard/client/partitioned_client.hpp"
+#include "docshard/core/partition_resolver.hpp"
 #include "docshard/export.hpp"
 #include "docshard/resolvers/partition_scheme.hpp"
 
@@ -16,10 +17,25 @@ namespace docshard::migration {
 // epoch is already the largest int64: check it before moving anything.
 DOCSHARD_API std::int64_t NextEpoch(resolvers::PartitionScheme const& from);
 
-// Checks through `client` (which must reach every collection of A), then
-// closes the migration job of (A, B) (docs/migration.md, "After the switch":
-// a write to the tombstone collection of B's first collection, which `client`
-// must reach and may write), then writes B's config to `path` atomically and
+// Closes the migration job of (from, to) (docs/migration.md, "After the
+// switch: closing the job"): creates its closed document in the collection
+// docshard-jobs of the database of `to`'s first collection (making the
+// database and collection when missing; `client` must reach and may write
+// there). From then on every move of the job still running, or stalled and
+// waking later, confirms nothing (outcome JobClosed: its copy is deleted and
+// the document stays where it is), and a run of the job with work left is
+// refused; nothing opens it again. For an application that switches to
+// `to` on its own instead of by FinishMigration: call it before any process
+// writes with `to` alone. Returns true when this call closed the job, false
+// when it was closed before. Throws InvalidArgumentError when `to` names no
+// collection; the client's errors otherwise (then the job may or may not be
+// closed: call it again).
+DOCSHARD_API bool CloseMigrationJob(client::PartitionedClient& client, IPartitionResolver const& from,
+                                    IPartitionResolver const& to);
+
+// The supported switch to B. Checks through `client` (which must reach every
+// collection of A), then closes the migration job of (A, B)
+// (CloseMigrationJob), then writes B's config to `path` atomically and
 // returns it. From the close on, every move of the job still running confirms
 // nothing (outcome JobClosed) and a new run of it with work left is refused.
 // Throws InvalidArgumentError naming the collection that blocks it (nothing
