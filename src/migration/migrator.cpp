@@ -6,6 +6,7 @@
 #include "request_charge.hpp"
 #include "worker_pool.hpp"
 
+#include "client/provisional.hpp"
 #include "core/document_id.hpp"
 
 #include "docshard/core/errors.hpp"
@@ -281,19 +282,53 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       if (r.Outcome == MoveOutcome::JobClosed) {
         // The job was closed (switched to B, or its tombstones removed)
         // before this copy was confirmed. Moved by someone else when the
-        // source is gone; else it stays there and is reported, since this
-        // job can no longer move it.
+        // source is gone. Else T decides: an unmarked version there is the
+        // document (someone's confirmed copy, or an application write, which
+        // is never older than the source: every writer uses the transition),
+        // so the source copy is stale and goes If-Match the version read, as
+        // the mover's last step would; with nothing (or only a marked copy)
+        // there the document stays in its source and is listed, since this
+        // job can no longer move it. A T read behind a write only lists it.
         bool inSource = true;
         try {
           Paced(state.Pacer, [&] { return sourceClient.ReadDocument(source.Link(), m.Id, m.Header); });
         } catch (cosmos::NotFoundError const&) {
           inSource = false;
         }
+        bool inTarget = false;
+        if (inSource) {
+          auto& targetClient = state.Client->Account(m.Owner.Account());
+          try {
+            auto const t =
+                Paced(state.Pacer, [&] { return targetClient.ReadDocument(m.Owner.Link(), m.Id, m.Header); });
+            inTarget = !client::detail::IsProvisionalBody(t.Body());
+          } catch (cosmos::NotFoundError const&) {}
+        }
+        if (inTarget) {
+          auto const& read = JsonInterop::Value(parsed.View()["Documents"][m.Index]);
+          auto const etag = read.FindMember("_etag");
+          cosmos::RequestOptions ifMatch;
+          if (etag != read.MemberEnd() && etag->value.IsString())
+            ifMatch.IfMatchETag = std::string(etag->value.GetString(), etag->value.GetStringLength());
+          try {
+            Paced(state.Pacer, [&] { return sourceClient.DeleteDocument(source.Link(), m.Id, m.Header, ifMatch); });
+            inSource = false;
+          } catch (cosmos::NotFoundError const&) {
+            inSource = false;
+          } catch (cosmos::PreconditionFailedError const&) {
+            // Written since our read (by a writer without the transition): listed.
+          }
+        }
         if (inSource) {
           std::lock_guard lock(pageMutex);
           left.push_back({source.Text(), m.Id, m.KeyJson,
-                          "the job was closed (switched to the new scheme, or its tombstones removed) before its "
-                          "copy was confirmed; it stays in its source"});
+                          inTarget ? "the job was closed (switched to the new scheme, or its tombstones removed) "
+                                     "before its copy was confirmed; the new scheme holds a version of it and the "
+                                     "source changed since it was read; it stays in its source (never copy it over "
+                                     "the new scheme's version)"
+                                   : "the job was closed (switched to the new scheme, or its tombstones removed) "
+                                     "before its copy was confirmed and the new scheme holds none; it stays in its "
+                                     "source"});
           return;
         }
         ++tally->Moved;

@@ -978,6 +978,68 @@ TEST_CASE("migrator: a job closed under a running migrator leaves its documents 
   }
 }
 
+// Issue 12, what remains 3: a JobClosed listing is decided by the source and
+// the target together. While a migrator holds its marked copy of "c", the
+// application upserts "c" (through the transition: into T, over the marked
+// copy; the source keeps its old version); then the job is closed. The
+// document is in B: its stale source copy is deleted and counted as kept, not
+// listed; "a" and "e" (nothing in T) stay in the source, listed.
+TEST_CASE("migrator: a job closed under a running migrator deletes the source of a document the new scheme holds",
+          "[protocol][provisional][switch]") {
+  MoverFixture m;
+  m.Setup();
+  std::vector<std::string> const ids{"a", "c", "e"};
+  for (auto const& id : ids) m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc(id, 1), "k");
+  MigratorOptions options;
+  options.MaxParallel = 1;
+  options.Checkpoint = m.F.WriteFile("closed-kept.checkpoint", "");
+  std::filesystem::remove(options.Checkpoint);
+  Stall stall;
+  std::atomic<bool> held{false};
+  options.StepHook = [&](MoveStep step, std::string const& id) {
+    if (id == "c" && step == MoveStep::TargetWritten && !held.exchange(true)) stall.Arrive();
+  };
+  MigrationProgress done;
+  std::exception_ptr error;
+  std::thread running([&] {
+    try {
+      done = Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  struct Join {
+    Stall& S;
+    std::thread& T;
+    ~Join() {
+      S.Release();
+      if (T.joinable()) T.join();
+    }
+  } join{stall, running};
+  REQUIRE(stall.AwaitArrival());
+  m.Client->UpsertDocument(MoverFixture::Doc("c", 2));
+  REQUIRE(m.InSource("c"));
+  CHECK(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()));
+  stall.Release();
+  running.join();
+  REQUIRE_FALSE(error);
+  CHECK(done.Finished);
+  CHECK(done.Moved == 1);
+  CHECK(done.KeptNewer == 1);
+  CHECK(done.LeftInPlace == 2);
+  std::vector<std::string> listed;
+  for (auto const& l : done.Left) listed.push_back(l.Id);
+  std::sort(listed.begin(), listed.end());
+  CHECK(listed == std::vector<std::string>{"a", "e"});
+  CHECK_FALSE(m.InSource("c"));
+  CHECK(m.TargetValue("c") == 2);
+  for (auto const& id : {"a", "e"}) {
+    INFO(id);
+    CHECK(m.InSource(id));
+    CHECK_FALSE(m.TargetValue(id));
+  }
+}
+
 // Review item 12: the job's sweep racing a live mover. Between the mover's
 // check and its confirm, a tombstone of the document appears (an application
 // delete that wrote it and stopped there) and the sweep deletes the marked
