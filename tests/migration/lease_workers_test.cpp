@@ -377,6 +377,8 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
   // Finished: removed, and counted no more.
   REQUIRE(removeTombstones() == 0);
   CHECK(Tail(tombstoneLog).find(" tombstone collections (2 tombstones)") != std::string::npos);
+  // The workers did not switch (--no-finish): the removal closed the job first.
+  CHECK(Tail(tombstoneLog).find("closed 1 migration job into NEW") != std::string::npos);
   CosmosClient a(ClientOptions(f.Servers.Default));
   CHECK_THROWS_AS(a.ReadCollection("dbs/" + f.Database + "/colls/docshard-tombstones"), NotFoundError);
   CHECK_THROWS_AS(b.ReadCollection("dbs/" + f.Database + "/colls/docshard-tombstones"), NotFoundError);

@@ -258,7 +258,8 @@ int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::st
   // once something makes the tombstone collection again; then every marked
   // copy left (killed movers') is garbage and goes.
   auto const removal = migration::RemoveTombstones(client, from, next);
-  if (removal.JobsClosed > 0) std::printf("closed %zu migration jobs into NEW\n", removal.JobsClosed);
+  if (removal.JobsClosed > 0)
+    std::printf("closed %zu migration job%s into NEW\n", removal.JobsClosed, removal.JobsClosed == 1 ? "" : "s");
   if (removal.ProvisionalRemoved > 0)
     std::printf("removed %zu provisional copies (left by killed movers)\n", removal.ProvisionalRemoved);
   std::printf("removed %zu tombstone collections (%llu tombstones)\n", removal.CollectionsRemoved, U(count));
