@@ -138,10 +138,10 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
   if (detail::CloseJob(account, jobs, detail::JobId(SchemeHash(from), toHash))) ++out.JobsClosed;
   out.JobsClosed += detail::CloseJobsInto(account, jobs, toHash);
   // The job closed, every marked copy is garbage: none is confirmed any more
-  // (the fence), and none is the only copy of a live document (docs/
-  // migration.md, "After the switch"). Before the tombstones go, although
-  // no longer needed for it: a sweep interrupted here is redone by a second
-  // call either way.
+  // (the fence), and none is the only copy of a live document
+  // (docs/migration.md, "After the switch"). Before the tombstone collections
+  // go, so that a removal that fails half-way still shows them and a second
+  // call does the rest.
   out.ProvisionalRemoved = SweepMarkedCopies(client, next, false);
   out.CollectionsRemoved = DeleteTombstoneCollections(client, next);
   return out;

@@ -75,12 +75,12 @@ struct TombstoneRemoval {
 DOCSHARD_API TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& from,
                                                IPartitionResolver const& next);
 
-// As RemoveTombstones(client, from, next) for every job into `next` that
-// recorded itself as open (every run with work left of this docshard
-// version does), without naming one, then sweeps the provisional copies as
-// it does; returns how many tombstone collections it deleted. A job whose runs left no record (docshard before the jobs
-// collection) is not closed by it: name it with the overload above. Errors:
-// the client's.
+// As RemoveTombstones(client, from, next) without naming a job: closes every
+// job into `next` that recorded itself as open (every run with work left of
+// this docshard version does), sweeps the provisional copies and deletes the
+// tombstone collections; returns how many collections it deleted. A job
+// whose runs left no record (docshard before the jobs collection) is not
+// closed by it: name it with the overload above. Errors: the client's.
 DOCSHARD_API std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next);
 
 }  // namespace docshard::migration
