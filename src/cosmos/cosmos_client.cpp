@@ -263,16 +263,28 @@ private:
 // track work on the handler's executor (prefer(tracked) on an
 // any_completion_executor: with its executor query, three allocations per
 // operation) and dispatch to it through that type-erased executor. The usual
-// handler (a client coroutine, a completion handler bound to GetExecutor(),
+// handler (a client coroutine or a plain callback started on an I/O thread,
 // the blocking calls' wait, which names no executor) runs on the operation's
 // own io_context executor: that context has outstanding work anyway (co_spawn
 // tracks it, as the spawn executor), and co_spawn completes this handler on
 // that executor's thread, where dispatching to the same executor calls the
 // handler inline: it is called directly. Any other executor (another I/O
 // thread's, a strand, one with other properties) is tracked from the start
-// and dispatched to, as co_spawn did. This handler names the spawn executor
-// as its own (co_spawn tracks it without an allocation, and dispatches a
-// cancellation to it, as before) and passes the caller's cancellation slot on.
+// and dispatched to, as co_spawn did. With IoThreads > 1 that includes a
+// handler bound to GetExecutor() (the first I/O thread's off the I/O threads)
+// whose operation PickExecutor put on another thread: correct, only slower.
+// This handler names the spawn executor as its own (co_spawn tracks it
+// without an allocation, and dispatches a cancellation to it, as before) and
+// passes the caller's cancellation slot on.
+//
+// Neither path runs it from inside the initiating call (CosmosClient::StartSend
+// on an I/O thread, where co_spawn runs the coroutine inline): co_spawn's
+// entry point posts first when the coroutine finished without initiating an
+// asynchronous operation, and every operation the coroutines initiate (the
+// transport's sends, timers) completes through the event loop, never inside
+// its own initiating call (HttpTransport posts a request it refuses at once).
+// co_spawn's guard alone would not do: it counts an initiated operation as a
+// switch even when that operation completed inline.
 template <typename Result>
 class OperationCompletion {
 public:

@@ -83,6 +83,8 @@ public:
     // (prefer(tracked) on the handler's executor, then dispatch's own):
     // 3 allocations per request. Any other executor (another shard's, a
     // strand, one with other properties) is tracked and dispatched to as before.
+    // Either way only from a completion of the operation's own: one that
+    // would come from inside StartSendOperation is posted (m_initiating).
     auto const* own = m_handlerExecutor.target<asio::io_context::executor_type>();
     m_direct = own != nullptr && &own->context() == &shard.Ioc;
     if (!m_direct) m_handlerExecutor = asio::prefer(m_handlerExecutor, asio::execution::outstanding_work.tracked);
@@ -92,6 +94,9 @@ public:
     // The slot's handler points at this operation.
     if (m_slot.is_connected()) m_slot.clear();
   }
+
+  // Start is about to run inside the caller's initiating call.
+  void MarkInitiating() noexcept { m_initiating = true; }
 
   static void Start(Ptr self) {
     SendOp& op = *self;
@@ -136,7 +141,10 @@ private:
   template <void (*Step)(Ptr, error_code)>
   struct Resume {
     Ptr Op;
-    void operator()(error_code ec) { Step(std::move(Op), ec); }
+    void operator()(error_code ec) {
+      Op->m_initiating = false;
+      Step(std::move(Op), ec);
+    }
   };
 
   static void Acquire(Ptr self) {
@@ -221,7 +229,10 @@ private:
 
   struct Connected {
     Ptr Op;
-    void operator()(std::exception_ptr e, ConnectionPtr c) { OnConnected(std::move(Op), std::move(e), std::move(c)); }
+    void operator()(std::exception_ptr e, ConnectionPtr c) {
+      Op->m_initiating = false;
+      OnConnected(std::move(Op), std::move(e), std::move(c));
+    }
   };
 
   static void StartConnect(Ptr self) {
@@ -445,7 +456,21 @@ private:
     auto handler = std::move(self->m_handler);
     auto work = std::move(self->m_handlerExecutor);
     bool const direct = self->m_direct;
+    bool const initiating = self->m_initiating;
+    auto& ioc = self->m_shard.Ioc;
     self.reset();  // before the handler runs: it may start the next request
+    if (initiating) [[unlikely]] {
+      // Still inside the caller's AsyncSend (a request refused before it
+      // waited for anything: invalid, or no connection left and the deadline
+      // passed): a handler must never run from its initiating call (the
+      // caller may hold a lock across it, or start the next request from the
+      // handler and recurse). Posted, so a dispatch to the same thread or
+      // strand cannot run it inline either; from the shard's queue it goes
+      // to the handler's own executor (post's work dispatcher tracks and
+      // dispatches to it). On this path only: an allocation or two.
+      asio::post(ioc, asio::append(std::move(handler), std::move(e), std::move(response)));
+      return;
+    }
     if (direct) {
       std::move(handler)(std::move(e), std::move(response));
       return;
@@ -460,6 +485,10 @@ private:
   // The handler's executor: untracked when m_direct, else with outstanding work.
   asio::any_completion_executor m_handlerExecutor;
   bool m_direct = false;  // the handler runs on this shard's io_context executor
+  // Started inline by StartSendOperation and not yet resumed by a completion
+  // of its own (a readiness wait, the connect, a pool wait): a completion now
+  // would run inside the caller's AsyncSend, so Complete posts it.
+  bool m_initiating = false;
   asio::cancellation_slot m_slot;
   asio::cancellation_signal m_connectCancel;
   HostPool* m_pool = nullptr;
@@ -482,6 +511,7 @@ void StartSendOperation(IoShard& shard, bool onShardThread, HttpRequest request,
                         HttpTransport::SendHandler handler) {
   auto op = std::make_unique<SendOp>(shard, std::move(request), deadline, std::move(handler));
   if (onShardThread) {
+    op->MarkInitiating();
     SendOp::Start(std::move(op));
     return;
   }

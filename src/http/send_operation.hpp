@@ -17,7 +17,9 @@ namespace docshard::http::detail {
 
 // Starts the request on `shard`: at once when `onShardThread` (the caller
 // runs on the shard's thread), else posted to it. The handler's executor
-// counts it as outstanding work from this call on.
+// counts it as outstanding work from this call on. Never calls the handler
+// before returning: a request refused at once (invalid, or no connection and
+// the deadline passed) is completed through a post.
 void StartSendOperation(IoShard& shard, bool onShardThread, HttpRequest request, Deadline deadline,
                         HttpTransport::SendHandler handler);
 
