@@ -58,8 +58,10 @@ constexpr int MaxRegionFailovers = 16;
 // How often an operation's end also samples the connection gauge.
 constexpr milliseconds ConnectionSampleEvery{1000};
 
-CosmosClientOptions const& CheckedRegions(CosmosClientOptions const& o) {
+CosmosClientOptions const& CheckedOptions(CosmosClientOptions const& o) {
   docshard::detail::CheckPreferredRegions(o.PreferredRegions, "PreferredRegions");
+  // Sent in every request's User-Agent: refused here, not by every request.
+  detail::CheckedHeaderValue(o.UserAgentSuffix, "CosmosClientOptions::UserAgentSuffix");
   if (o.RegionUnavailableFor < milliseconds(1))
     throw InvalidArgumentError("RegionUnavailableFor must be at least 1 ms (got " +
                                std::to_string(o.RegionUnavailableFor.count()) + " ms)");
@@ -342,7 +344,7 @@ void Spawn(asio::any_io_executor const& executor, Start start,
 class CosmosClient::Impl {
 public:
   explicit Impl(CosmosClientOptions& options)
-      : m_endpointText(CheckedRegions(options).Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)),
+      : m_endpointText(CheckedOptions(options).Endpoint), m_endpoint(http::Endpoint::Parse(options.Endpoint)),
         m_key(options.Key), m_retry(std::move(options.Retry)), m_operationTimeout(options.OperationTimeout),
         m_userAgent("docshard/0.1" + (options.UserAgentSuffix.empty() ? "" : " " + options.UserAgentSuffix)),
         m_consistency(options.Consistency), m_log(options.Log.value_or(DefaultLogger())),

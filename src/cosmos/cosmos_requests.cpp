@@ -10,6 +10,7 @@
 namespace docshard::cosmos::CosmosRequests {
 
 using detail::CheckCollectionLink;
+using detail::CheckedHeaderValue;
 using detail::CheckId;
 
 namespace {
@@ -49,9 +50,13 @@ void ApplyConsistency(CosmosRequest& r, std::optional<ConsistencyLevel> level) {
   if (level) r.Headers.Set("x-ms-consistency-level", std::string(ToString(*level)));
 }
 
-void ApplyDocumentOptions(CosmosRequest& r, PartitionKeyValue const& pk, RequestOptions const& options) {
+// `ifMatch`: whether the operation offers If-Match (not a read: there it
+// would mean If-None-Match, so it is ignored, unchecked).
+void ApplyDocumentOptions(CosmosRequest& r, PartitionKeyValue const& pk, RequestOptions const& options,
+                          bool ifMatch = true) {
   r.Headers.Set("x-ms-documentdb-partitionkey", pk.HeaderValue());
-  if (options.IfMatchETag) r.Headers.Set("If-Match", *options.IfMatchETag);
+  if (ifMatch && options.IfMatchETag)
+    r.Headers.Set("If-Match", std::string(CheckedHeaderValue(*options.IfMatchETag, "RequestOptions::IfMatchETag")));
   ApplyConsistency(r, options.Consistency);
   r.Timeout = options.Timeout;
 }
@@ -91,7 +96,8 @@ void ApplyScope(CosmosRequest& r, QueryOptions const& options) {
 
 void ApplyPaging(CosmosRequest& r, std::string_view continuation, QueryOptions const& options) {
   if (options.MaxItemCount > 0) r.Headers.Set("x-ms-max-item-count", std::to_string(options.MaxItemCount));
-  if (!continuation.empty()) r.Headers.Set("x-ms-continuation", std::string(continuation));
+  if (!continuation.empty())
+    r.Headers.Set("x-ms-continuation", std::string(CheckedHeaderValue(continuation, "the continuation")));
   ApplyScope(r, options);
   ApplyConsistency(r, options.Consistency);
   r.Timeout = options.Timeout;
@@ -174,9 +180,7 @@ CosmosRequest ReadDocument(std::string_view collectionLink, std::string_view id,
   auto path = link;
   auto r = Make("ReadDocument", "GET", "docs", std::move(link), std::move(path), true);
   r.SendSessionToken = true;
-  ApplyDocumentOptions(r, partitionKey, options);
-  // If-Match on a read would be If-None-Match semantics; not offered.
-  r.Headers.Remove("If-Match");
+  ApplyDocumentOptions(r, partitionKey, options, false);
   return r;
 }
 
@@ -243,10 +247,11 @@ CosmosRequest ReadPartitionKeyRanges(std::string_view collectionLink, std::strin
                                      std::string_view ifNoneMatch) {
   auto link = CheckCollectionLink(collectionLink);
   auto r = Make("ReadPartitionKeyRanges", "GET", "pkranges", link, link + "/pkranges", true);
-  if (!continuation.empty()) r.Headers.Set("x-ms-continuation", std::string(continuation));
+  if (!continuation.empty())
+    r.Headers.Set("x-ms-continuation", std::string(CheckedHeaderValue(continuation, "the continuation")));
   if (!ifNoneMatch.empty()) {
     r.Headers.Set("A-IM", "Incremental feed");
-    r.Headers.Set("If-None-Match", std::string(ifNoneMatch));
+    r.Headers.Set("If-None-Match", std::string(CheckedHeaderValue(ifNoneMatch, "the If-None-Match etag")));
   }
   return r;
 }

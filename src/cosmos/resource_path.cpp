@@ -50,6 +50,21 @@ std::string DocumentLink(std::string_view collectionLink, std::string_view id) {
   return link;
 }
 
+std::string_view CheckedHeaderValue(std::string_view value, char const* what) {
+  for (char ch : value) {
+    auto const c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f)
+      throw InvalidArgumentError(std::string(what) +
+                                 " holds a line break or control character, which an HTTP header value cannot carry");
+  }
+  // Parsers drop a field's leading and trailing whitespace: the server would
+  // see another value than the caller's.
+  if (!value.empty() && (value.front() == ' ' || value.front() == '\t' || value.back() == ' ' || value.back() == '\t'))
+    throw InvalidArgumentError(std::string(what) +
+                               " begins or ends with whitespace, which an HTTP header value cannot carry");
+  return value;
+}
+
 std::string EncodePath(std::string_view path) {
   // RFC 3986 pchar and '/', minus the characters Node's URL parser treats specially.
   static constexpr PercentKeepSet keep = MakePercentKeepSet("/!$&'()*+,;=:@");

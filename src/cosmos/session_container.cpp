@@ -23,6 +23,12 @@ std::vector<std::pair<std::string, SessionToken>> ParseCompound(std::string_view
     while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
     auto const colon = entry.find(':');
     if (colon == std::string_view::npos || colon == 0 || entry.find(':', colon + 1) != std::string_view::npos) continue;
+    // The range id goes back into x-ms-session-token verbatim: visible ASCII
+    // only (range ids are decimal), so a caller's Update cannot put a line
+    // break or control character into a request header.
+    if (!std::all_of(entry.begin(), entry.begin() + static_cast<std::ptrdiff_t>(colon),
+                     [](char c) { return c > 0x20 && c < 0x7f; }))
+      continue;
     auto token = SessionToken::Parse(entry.substr(colon + 1));
     if (token) out.emplace_back(std::string(entry.substr(0, colon)), std::move(*token));
   }

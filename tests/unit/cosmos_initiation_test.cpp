@@ -68,6 +68,19 @@ Seen Wait(std::future<Seen>& f) {
   return f.get();
 }
 
+// A request the transport refuses (a header value with a line break).
+CosmosRequest BadHeaderRequest() {
+  CosmosRequest r;
+  r.Operation = "ReadDocument";
+  r.Method = "GET";
+  r.ResourceType = "docs";
+  r.ResourceLink = std::string(Coll) + "/docs/x";
+  r.Path = r.ResourceLink;
+  r.Idempotent = true;
+  r.Headers.Set("If-Match", "a\nb");
+  return r;
+}
+
 std::thread::id IoThreadOf(CosmosClient& client) {
   std::promise<std::thread::id> id;
   asio::post(client.GetExecutor(), [&] { id.set_value(std::this_thread::get_id()); });
@@ -76,16 +89,15 @@ std::thread::id IoThreadOf(CosmosClient& client) {
 
 }  // namespace
 
-TEST_CASE("AsyncReplaceDocument with an invalid If-Match from an I/O thread completes after the call returned",
+TEST_CASE("AsyncSend of a request with an invalid header from an I/O thread completes after the call returned",
           "[cosmos][initiation]") {
   CosmosClient client(Options());
   auto const ioThread = IoThreadOf(client);
   auto probe = std::make_shared<Probe>();
   auto f = probe->Done.get_future();
   asio::post(client.PickExecutor(), [&client, probe] {
-    RequestOptions ro;
-    ro.IfMatchETag = "a\nb";
-    client.AsyncReplaceDocument(Coll, "x", R"({"id":"x"})", PartitionKeyValue("k"), ro, Recorder(probe));
+    // A raw request: only the transport checks its headers.
+    client.AsyncSend(BadHeaderRequest(), Recorder(probe));
     probe->Returned = true;
   });
   auto s = Wait(f);
@@ -102,16 +114,14 @@ TEST_CASE("an Async operation with a strand-bound handler refused at once comple
   auto f = probe->Done.get_future();
   auto strand = asio::make_strand(client.GetExecutor());
   asio::post(client.PickExecutor(), [&client, probe, strand] {
-    RequestOptions ro;
-    ro.IfMatchETag = "a\r\nX-Injected: 1";
-    client.AsyncDeleteDocument(Coll, "x", PartitionKeyValue("k"), ro,
-                               asio::bind_executor(strand, [probe, strand](std::exception_ptr e, CosmosResponse) {
-                                 Seen s;
-                                 s.ReturnedFirst = probe->Returned.load();
-                                 s.OnStrand = strand.running_in_this_thread();
-                                 s.Error = std::move(e);
-                                 probe->Done.set_value(std::move(s));
-                               }));
+    client.AsyncSend(BadHeaderRequest(),
+                     asio::bind_executor(strand, [probe, strand](std::exception_ptr e, CosmosResponse) {
+                       Seen s;
+                       s.ReturnedFirst = probe->Returned.load();
+                       s.OnStrand = strand.running_in_this_thread();
+                       s.Error = std::move(e);
+                       probe->Done.set_value(std::move(s));
+                     }));
     probe->Returned = true;
   });
   auto s = Wait(f);
@@ -119,6 +129,28 @@ TEST_CASE("an Async operation with a strand-bound handler refused at once comple
   CHECK(s.OnStrand);
   REQUIRE(s.Error);
   CHECK_THROWS_AS(std::rethrow_exception(s.Error), InvalidArgumentError);
+}
+
+TEST_CASE("AsyncReplaceDocument with an If-Match of a line break throws at the call, its handler never runs",
+          "[cosmos][initiation]") {
+  CosmosClient client(Options());
+  auto probe = std::make_shared<Probe>();
+  std::promise<std::string> thrown;
+  auto f = thrown.get_future();
+  asio::post(client.PickExecutor(), [&client, probe, &thrown] {
+    RequestOptions ro;
+    ro.IfMatchETag = "a\nb";
+    try {
+      client.AsyncReplaceDocument(Coll, "x", R"({"id":"x"})", PartitionKeyValue("k"), ro, Recorder(probe));
+      thrown.set_value("returned");
+    } catch (InvalidArgumentError const& e) {
+      thrown.set_value(e.what());
+    }
+  });
+  REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  CHECK_THAT(f.get(), Catch::Contains("RequestOptions::IfMatchETag"));
+  // The handler was dropped with the request: it never runs.
+  CHECK(probe->Done.get_future().wait_for(100ms) == std::future_status::timeout);
 }
 
 TEST_CASE("an Async operation finding the only connection busy past its timeout completes after the call returned",

@@ -1,10 +1,14 @@
 #include "cosmos/cosmos_requests.hpp"
 
 #include <docshard/core/errors.hpp>
+#include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/cosmos/query_page.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
 
 using namespace docshard;
 using namespace docshard::cosmos;
@@ -84,6 +88,82 @@ TEST_CASE("bad links and ids are rejected before any I/O", "[cosmos][requests]")
   CHECK_THROWS_AS(CosmosRequests::ReadCollection("colls/b"), InvalidArgumentError);
   CHECK_THROWS_AS(CosmosRequests::ReadDocument("dbs/a/colls/b", "x/y", "k"), InvalidArgumentError);
   CHECK_THROWS_AS(CosmosRequests::ReadDocument("dbs/a/colls/b", "", "k"), InvalidArgumentError);
+}
+
+TEST_CASE("header values from the caller with a control character are refused at the call, naming the option",
+          "[cosmos][requests]") {
+  auto const message = [](auto&& build) -> std::string {
+    try {
+      build();
+    } catch (InvalidArgumentError const& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  // Every byte RFC 9110 keeps out of a field value: the controls but tab,
+  // and DEL.
+  std::vector<std::string> bad;
+  for (int c = 0; c < 0x20; ++c)
+    if (c != '\t') bad.push_back(std::string("a") + static_cast<char>(c) + "b");
+  bad.push_back("a\x7f"
+                "b");
+  bad.push_back(" leading");
+  bad.push_back("trailing\t");
+  for (auto const& value : bad) {
+    CAPTURE(value);
+    RequestOptions o;
+    o.IfMatchETag = value;
+    CHECK_THAT(message([&] { CosmosRequests::ReplaceDocument("dbs/a/colls/b", "x", "{}", "k", o); }),
+               Catch::Contains("RequestOptions::IfMatchETag"));
+    CHECK_THAT(message([&] { CosmosRequests::DeleteDocument("dbs/a/colls/b", "x", "k", o); }),
+               Catch::Contains("RequestOptions::IfMatchETag"));
+    CHECK_THAT(message([&] { CosmosRequests::UpsertDocument("dbs/a/colls/b", "{}", "k", o); }),
+               Catch::Contains("RequestOptions::IfMatchETag"));
+    CHECK_THAT(message([&] { CosmosRequests::CreateDocument("dbs/a/colls/b", "{}", "k", o); }),
+               Catch::Contains("RequestOptions::IfMatchETag"));
+    CHECK_THAT(message([&] { CosmosRequests::QueryDocuments("dbs/a/colls/b", SqlQuery("SELECT * FROM c"), value); }),
+               Catch::Contains("continuation"));
+    CHECK_THAT(message([&] { CosmosRequests::ReadFeed("dbs/a/colls/b", value); }), Catch::Contains("continuation"));
+    CHECK_THAT(message([&] { CosmosRequests::ListDatabases(value); }), Catch::Contains("continuation"));
+    CHECK_THAT(message([&] { CosmosRequests::ListCollections("a", value); }), Catch::Contains("continuation"));
+    CHECK_THAT(message([&] { CosmosRequests::ReadPartitionKeyRanges("dbs/a/colls/b", value, ""); }),
+               Catch::Contains("continuation"));
+    CHECK_THAT(message([&] { CosmosRequests::ReadPartitionKeyRanges("dbs/a/colls/b", "", value); }),
+               Catch::Contains("If-None-Match"));
+    // A read ignores If-Match (not offered there): not sent, not checked.
+    CHECK_FALSE(CosmosRequests::ReadDocument("dbs/a/colls/b", "x", "k", o).Headers.Contains("If-Match"));
+  }
+  // The message names the option, never quotes the value (it may be huge).
+  RequestOptions huge;
+  huge.IfMatchETag = std::string(1 << 20, 'e') + "\n";
+  auto const text = message([&] { CosmosRequests::ReplaceDocument("dbs/a/colls/b", "x", "{}", "k", huge); });
+  CHECK_THAT(text, Catch::Contains("line break or control character"));
+  CHECK(text.size() < 200);
+  // What a field value may hold is still sent verbatim: quotes, inner
+  // spaces and tabs, obs-text.
+  RequestOptions fine;
+  fine.IfMatchETag = "\"0000a1b2-0000-0000-0000-5f1e2d3c0000\"";
+  CHECK(CosmosRequests::ReplaceDocument("dbs/a/colls/b", "x", "{}", "k", fine).Headers.Get("If-Match") ==
+        *fine.IfMatchETag);
+  std::string const inner = "a b\tc\xe9";
+  CHECK(CosmosRequests::ReadFeed("dbs/a/colls/b", inner).Headers.Get("x-ms-continuation") == inner);
+}
+
+TEST_CASE("a session token entry whose range id is not visible ASCII is skipped, never sent back",
+          "[cosmos][requests]") {
+  SessionContainer sessions;
+  sessions.Update("dbs/a/colls/b", "0:1#5,x\r\ny:1#6, 2:1#7,\x01:1#8,3\x7f:1#9");
+  CHECK(sessions.CollectionToken("dbs/a/colls/b") == "0:1#5,2:1#7");
+}
+
+TEST_CASE("a UserAgentSuffix with a line break is refused when the client is made", "[cosmos][requests]") {
+  CosmosClientOptions o;
+  o.Endpoint = "https://127.0.0.1:1";
+  o.Key = "a2V5";
+  o.UserAgentSuffix = "app/1\r\nX-Injected: 1";
+  CHECK_THROWS_WITH(CosmosClient(o), Catch::Contains("CosmosClientOptions::UserAgentSuffix"));
+  o.UserAgentSuffix = "app/1 (tests)";
+  CHECK_NOTHROW(CosmosClient(o));
 }
 
 TEST_CASE("error statuses map to typed errors naming operation and link", "[cosmos][errors]") {
