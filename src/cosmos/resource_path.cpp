@@ -33,8 +33,12 @@ std::string_view CheckedCollectionLink(std::string_view link) {
   rest = rest.substr(slash + 1);
   if (rest.substr(0, 6) != "colls/") return fail();
   auto coll = rest.substr(6);
-  if (coll.empty() || coll.find('/') != std::string_view::npos || db.find('\\') != std::string_view::npos)
-    return fail();
+  if (coll.empty() || coll.find('/') != std::string_view::npos) return fail();
+  // Both segments are ids: the raw link is signed while the path sent is
+  // percent-encoded, so a \ ? or # would fail at the service (401, 404)
+  // instead of here.
+  CheckedId(db, "database");
+  CheckedId(coll, "collection");
   return s;
 }
 

@@ -88,6 +88,16 @@ TEST_CASE("bad links and ids are rejected before any I/O", "[cosmos][requests]")
   CHECK_THROWS_AS(CosmosRequests::ReadCollection("colls/b"), InvalidArgumentError);
   CHECK_THROWS_AS(CosmosRequests::ReadDocument("dbs/a/colls/b", "x/y", "k"), InvalidArgumentError);
   CHECK_THROWS_AS(CosmosRequests::ReadDocument("dbs/a/colls/b", "", "k"), InvalidArgumentError);
+  // Both segments of a collection link are ids: no \ ? or # in either.
+  for (auto const* link : {"dbs/a/colls/b#c", "dbs/a\\b/colls/c", "dbs/a?x/colls/b", "dbs/a#/colls/b",
+                           "dbs/a/colls/b\\c", "dbs/a/colls/b?c"}) {
+    CAPTURE(link);
+    CHECK_THROWS_AS(CosmosRequests::ReadCollection(link), InvalidArgumentError);
+    CHECK_THROWS_AS(CosmosRequests::ReadFeed(link), InvalidArgumentError);
+    CHECK_THROWS_AS(CosmosRequests::ReadDocument(link, "x", "k"), InvalidArgumentError);
+    CHECK_THROWS_AS(CosmosRequests::CreateDocument(link, "{}", "k"), InvalidArgumentError);
+  }
+  CHECK(CosmosRequests::ReadCollection("/dbs/a b/colls/c-d_e").ResourceLink == "dbs/a b/colls/c-d_e");
 }
 
 TEST_CASE("header values from the caller with a control character are refused at the call, naming the option",
