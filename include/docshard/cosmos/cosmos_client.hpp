@@ -43,12 +43,12 @@
 
 namespace docshard::cosmos {
 
-// A client of one account (see the notes at the top of this file). Ids and
-// links are checked before anything is sent: an empty id, one with / \ ? or
-// #, or a collection link not of the form dbs/<db>/colls/<coll> throws
-// InvalidArgumentError, from the Async methods too (at the call, not through
-// the completion). Blocking methods called on the client's I/O thread throw
-// InvalidArgumentError.
+// A client of one account (see the notes at the top of this file). Ids and links are checked before
+// anything is sent: an empty id, one with / \ ? or #, a collection link not of the form dbs/<db>/colls/<coll>,
+// or an etag or continuation that is no HTTP header value (a control character) throws InvalidArgumentError,
+// from the Async methods too (at the call, not through the completion). An Async method never runs its
+// handler before it returns, even on an I/O thread. Blocking methods called on the client's I/O thread
+// throw InvalidArgumentError.
 class DOCSHARD_API CosmosClient {
 public:
   // The completion of AsyncSend and the operations built on it.
@@ -58,7 +58,7 @@ public:
 
   // Starts the I/O threads; sends nothing yet (no account read). Throws
   // InvalidArgumentError for an invalid endpoint, key, region list,
-  // connection limit or CaFile.
+  // connection limit, UserAgentSuffix or CaFile.
   explicit CosmosClient(CosmosClientOptions options);
   ~CosmosClient();
   CosmosClient(CosmosClient const&) = delete;

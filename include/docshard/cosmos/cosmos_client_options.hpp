@@ -52,8 +52,8 @@ struct DOCSHARD_API CosmosClientOptions {
   // Longer response headers fail the same way.
   std::size_t MaxResponseHeaderBytes = std::size_t{64} * 1024;
 
-  // Appended, after a space, to the User-Agent header of every request (to
-  // name the calling application); empty: nothing appended.
+  // Appended, after a space, to the User-Agent header of every request (to name the calling application);
+  // empty: nothing appended. The client's constructor refuses control characters and whitespace at either end.
   std::string UserAgentSuffix;
 
   // Multi-region accounts (docs/client.md, "Multi-region accounts").

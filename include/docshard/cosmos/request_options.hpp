@@ -19,8 +19,8 @@ namespace docshard::cosmos {
 struct DOCSHARD_API RequestOptions {
   RequestOptions() {}  // NOLINT(modernize-use-equals-default): user-provided on purpose (above)
 
-  // If-Match: the write fails with PreconditionFailedError when the stored
-  // document's _etag differs.
+  // If-Match: the write fails with PreconditionFailedError when the stored document's _etag differs.
+  // A header value: a control character, DEL or whitespace at either end throws InvalidArgumentError.
   std::optional<std::string> IfMatchETag;
   // Overrides CosmosClientOptions::OperationTimeout for this call.
   std::optional<std::chrono::milliseconds> Timeout;

@@ -29,8 +29,8 @@ namespace docshard::cosmos {
 // Thread-safe: every method locks.
 class DOCSHARD_API SessionContainer {
 public:
-  // Merges `headerValue` (`<rangeId>:<token>[,<rangeId>:<token>]...`) into the
-  // tokens of `collectionLink`. Malformed entries are skipped. `ownerResourceId`
+  // Merges `headerValue` (`<rangeId>:<token>[,<rangeId>:<token>]...`) into the tokens of `collectionLink`.
+  // Malformed entries (a range id too that is not visible ASCII) are skipped. `ownerResourceId`
   // is the collection's _rid when the response named it ("" otherwise).
   void Update(std::string_view collectionLink, std::string_view headerValue, std::string_view ownerResourceId = {});
 

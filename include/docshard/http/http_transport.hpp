@@ -1,12 +1,12 @@
 #pragma once
 // HTTPS/1.1 client with a per-host keep-alive connection pool.
 //
-// The asynchronous core takes any Asio completion token (callbacks,
-// asio::use_future, asio::use_awaitable, deferred ...); completion signature is
-// void(std::exception_ptr, HttpResponse). Errors are the types of
-// transport_errors.hpp. All I/O runs on the transport's own I/O threads
-// (HttpTransportOptions::IoThreads, one by default); completions are
-// delivered through the handler's associated executor. The blocking Send
+// The asynchronous core takes any Asio completion token (callbacks, asio::use_future,
+// asio::use_awaitable, deferred ...); completion signature is void(std::exception_ptr, HttpResponse).
+// Errors are the types of transport_errors.hpp. All I/O runs on the transport's own I/O threads
+// (HttpTransportOptions::IoThreads, one by default); completions are delivered through the handler's
+// associated executor, never from inside AsyncSend itself (a request refused at once, such as an
+// invalid header or a passed deadline with every connection busy, completes through a post). The blocking Send
 // must not be called from a handler running on an I/O thread of the
 // transport (it would wait for itself).
 //
