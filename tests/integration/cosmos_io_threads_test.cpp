@@ -8,6 +8,11 @@
 #include <docshard/cosmos/cosmos_client.hpp>
 #include <docshard/http/http_transport.hpp>
 
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -21,6 +26,7 @@
 using namespace docshard;
 using namespace docshard::cosmos;
 using namespace docshard::test;
+namespace asio = boost::asio;
 
 namespace {
 
@@ -67,6 +73,46 @@ struct Chain {
     });
   }
 };
+
+using IoExecutor = asio::io_context::executor_type;
+
+// Where a completion handler ran, recorded on that thread, checked on the
+// test's (Catch's assertions are not thread-safe).
+struct Placement {
+  std::thread::id Thread;
+  bool OnBound = false;  // the executor it was bound to ran it
+  bool Ok = false;       // the operation itself succeeded as expected
+};
+
+// Starts `start(handler)` from `from` (an I/O thread's executor, or on this
+// thread when null) with a handler bound to `bound`; waits for the handler.
+template <typename Bound, typename Start>
+Placement RunBound(IoExecutor const* from, Bound bound, Start start) {
+  auto done = std::make_shared<std::promise<Placement>>();
+  auto f = done->get_future();
+  // What the handler bound to `bound` calls (`start` binds it).
+  auto go = [bound, start, done] {
+    start([bound, done](bool ok) {
+      Placement p;
+      p.Thread = std::this_thread::get_id();
+      p.OnBound = bound.running_in_this_thread();
+      p.Ok = ok;
+      done->set_value(p);
+    });
+  };
+  if (from != nullptr)
+    asio::post(*from, go);
+  else
+    go();
+  REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  return f.get();
+}
+
+std::thread::id ThreadOf(IoExecutor const& ex) {
+  std::promise<std::thread::id> id;
+  asio::post(ex, [&] { id.set_value(std::this_thread::get_id()); });
+  return id.get_future().get();
+}
 
 }  // namespace
 
@@ -178,4 +224,121 @@ TEST_CASE("IoThreads: two I/O threads under concurrent blocking and async load",
   for (int c = 0; c < Chains; ++c) expected.insert("chain" + std::to_string(c));
   CHECK(ids == expected);
   client.DeleteDatabase(db);
+}
+
+TEST_CASE("IoThreads: a handler runs on the executor it is bound to, the other I/O thread's or a strand",
+          "[operations]") {
+  auto options = ClientOptions("main");
+  options.IoThreads = 2;
+  options.MaxConnectionsPerHost = 4;
+  CosmosClient client(options);
+  auto const db = UniqueId("bound");
+  client.CreateDatabaseIfNotExists(db);
+  client.CreateCollectionIfNotExists(db, "users", "/userId");
+  std::string const link = "dbs/" + db + "/colls/users";
+  client.CreateDocument(link, Doc("h", "h", 5), PartitionKeyValue("h"));
+
+  // Off the I/O threads, PickExecutor goes round robin: two calls, both threads.
+  auto const anyA = client.PickExecutor(), anyB = client.PickExecutor();
+  REQUIRE(anyA.target<IoExecutor>() != nullptr);
+  REQUIRE(anyB.target<IoExecutor>() != nullptr);
+  IoExecutor const a = *anyA.target<IoExecutor>(), b = *anyB.target<IoExecutor>();
+  auto const threadA = ThreadOf(a), threadB = ThreadOf(b);
+  REQUIRE(threadA != threadB);
+
+  // A read of "h" whose completion handler is bound to `bound`, then calls
+  // `handler(ok)`.
+  auto readBound = [&](auto bound) {
+    return [&client, &link, bound](auto handler) {
+      client.AsyncReadDocument(
+          link, "h", PartitionKeyValue("h"), {},
+          asio::bind_executor(bound, [handler = std::move(handler)](std::exception_ptr e, CosmosResponse r) mutable {
+            handler(!e && r.Json().View()["n"].GetInt64() == 5);
+          }));
+    };
+  };
+
+  SECTION("started on A, bound to A's executor: runs on A (the direct path)") {
+    auto p = RunBound(&a, a, readBound(a));
+    CHECK(p.Ok);
+    CHECK(p.Thread == threadA);
+    CHECK(p.OnBound);
+  }
+  SECTION("started on A, bound to B's executor: runs on B") {
+    auto p = RunBound(&a, b, readBound(b));
+    CHECK(p.Ok);
+    CHECK(p.Thread == threadB);
+    CHECK(p.OnBound);
+  }
+  SECTION("started on B, bound to A's executor: runs on A") {
+    auto p = RunBound(&b, a, readBound(a));
+    CHECK(p.Ok);
+    CHECK(p.Thread == threadA);
+    CHECK(p.OnBound);
+  }
+  SECTION("started on A, bound to a strand of A: runs in the strand on A") {
+    auto strand = asio::make_strand(a);
+    auto p = RunBound(&a, strand, readBound(strand));
+    CHECK(p.Ok);
+    CHECK(p.Thread == threadA);
+    CHECK(p.OnBound);
+  }
+  SECTION("started on A, bound to a strand of B: runs in the strand on B") {
+    auto strand = asio::make_strand(b);
+    auto p = RunBound(&a, strand, readBound(strand));
+    CHECK(p.Ok);
+    CHECK(p.Thread == threadB);
+    CHECK(p.OnBound);
+  }
+  SECTION("started off the I/O threads, bound to a strand of B: runs in the strand on B") {
+    auto strand = asio::make_strand(b);
+    auto p = RunBound(nullptr, strand, readBound(strand));
+    CHECK(p.Ok);
+    CHECK(p.Thread == threadB);
+    CHECK(p.OnBound);
+  }
+  client.DeleteDatabase(db);
+}
+
+TEST_CASE("IoThreads: HttpTransport completes on the executor the handler is bound to", "[operations]") {
+  http::HttpTransportOptions options;
+  options.CaFile = CaFile();
+  options.IoThreads = 2;
+  options.MaxConnectionsPerHost = 2;
+  http::HttpTransport transport(options);
+  auto const anyA = transport.PickExecutor(), anyB = transport.PickExecutor();
+  REQUIRE(anyA.target<IoExecutor>() != nullptr);
+  REQUIRE(anyB.target<IoExecutor>() != nullptr);
+  IoExecutor const a = *anyA.target<IoExecutor>(), b = *anyB.target<IoExecutor>();
+  auto const threadA = ThreadOf(a), threadB = ThreadOf(b);
+  REQUIRE(threadA != threadB);
+  // Any answer will do (unsigned: the server says 401): the handler's place is the point.
+  auto send = [&](auto bound) {
+    return [&transport, bound](auto handler) {
+      http::HttpRequest req;
+      req.Target = http::Endpoint::Parse(ServerUrl("main"));
+      req.Method = "GET";
+      req.Path = "/";
+      req.Idempotent = true;
+      transport.AsyncSend(std::move(req), std::chrono::steady_clock::now() + std::chrono::seconds(20),
+                          asio::bind_executor(bound, [handler = std::move(handler)](std::exception_ptr e,
+                                                                                    http::HttpResponse r) mutable {
+                            handler(!e && r.Status >= 200);
+                          }));
+    };
+  };
+  auto p = RunBound(&a, b, send(b));
+  CHECK(p.Ok);
+  CHECK(p.Thread == threadB);
+  CHECK(p.OnBound);
+  auto strandA = asio::make_strand(a);
+  p = RunBound(&a, strandA, send(strandA));
+  CHECK(p.Ok);
+  CHECK(p.Thread == threadA);
+  CHECK(p.OnBound);
+  auto strandB = asio::make_strand(b);
+  p = RunBound(nullptr, strandB, send(strandB));
+  CHECK(p.Ok);
+  CHECK(p.Thread == threadB);
+  CHECK(p.OnBound);
 }

@@ -240,21 +240,29 @@ TEST_CASE("async API: futures, callbacks and coroutines", "[operations]") {
   asio::io_context ioc;
   int n = 0;
   std::size_t pages = 0;
+  // Whether each co_await resumed on the caller's context (this thread): a
+  // coroutine resumed on the I/O thread would still finish with the right
+  // values, and ioc.run() would still return.
+  bool afterRead = false, afterPage = false;
   asio::co_spawn(
       ioc,
       [&]() -> asio::awaitable<void> {
         auto r = co_await client.AsyncReadDocument(s.Link, "a1", "x", {}, asio::use_awaitable);
+        afterRead = ioc.get_executor().running_in_this_thread();
         n = static_cast<int>(r.Json().View()["n"].GetInt64());
         QueryOptions byKey;  // one range's page: a cross-range page may be another range's (empty)
         byKey.PartitionKey = PartitionKeyValue("x");
         auto page = co_await client.AsyncQueryDocumentsPage(s.Link, SqlQuery("SELECT * FROM c"), "", byKey,
                                                             asio::use_awaitable);
+        afterPage = ioc.get_executor().running_in_this_thread();
         pages = page.Count();
       },
       asio::detached);
   ioc.run();
   CHECK(n == 7);
   CHECK(pages == 1);
+  CHECK(afterRead);
+  CHECK(afterPage);
 }
 
 TEST_CASE("pool: concurrent requests share a capped set of keep-alive connections", "[operations]") {
