@@ -36,6 +36,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -294,9 +295,10 @@ public:
   using executor_type = asio::io_context::executor_type;
   using cancellation_slot_type = asio::cancellation_slot;
 
-  OperationCompletion(Handler handler, executor_type spawn)
+  // `slot`: the one co_spawn connects to (the handler's own unless given).
+  OperationCompletion(Handler handler, executor_type spawn, std::optional<asio::cancellation_slot> slot = {})
       : m_handler(std::move(handler)), m_spawn(std::move(spawn)),
-        m_slot(asio::get_associated_cancellation_slot(m_handler)) {
+        m_slot(slot ? *slot : asio::get_associated_cancellation_slot(m_handler)) {
     auto executor = asio::get_associated_executor(m_handler, m_spawn);
     auto const* own = executor.template target<executor_type>();
     if (own == nullptr || &own->context() != &m_spawn.context())
@@ -322,17 +324,70 @@ private:
   std::optional<asio::any_completion_executor> m_work;
 };
 
+// Between the caller's cancellation slot and co_spawn's, for an operation
+// started off its I/O thread (co_spawn posts its entry point there). Boost
+// 1.81's entry point awaits the operation's coroutine with the cancellation
+// state checked: a terminal cancellation emitted before the entry point ran
+// (by a handler already queued on that thread) throws there, and since
+// nothing was initiated yet, its guard post throws again, outside any
+// handler: the exception leaves io_context::run and ends the process.
+// (Later Asio turns throw_if_cancelled off before that post.) So a signal
+// that arrives before the operation started is only recorded, and the
+// operation then completes with CancelledError without sending anything;
+// from the start on, signals are passed through. Emits and the start both
+// run on the operation's I/O thread (the documented rule for cancellation),
+// so the flags need no lock. An operation started on its own I/O thread
+// needs none of this: co_spawn runs it inline up to its first asynchronous
+// operation, before any other handler there can emit.
+struct EarlyCancellation {
+  asio::cancellation_signal Inner;  // co_spawn's slot
+  bool Started = false;
+  bool Cancelled = false;
+
+  // The handler in the caller's slot.
+  class Forward {
+  public:
+    explicit Forward(std::shared_ptr<EarlyCancellation> state) : m_state(std::move(state)) {}
+    void operator()(asio::cancellation_type type) const {
+      if (m_state->Started)
+        m_state->Inner.emit(type);
+      else if ((type & asio::cancellation_type::terminal) != asio::cancellation_type::none)
+        m_state->Cancelled = true;  // co_spawn's filter too: only terminal cancellation
+    }
+
+  private:
+    std::shared_ptr<EarlyCancellation> m_state;
+  };
+};
+
 // Starts the operation `start()` returns on `executor` (an I/O thread's),
 // completing `handler`. A function, not the operation's awaitable: co_spawn
 // then makes the operation's coroutine frame after its entry point's
 // `dispatch` frame is gone, not before the entry point's frames, so two
 // frames are live at once instead of three, and with Asio's per-thread cache
 // of two frame blocks (a miss evicts one) every frame comes from the cache
-// (three at once: two frame allocations per operation).
+// (three at once: two frame allocations per operation). `start(true)`
+// returns an operation that fails with CancelledError at once.
 template <typename Result, typename Start>
 void Spawn(asio::any_io_executor const& executor, Start start,
            asio::any_completion_handler<void(std::exception_ptr, Result)> handler) {
   if (auto const* io = executor.target<asio::io_context::executor_type>()) {
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    if (slot.is_connected() && !io->running_in_this_thread()) [[unlikely]] {
+      // A cancellable operation started from another thread (a caller's own
+      // coroutine, say): one allocation more, on this path only.
+      auto early = std::make_shared<EarlyCancellation>();
+      slot.template emplace<EarlyCancellation::Forward>(early);
+      auto inner = early->Inner.slot();
+      asio::co_spawn(
+          *io,
+          [early = std::move(early), start = std::move(start)]() mutable {
+            early->Started = true;
+            return start(early->Cancelled);
+          },
+          OperationCompletion<Result>(std::move(handler), *io, inner));
+      return;
+    }
     asio::co_spawn(*io, std::move(start), OperationCompletion<Result>(std::move(handler), *io));
     return;
   }
@@ -469,6 +524,14 @@ public:
 
   [[noreturn]] static void ThrowCancelled(CosmosRequest const& req) {
     throw http::CancelledError(req.Operation + " " + req.ResourceLink + ": cancelled");
+  }
+
+  // An operation cancelled before it started (EarlyCancellation): fails at
+  // once, sends nothing.
+  template <typename Result>
+  static asio::awaitable<Result> CancelledBeforeStart(CosmosRequest const& req) {
+    ThrowCancelled(req);
+    co_return Result();
   }
 
   // Before the first attempt: the session token, the range the request
@@ -1058,13 +1121,18 @@ void CosmosClient::StartSend(CosmosRequest request, asio::any_completion_handler
   // The operation's coroutine and its HTTP exchanges share one I/O thread.
   Spawn(
       m_impl->m_transport.PickExecutor(),
-      [impl = m_impl.get(), request = std::move(request)]() mutable { return impl->Run(request); }, std::move(handler));
+      [impl = m_impl.get(), request = std::move(request)](bool cancelled = false) mutable {
+        return cancelled ? Impl::CancelledBeforeStart<CosmosResponse>(request) : impl->Run(request);
+      },
+      std::move(handler));
 }
 
 void CosmosClient::StartSendForPage(CosmosRequest request, asio::any_completion_handler<PageSignature> handler) {
   Spawn(
       m_impl->m_transport.PickExecutor(),
-      [impl = m_impl.get(), request = std::move(request)]() mutable { return impl->RunForPage(request); },
+      [impl = m_impl.get(), request = std::move(request)](bool cancelled = false) mutable {
+        return cancelled ? Impl::CancelledBeforeStart<QueryPage>(request) : impl->RunForPage(request);
+      },
       std::move(handler));
 }
 

@@ -1,0 +1,158 @@
+// Cancelling a client operation through its handler's cancellation slot at
+// the two points the hung-send integration test does not reach: during the
+// retry back-off, and before the first attempt. The gateway is scripted
+// (tests/support/fake_gateway.hpp), so the number of requests sent is exact.
+// The signal is emitted on the operation's I/O thread, as the client's
+// header requires.
+#include "fake_gateway.hpp"
+
+#include <docshard/cosmos/cosmos_client.hpp>
+#include <docshard/http/transport_errors.hpp>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+
+using namespace docshard;
+using namespace docshard::cosmos;
+namespace asio = boost::asio;
+
+using docshard::test::FakeGateway;
+using docshard::test::Respond;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr char const* Coll = "dbs/d/colls/c";
+
+// What the handler saw; checked on the test's thread.
+struct Seen {
+  std::exception_ptr Error;
+  bool OnStrand = true;
+};
+
+std::shared_ptr<CosmosClient> FakeClient(std::shared_ptr<FakeGateway> const& gateway) {
+  CosmosClientOptions o;
+  o.Endpoint = "https://gw.test:443";
+  o.Key = "a2V5";
+  o.IoThreads = 1;
+  // A back-off far longer than the test waits: only a cancellation ends it.
+  o.Retry.BaseDelay = 30s;
+  o.Retry.MaxDelay = 30s;
+  o.Retry.MaxTransientRetries = 3;
+  auto guard = test::InstallOnThisThread(gateway);
+  return std::make_shared<CosmosClient>(std::move(o));
+}
+
+// Runs `f` on the client's I/O thread and waits for it.
+template <typename F>
+void OnIoThread(CosmosClient& client, F f) {
+  std::promise<void> done;
+  asio::post(client.GetExecutor(), [&] {
+    f();
+    done.set_value();
+  });
+  done.get_future().get();
+}
+
+// Waits until the gateway has seen `n` requests (at most 10 s).
+bool WaitForRequests(FakeGateway const& gateway, std::size_t n) {
+  auto const until = Clock::now() + 10s;
+  while (gateway.Requests().size() < n) {
+    if (Clock::now() > until) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+std::string Message(std::exception_ptr const& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (std::exception const& x) {
+    return x.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an operation cancelled during its retry back-off ends at once with CancelledError", "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/c/docs/x", [](test::SeenRequest const&) { return Respond(503); });
+  auto client = FakeClient(gateway);
+  asio::cancellation_signal signal;
+  auto seen = std::make_shared<std::promise<Seen>>();
+  auto f = seen->get_future();
+  bool const strandBound = GENERATE(false, true);
+  CAPTURE(strandBound);
+  auto strand = asio::make_strand(client->GetExecutor());
+  auto const started = Clock::now();
+  if (strandBound) {
+    // A handler on another executor: the tracked path, co_spawn's
+    // cancellation handler dispatching the signal to the operation's thread.
+    client->AsyncReadDocument(
+        Coll, "x", PartitionKeyValue("k"), {},
+        asio::bind_cancellation_slot(signal.slot(),
+                                     asio::bind_executor(strand, [seen, strand](std::exception_ptr e, CosmosResponse) {
+                                       seen->set_value(Seen{std::move(e), strand.running_in_this_thread()});
+                                     })));
+  } else {
+    client->AsyncReadDocument(Coll, "x", PartitionKeyValue("k"), {},
+                              asio::bind_cancellation_slot(signal.slot(), [seen](std::exception_ptr e, CosmosResponse) {
+                                seen->set_value(Seen{std::move(e), true});
+                              }));
+  }
+  REQUIRE(WaitForRequests(*gateway, 1));
+  // The fake answers on the I/O thread and the operation goes on there, into
+  // its 30 s back-off, before that thread runs anything else: this emit
+  // comes after the timer was armed.
+  OnIoThread(*client, [&] { signal.emit(asio::cancellation_type::terminal); });
+  REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  auto const s = f.get();
+  CHECK(Clock::now() - started < 10s);
+  REQUIRE(s.Error);
+  CHECK_THROWS_AS(std::rethrow_exception(s.Error), http::CancelledError);
+  CHECK_THAT(Message(s.Error), Catch::Contains("ReadDocument") && Catch::Contains("cancelled"));
+  CHECK(s.OnStrand);
+  CHECK(gateway->Requests().size() == 1);  // not retried after the cancellation
+}
+
+TEST_CASE("an operation cancelled before its first attempt sends nothing and ends with CancelledError",
+          "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/c/docs/x", [](test::SeenRequest const&) { return Respond(200, R"({"id":"x"})"); });
+  auto client = FakeClient(gateway);
+  asio::cancellation_signal signal;
+  auto seen = std::make_shared<std::promise<Seen>>();
+  auto f = seen->get_future();
+  // Holds the I/O thread so that the operation, started from this thread,
+  // waits in its queue; then emits there, before the operation runs.
+  std::promise<void> started;
+  auto release = started.get_future().share();
+  asio::post(client->GetExecutor(), [&signal, release] {
+    release.wait();
+    signal.emit(asio::cancellation_type::terminal);
+  });
+  client->AsyncReadDocument(Coll, "x", PartitionKeyValue("k"), {},
+                            asio::bind_cancellation_slot(signal.slot(), [seen](std::exception_ptr e, CosmosResponse) {
+                              seen->set_value(Seen{std::move(e), true});
+                            }));
+  started.set_value();
+  REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  auto const s = f.get();
+  REQUIRE(s.Error);
+  CHECK_THROWS_AS(std::rethrow_exception(s.Error), http::CancelledError);
+  CHECK_THAT(Message(s.Error), Catch::Contains("ReadDocument") && Catch::Contains("cancelled"));
+  CHECK(gateway->Requests().empty());
+}
