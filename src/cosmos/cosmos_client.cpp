@@ -10,6 +10,7 @@
 #include "core/region_name.hpp"
 #include "cosmos/cosmos_requests.hpp"
 #include "cosmos/database_account.hpp"
+#include "cosmos/early_cancellation.hpp"
 #include "cosmos/master_key_authorization.hpp"
 #include "cosmos/operation_metrics.hpp"
 #include "cosmos/region_router.hpp"
@@ -324,42 +325,6 @@ private:
   std::optional<asio::any_completion_executor> m_work;
 };
 
-// Between the caller's cancellation slot and co_spawn's, for an operation
-// started off its I/O thread (co_spawn posts its entry point there). Boost
-// 1.81's entry point awaits the operation's coroutine with the cancellation
-// state checked: a terminal cancellation emitted before the entry point ran
-// (by a handler already queued on that thread) throws there, and since
-// nothing was initiated yet, its guard post throws again, outside any
-// handler: the exception leaves io_context::run and ends the process.
-// (Later Asio turns throw_if_cancelled off before that post.) So a signal
-// that arrives before the operation started is only recorded, and the
-// operation then completes with CancelledError without sending anything;
-// from the start on, signals are passed through. Emits and the start both
-// run on the operation's I/O thread (the documented rule for cancellation),
-// so the flags need no lock. An operation started on its own I/O thread
-// needs none of this: co_spawn runs it inline up to its first asynchronous
-// operation, before any other handler there can emit.
-struct EarlyCancellation {
-  asio::cancellation_signal Inner;  // co_spawn's slot
-  bool Started = false;
-  bool Cancelled = false;
-
-  // The handler in the caller's slot.
-  class Forward {
-  public:
-    explicit Forward(std::shared_ptr<EarlyCancellation> state) : m_state(std::move(state)) {}
-    void operator()(asio::cancellation_type type) const {
-      if (m_state->Started)
-        m_state->Inner.emit(type);
-      else if ((type & asio::cancellation_type::terminal) != asio::cancellation_type::none)
-        m_state->Cancelled = true;  // co_spawn's filter too: only terminal cancellation
-    }
-
-  private:
-    std::shared_ptr<EarlyCancellation> m_state;
-  };
-};
-
 // Starts the operation `start()` returns on `executor` (an I/O thread's),
 // completing `handler`. A function, not the operation's awaitable: co_spawn
 // then makes the operation's coroutine frame after its entry point's
@@ -372,12 +337,10 @@ template <typename Result, typename Start>
 void Spawn(asio::any_io_executor const& executor, Start start,
            asio::any_completion_handler<void(std::exception_ptr, Result)> handler) {
   if (auto const* io = executor.target<asio::io_context::executor_type>()) {
-    auto slot = asio::get_associated_cancellation_slot(handler);
-    if (slot.is_connected() && !io->running_in_this_thread()) [[unlikely]] {
+    if (auto early = detail::InterceptEarlyCancellation(asio::get_associated_cancellation_slot(handler), executor))
+        [[unlikely]] {
       // A cancellable operation started from another thread (a caller's own
-      // coroutine, say): one allocation more, on this path only.
-      auto early = std::make_shared<EarlyCancellation>();
-      slot.template emplace<EarlyCancellation::Forward>(early);
+      // coroutine, say): early_cancellation.hpp.
       auto inner = early->Inner.slot();
       asio::co_spawn(
           *io,

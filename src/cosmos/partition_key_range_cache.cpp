@@ -2,11 +2,14 @@
 
 #include <docshard/core/errors.hpp>
 #include <docshard/cosmos/request_failed_error.hpp>
+#include <docshard/http/transport_errors.hpp>
 
 #include "cosmos/cosmos_requests.hpp"
+#include "cosmos/early_cancellation.hpp"
 #include "cosmos/resource_path.hpp"
 #include "cosmos/response_json.hpp"
 
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -270,6 +273,32 @@ struct PartitionKeyRangeCache::State {
   Logger Log;
 };
 
+namespace {
+
+// co_spawn of `body` on the cache's executor, completing `handler`; a
+// cancellation emitted before it started is recorded, not thrown
+// (early_cancellation.hpp), and it then fails with CancelledError at once.
+template <typename Result, typename Body>
+void SpawnOnCache(asio::any_io_executor const& executor, Body body,
+                  asio::any_completion_handler<void(std::exception_ptr, Result)> handler) {
+  if (auto early = detail::InterceptEarlyCancellation(asio::get_associated_cancellation_slot(handler), executor))
+      [[unlikely]] {
+    auto inner = early->Inner.slot();
+    asio::co_spawn(
+        executor,
+        [early = std::move(early), body = std::move(body)]() mutable -> asio::awaitable<Result> {
+          early->Started = true;
+          if (early->Cancelled) throw http::CancelledError("partition key range lookup cancelled before it started");
+          co_return co_await body();
+        },
+        asio::bind_cancellation_slot(inner, std::move(handler)));
+    return;
+  }
+  asio::co_spawn(executor, std::move(body), std::move(handler));
+}
+
+}  // namespace
+
 PartitionKeyRangeCache::PartitionKeyRangeCache(PartitionKeyRangeCacheTransport transport, Logger log)
     : m_state(std::make_shared<State>(std::move(transport), std::move(log))) {}
 
@@ -286,8 +315,9 @@ void PartitionKeyRangeCache::CheckNotIoThread() const {
 void PartitionKeyRangeCache::StartGetMap(std::string link, bool force,
                                          asio::any_completion_handler<SnapshotSignature> handler) {
   auto s = m_state;
-  asio::co_spawn(
-      s->Transport.Executor,
+  auto const& ex = s->Transport.Executor;
+  SpawnOnCache(
+      ex,
       [s, link = std::move(link), force]() -> asio::awaitable<Snapshot> {
         co_return co_await s->GetMap(link, force, {}, false);
       },
@@ -297,8 +327,9 @@ void PartitionKeyRangeCache::StartGetMap(std::string link, bool force,
 void PartitionKeyRangeCache::StartGetOverlapping(std::string link, std::string min, std::string max, bool force,
                                                  asio::any_completion_handler<RangesSignature> handler) {
   auto s = m_state;
-  asio::co_spawn(
-      s->Transport.Executor,
+  auto const& ex = s->Transport.Executor;
+  SpawnOnCache(
+      ex,
       [s, link = std::move(link), min = std::move(min), max = std::move(max),
        force]() -> asio::awaitable<std::vector<PartitionKeyRange>> {
         co_return co_await s->GetOverlapping(link, min, max, force);
@@ -309,8 +340,9 @@ void PartitionKeyRangeCache::StartGetOverlapping(std::string link, std::string m
 void PartitionKeyRangeCache::StartGetReplacing(std::string link, std::string gone, std::string min, std::string max,
                                                asio::any_completion_handler<RangesSignature> handler) {
   auto s = m_state;
-  asio::co_spawn(
-      s->Transport.Executor,
+  auto const& ex = s->Transport.Executor;
+  SpawnOnCache(
+      ex,
       [s, link = std::move(link), gone = std::move(gone), min = std::move(min),
        max = std::move(max)]() -> asio::awaitable<std::vector<PartitionKeyRange>> {
         co_return co_await s->GetReplacing(link, gone, min, max);

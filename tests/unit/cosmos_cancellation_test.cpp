@@ -156,3 +156,30 @@ TEST_CASE("an operation cancelled before its first attempt sends nothing and end
   CHECK_THAT(Message(s.Error), Catch::Contains("ReadDocument") && Catch::Contains("cancelled"));
   CHECK(gateway->Requests().empty());
 }
+
+TEST_CASE("a partition key range lookup cancelled before it started ends with CancelledError", "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  auto client = FakeClient(gateway);
+  asio::cancellation_signal signal;
+  auto seen = std::make_shared<std::promise<std::exception_ptr>>();
+  auto f = seen->get_future();
+  // As above: the lookup waits in the I/O thread's queue behind this, which
+  // emits first.
+  std::promise<void> started;
+  auto release = started.get_future().share();
+  asio::post(client->GetExecutor(), [&signal, release] {
+    release.wait();
+    signal.emit(asio::cancellation_type::terminal);
+  });
+  client->PartitionKeyRanges().AsyncGetRoutingMap(
+      Coll, false,
+      asio::bind_cancellation_slot(signal.slot(), [seen](std::exception_ptr e, PartitionKeyRangeCache::Snapshot) {
+        seen->set_value(std::move(e));
+      }));
+  started.set_value();
+  REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  auto const e = f.get();
+  REQUIRE(e);
+  CHECK_THROWS_AS(std::rethrow_exception(e), http::CancelledError);
+  CHECK(gateway->Requests().empty());
+}
