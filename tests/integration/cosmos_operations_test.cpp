@@ -151,6 +151,32 @@ TEST_CASE("documents: create, read, replace with If-Match, upsert, delete, typed
   }
 }
 
+TEST_CASE("a 255-character id under long database and collection ids: create, read, replace, delete", "[operations]") {
+  // The document's link is 672 bytes, so every string to sign of its point
+  // operations (over 512 bytes) is built on the heap, not on the stack; the
+  // server verifies each signature (401 on a mismatch).
+  CosmosClient client(ClientOptions("main"));
+  auto pad = [](std::string id, std::size_t size, char fill) {
+    id.resize(size, fill);
+    return id;
+  };
+  auto const db = pad(UniqueId("long"), 200, 'd');
+  auto const coll = pad("c", 200, 'c');
+  auto const id = pad("doc-", 255, 'x');
+  auto const link = "dbs/" + db + "/colls/" + coll;
+  REQUIRE((link + "/docs/" + id).size() == 672);
+  client.CreateDatabaseIfNotExists(db);
+  client.CreateCollectionIfNotExists(db, coll, "/userId");
+  CHECK(client.CreateDocument(link, Doc(id, "u", 1), "u").Status() == 201);
+  CHECK(client.ReadDocument(link, id, "u").Json().View()["n"].GetInt64() == 1);
+  CHECK(client.ReplaceDocument(link, id, Doc(id, "u", 2), "u").Status() == 200);
+  CHECK(client.ReadDocument(link, id, "u").Json().View()["id"].GetString() == id);
+  CHECK(client.ReadDocument(link, id, "u").Json().View()["n"].GetInt64() == 2);
+  CHECK(client.DeleteDocument(link, id, "u").Status() == 204);
+  CHECK_THROWS_AS(client.ReadDocument(link, id, "u"), NotFoundError);
+  client.DeleteDatabase(db);
+}
+
 TEST_CASE("paging: 250 documents, 17 per page, to the end", "[operations]") {
   CosmosClient client(ClientOptions("main"));
   Scratch s(client);

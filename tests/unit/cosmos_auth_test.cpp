@@ -9,7 +9,9 @@
 #include <openssl/hmac.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -144,6 +146,56 @@ TEST_CASE("master key signatures equal OpenSSL's HMAC for keys and messages arou
       CHECK(SignatureHex(signer.Sign(message)) == ReferenceHmacHex(key, message));
     }
   }
+}
+
+TEST_CASE("the authorization value for links of 400 to 600 bytes (the string to sign on the heap from 513) is "
+          "OpenSSL's HMAC, encoded",
+          "[cosmos][auth]") {
+  MasterKey const key(MicrosoftKey);
+  std::string rawKey(64, '\0');
+  {
+    std::string const text = MicrosoftKey;
+    unsigned char decoded[66];
+    int const n =
+        EVP_DecodeBlock(decoded, reinterpret_cast<unsigned char const*>(text.data()), static_cast<int>(text.size()));
+    REQUIRE(n == 66);  // 88 characters, two of them padding: 64 bytes and two zeros
+    rawKey.assign(reinterpret_cast<char const*>(decoded), 64);
+  }
+  std::string const date = "Thu, 27 Apr 2017 00:51:12 GMT";
+  // "delete\ndocs\n" + link + "\n" + lower(date) + "\n\n": 12 + link + 1 + 29 + 2 bytes.
+  constexpr std::size_t Overhead = 12 + 1 + 29 + 2;
+  std::set<char> encodedSeen;
+  for (std::size_t linkSize = 400; linkSize <= 600; ++linkSize) {
+    // A document link under long database and collection ids.
+    std::string link = "dbs/" + std::string(100, 'd') + "/colls/" + std::string(100, 'c') + "/docs/";
+    while (link.size() < linkSize) link += static_cast<char>('a' + link.size() % 26);
+    INFO("link of " << linkSize << " bytes, string to sign of " << linkSize + Overhead);
+    // Independently: the string to sign by hand, OpenSSL's HMAC, base64,
+    // then "type=master&ver=1.0&sig=<signature>" percent-encoded whole.
+    std::string const message = "delete\ndocs\n" + link + "\nthu, 27 apr 2017 00:51:12 gmt\n\n";
+    REQUIRE(message.size() == linkSize + Overhead);
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int macSize = 0;
+    REQUIRE(HMAC(EVP_sha256(), rawKey.data(), static_cast<int>(rawKey.size()),
+                 reinterpret_cast<unsigned char const*>(message.data()), message.size(), mac, &macSize) != nullptr);
+    std::string expected;
+    for (char c : "type=master&ver=1.0&sig=" + Base64(std::string(reinterpret_cast<char const*>(mac), macSize))) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == '~') {
+        expected += c;
+      } else {
+        char three[4];
+        std::snprintf(three, sizeof three, "%%%02X", static_cast<unsigned char>(c));
+        expected += three;
+        encodedSeen.insert(c);
+      }
+    }
+    MasterKeyAuthorizationBuffer buffer;
+    CHECK(FormatMasterKeyAuthorization(buffer, key, "DELETE", "docs", link, date) == expected);
+  }
+  // Every character base64 adds that needs encoding was met at least once.
+  CHECK(encodedSeen.count('+') == 1);
+  CHECK(encodedSeen.count('/') == 1);
+  CHECK(encodedSeen.count('=') == 1);
 }
 
 TEST_CASE("padding is stripped from the decoded key", "[cosmos][auth]") {
