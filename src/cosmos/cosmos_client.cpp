@@ -435,7 +435,14 @@ public:
             Sign(request, req, m_regionRouting ? &target : nullptr);
           } catch (...) {
             // Not thrown from here: this runs after Run's suspension, from
-            // Asio's resumption of the coroutine.
+            // Asio's resumption of the coroutine, where an exception would
+            // leave the I/O thread's run() with the operation's handler
+            // already moved in here (lost). Only Sign is caught: what else
+            // can throw here (AsyncSend's handler and operation allocations,
+            // this post) is out of memory only, and then the operation is
+            // lost and its caller's handler destroyed uncalled (a blocking
+            // call throws CancelledError); the I/O thread logs it and goes on
+            // (http_transport.cpp, RunShard).
             asio::post(asio::append(std::move(handler), std::current_exception(), http::HttpResponse()));
             return;
           }

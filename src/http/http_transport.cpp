@@ -3,6 +3,8 @@
 // connections and TLS set-up have files of their own.
 #include <docshard/http/http_transport.hpp>
 
+#include <docshard/core/logging.hpp>
+
 #include "http/exchange_override.hpp"
 #include "http/io_shard.hpp"
 #include "http/send_operation.hpp"
@@ -61,6 +63,30 @@ asio::awaitable<void> SweepIdle(IoShard& shard) {
   }
 }
 
+// Runs the shard's io_context until the transport stops it. An exception
+// leaving a handler (a caller's completion handler that throws; out of
+// memory in the transport's own code, e.g. while initiating a send) would
+// leave io_context::run and then the thread: std::terminate, with every other
+// operation of the process. It is logged instead and the thread goes on
+// (Asio lets run() be called again after a handler threw). The operation
+// whose handler threw is lost: what it owned was freed as the exception
+// unwound, and a caller's handler destroyed uncalled completes as at the
+// transport's destruction (a blocking call throws CancelledError).
+void RunShard(IoShard& shard, Logger const& log) {
+  for (;;) {
+    try {
+      shard.Ioc.run();
+      return;  // stopped: the transport is being destroyed
+    } catch (std::exception const& e) {
+      log.Write(LogLevel::Error, "http.transport", "a handler threw on an I/O thread; the thread goes on",
+                {{"error", e.what()}});
+    } catch (...) {
+      log.Write(LogLevel::Error, "http.transport", "a handler threw on an I/O thread; the thread goes on",
+                {{"error", "an exception not derived from std::exception"}});
+    }
+  }
+}
+
 }  // namespace
 
 class HttpTransport::Impl {
@@ -83,6 +109,9 @@ public:
   mutable std::atomic<std::size_t> m_nextShard{0};
   // Unit tests only (exchange_override.hpp): answers requests instead of the network.
   std::shared_ptr<detail::IExchange> const m_exchange = detail::CurrentExchangeOverride();
+  // The process default at construction (as clients keep theirs): where a
+  // handler that threw on an I/O thread is reported.
+  Logger const m_log = DefaultLogger();
 };
 
 HttpTransport::Impl::Impl(HttpTransportOptions options)
@@ -95,9 +124,9 @@ HttpTransport::Impl::Impl(HttpTransportOptions options)
   }
   for (auto& s : m_shards) {
     asio::co_spawn(s->Ioc, SweepIdle(*s), asio::detached);
-    s->Thread = std::thread([shard = s.get()] {
+    s->Thread = std::thread([shard = s.get(), log = m_log] {
       t_currentShard = shard;
-      shard->Ioc.run();
+      RunShard(*shard, log);
     });
   }
 }

@@ -3,8 +3,8 @@
 //
 // Async operations take any Asio completion token (callback, use_future,
 // use_awaitable, ...) and complete with void(std::exception_ptr, T). The
-// blocking methods wrap them; do not call those from a handler running on
-// an I/O thread of the client (GetExecutor()). Errors: RequestFailedError subclasses for error statuses,
+// blocking methods wrap them; do not call those from a handler running on an I/O thread of the client
+// (GetExecutor()); handlers should not throw (HttpTransport). Errors: RequestFailedError subclasses for statuses,
 // TransportError / TimeoutError / TlsError / ResponseTooLargeError below that.
 // Retry and idempotency rules: retry_policy.hpp. Thread-safe.
 //
