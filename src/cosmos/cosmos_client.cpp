@@ -343,11 +343,7 @@ void Spawn(asio::any_io_executor const& executor, Start start,
       // coroutine, say): early_cancellation.hpp.
       auto inner = early->Inner.slot();
       asio::co_spawn(
-          *io,
-          [early = std::move(early), start = std::move(start)]() mutable {
-            early->Started = true;
-            return start(early->Cancelled);
-          },
+          *io, [early = std::move(early), start = std::move(start)]() mutable { return start(early->Start()); },
           OperationCompletion<Result>(std::move(handler), *io, inner));
       return;
     }

@@ -11,34 +11,51 @@
 // post.) So such an operation gets an EarlyCancellation between the caller's
 // slot and co_spawn's: a signal that arrives before the operation started is
 // only recorded (the operation then fails with CancelledError at once), and
-// from the start on signals are passed through. Emits and the start both run
-// on the operation's I/O thread (the documented rule for cancellation), so
-// the flags need no lock. An operation started on its own I/O thread needs
-// none of this: co_spawn runs it inline up to its first asynchronous
-// operation, before any other handler there can emit.
+// from the start on signals are passed through. The caller may emit from its
+// own thread (cosmos_client.hpp requires the operation's thread only with
+// more than one I/O thread) while the I/O thread starts the operation, so the
+// two agree through one atomic state, not flags: whichever moves it off
+// Idle first decides (a cancel lost between two flag checks would leave the
+// operation running to its deadline). An operation started on its own I/O
+// thread needs none of this: co_spawn runs it inline up to its first
+// asynchronous operation, before any other handler there can emit.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <atomic>
 #include <memory>
 #include <utility>
 
 namespace docshard::cosmos::detail {
 
 struct EarlyCancellation {
-  boost::asio::cancellation_signal Inner;  // the slot co_spawn is given
-  bool Started = false;                    // set on the I/O thread as the operation starts
-  bool Cancelled = false;                  // a terminal cancellation came before that
+  enum : int { Idle = 0, CancelledBeforeStart = 1, Started = 2 };
 
-  // The handler in the caller's slot.
+  boost::asio::cancellation_signal Inner;  // the slot co_spawn is given
+  std::atomic<int> State{Idle};
+
+  // On the I/O thread as the operation starts: true when a terminal
+  // cancellation came before (the operation must then fail at once); from
+  // here on Forward passes signals to Inner.
+  bool Start() { return State.exchange(Started, std::memory_order_acq_rel) == CancelledBeforeStart; }
+
+  // The handler in the caller's slot; runs on the emitter's thread.
   class Forward {
   public:
     explicit Forward(std::shared_ptr<EarlyCancellation> state) : m_state(std::move(state)) {}
     void operator()(boost::asio::cancellation_type type) const {
-      if (m_state->Started)
-        m_state->Inner.emit(type);
-      else if ((type & boost::asio::cancellation_type::terminal) != boost::asio::cancellation_type::none)
-        m_state->Cancelled = true;  // co_spawn's filter too: only terminal cancellation
+      // co_spawn's filter too: only terminal cancellation counts before the start.
+      if ((type & boost::asio::cancellation_type::terminal) != boost::asio::cancellation_type::none) {
+        int expected = Idle;
+        if (m_state->State.compare_exchange_strong(expected, CancelledBeforeStart, std::memory_order_acq_rel)) return;
+        if (expected == CancelledBeforeStart) return;  // a second terminal signal before the start
+      } else if (m_state->State.load(std::memory_order_acquire) != Started) {
+        return;
+      }
+      // Started: co_spawn's cancellation handler dispatches the signal to the
+      // operation's I/O thread.
+      m_state->Inner.emit(type);
     }
 
   private:

@@ -287,8 +287,7 @@ void SpawnOnCache(asio::any_io_executor const& executor, Body body,
     asio::co_spawn(
         executor,
         [early = std::move(early), body = std::move(body)]() mutable -> asio::awaitable<Result> {
-          early->Started = true;
-          if (early->Cancelled) throw http::CancelledError("partition key range lookup cancelled before it started");
+          if (early->Start()) throw http::CancelledError("partition key range lookup cancelled before it started");
           co_return co_await body();
         },
         asio::bind_cancellation_slot(inner, std::move(handler)));

@@ -3,7 +3,8 @@
 // retry back-off, and before the first attempt. The gateway is scripted
 // (tests/support/fake_gateway.hpp), so the number of requests sent is exact.
 // The signal is emitted on the operation's I/O thread, as the client's
-// header requires.
+// header requires with more than one, except in the case that emits from the
+// test's thread (allowed with one I/O thread, which these clients have).
 #include "fake_gateway.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
@@ -155,6 +156,38 @@ TEST_CASE("an operation cancelled before its first attempt sends nothing and end
   CHECK_THROWS_AS(std::rethrow_exception(s.Error), http::CancelledError);
   CHECK_THAT(Message(s.Error), Catch::Contains("ReadDocument") && Catch::Contains("cancelled"));
   CHECK(gateway->Requests().empty());
+}
+
+// With one I/O thread a caller may emit from its own thread (the client's
+// header asks for the operation's thread only with more than one): the emit
+// races with the operation's start on the I/O thread. Whichever comes first,
+// the operation must end with CancelledError at once; a lost cancellation
+// leaves it in its 30 s back-off (the gateway answers 503), and the TSan
+// stage reports a race on state both threads touch.
+TEST_CASE("an operation cancelled from the caller's thread as it starts ends with CancelledError", "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/c/docs/x", [](test::SeenRequest const&) { return Respond(503); });
+  auto client = FakeClient(gateway);
+  for (int i = 0; i < 200; ++i) {
+    CAPTURE(i);
+    asio::cancellation_signal signal;
+    auto seen = std::make_shared<std::promise<std::exception_ptr>>();
+    auto f = seen->get_future();
+    client->AsyncReadDocument(Coll, "x", PartitionKeyValue("k"), {},
+                              asio::bind_cancellation_slot(signal.slot(), [seen](std::exception_ptr e, CosmosResponse) {
+                                seen->set_value(std::move(e));
+                              }));
+    // Spread the emit over the operation's start: before it, during it,
+    // after its first request.
+    auto const until = Clock::now() + std::chrono::microseconds(5 * (i % 40));
+    while (Clock::now() < until) {}
+    signal.emit(asio::cancellation_type::terminal);
+    REQUIRE(f.wait_for(10s) == std::future_status::ready);
+    auto const e = f.get();
+    REQUIRE(e);
+    CHECK_THROWS_AS(std::rethrow_exception(e), http::CancelledError);
+  }
+  CHECK(gateway->Requests().size() <= 200);  // never retried after a cancellation
 }
 
 TEST_CASE("a partition key range lookup cancelled before it started ends with CancelledError", "[cosmos][cancel]") {
