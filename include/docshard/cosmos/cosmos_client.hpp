@@ -8,10 +8,10 @@
 // TransportError / TimeoutError / TlsError / ResponseTooLargeError below that.
 // Retry and idempotency rules: retry_policy.hpp. Thread-safe.
 //
-// I/O threads: CosmosClientOptions::IoThreads (one by default). An operation
-// runs entirely on one of them (see PickExecutor); with more than one, signal
-// an operation's cancellation slot on the thread that runs it (post to the
-// executor its completion handler was given).
+// I/O threads: CosmosClientOptions::IoThreads (one by default). An operation runs entirely on one of them
+// (see PickExecutor); with more than one, signal an operation's cancellation slot on the thread that runs it
+// (post to the executor its completion handler was given). A terminal signal that arrives before the operation
+// started makes it fail with CancelledError without sending anything.
 //
 // Session consistency as the official SDKs keep it: every response's session
 // token is merged into Sessions(); point reads, read feeds and queries send
@@ -45,10 +45,10 @@ namespace docshard::cosmos {
 
 // A client of one account (see the notes at the top of this file). Ids and links are checked before
 // anything is sent: an empty id, one with / \ ? or #, a collection link not of the form dbs/<db>/colls/<coll>,
-// or an etag or continuation that is no HTTP header value (a control character) throws InvalidArgumentError,
-// from the Async methods too (at the call, not through the completion). An Async method never runs its
-// handler before it returns, even on an I/O thread. Blocking methods called on the client's I/O thread
-// throw InvalidArgumentError.
+// or an etag or continuation that is no HTTP header value (a control character, or leading or trailing
+// whitespace: checked here only, a raw AsyncSend sends such a value as given) throws InvalidArgumentError, from the
+// Async methods too (at the call, not through the completion). An Async method never runs its handler before
+// it returns, even on an I/O thread. Blocking methods called on the client's I/O thread throw InvalidArgumentError.
 class DOCSHARD_API CosmosClient {
 public:
   // The completion of AsyncSend and the operations built on it.
