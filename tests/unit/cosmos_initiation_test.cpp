@@ -177,3 +177,44 @@ TEST_CASE("an Async operation finding the only connection busy past its timeout 
   REQUIRE(s.Error);
   CHECK_THROWS_AS(std::rethrow_exception(s.Error), http::TimeoutError);
 }
+
+// With two I/O threads: refused on one, the handler bound to a strand of the
+// other. The completion is posted on the initiating thread and then handed
+// to the strand: it runs there, on the other thread, after the call returned.
+TEST_CASE("an Async operation refused on one I/O thread completes on a strand of the other", "[cosmos][initiation]") {
+  auto o = Options();
+  o.IoThreads = 2;
+  o.MaxConnectionsPerHost = 2;
+  CosmosClient client(o);
+  // Off the I/O threads PickExecutor goes round robin: two calls, two threads.
+  auto const initiating = client.PickExecutor();
+  auto const other = client.PickExecutor();
+  auto const threadOf = [](asio::any_io_executor const& ex) {
+    std::promise<std::thread::id> id;
+    asio::post(ex, [&] { id.set_value(std::this_thread::get_id()); });
+    return id.get_future().get();
+  };
+  auto const otherThread = threadOf(other);
+  REQUIRE(threadOf(initiating) != otherThread);
+  auto probe = std::make_shared<Probe>();
+  auto f = probe->Done.get_future();
+  auto strand = asio::make_strand(other);
+  asio::post(initiating, [&client, probe, strand] {
+    client.AsyncSend(BadHeaderRequest(),
+                     asio::bind_executor(strand, [probe, strand](std::exception_ptr e, CosmosResponse) {
+                       Seen s;
+                       s.ReturnedFirst = probe->Returned.load();
+                       s.OnStrand = strand.running_in_this_thread();
+                       s.Thread = std::this_thread::get_id();
+                       s.Error = std::move(e);
+                       probe->Done.set_value(std::move(s));
+                     }));
+    probe->Returned = true;
+  });
+  auto s = Wait(f);
+  CHECK(s.ReturnedFirst);
+  CHECK(s.OnStrand);
+  CHECK(s.Thread == otherThread);
+  REQUIRE(s.Error);
+  CHECK_THROWS_AS(std::rethrow_exception(s.Error), InvalidArgumentError);
+}

@@ -157,3 +157,50 @@ TEST_CASE("AsyncSend finding every connection busy past its deadline completes a
   CHECK_THROWS_AS(std::rethrow_exception(s.Error), TimeoutError);
   CHECK_THAT(Message(s.Error), Catch::Contains("waiting for a connection"));
 }
+
+// With two I/O threads, a request refused inside its initiating call on one
+// of them whose handler is bound to a strand of the *other*: the posted
+// completion still reaches that strand, on the other thread, after the call
+// returned (the post goes to the initiating thread's io_context, whose
+// dispatch then hands the handler to its own executor).
+TEST_CASE("AsyncSend refused on one I/O thread completes on a strand of the other", "[http][initiation]") {
+  HttpTransportOptions o;
+  o.IoThreads = 2;
+  HttpTransport transport(o);
+  // Off the I/O threads PickExecutor goes round robin: two calls, two threads.
+  auto const initiating = transport.PickExecutor();
+  auto const other = transport.PickExecutor();
+  auto const threadOf = [](asio::any_io_executor const& ex) {
+    std::promise<std::thread::id> id;
+    asio::post(ex, [&] { id.set_value(std::this_thread::get_id()); });
+    return id.get_future().get();
+  };
+  auto const initiatingThread = threadOf(initiating);
+  auto const otherThread = threadOf(other);
+  REQUIRE(initiatingThread != otherThread);
+
+  auto probe = std::make_shared<Probe>();
+  auto f = probe->Done.get_future();
+  auto strand = asio::make_strand(other);
+  asio::post(initiating, [&transport, probe, strand] {
+    auto req = Request();
+    req.Headers.Set("If-None-Match", "a\rb");
+    transport.AsyncSend(std::move(req), std::chrono::steady_clock::now() + 5s,
+                        asio::bind_executor(strand, [probe, strand](std::exception_ptr e, HttpResponse) {
+                          Seen s;
+                          s.ReturnedFirst = probe->Returned.load();
+                          s.OnStrand = strand.running_in_this_thread();
+                          s.Thread = std::this_thread::get_id();
+                          s.Error = std::move(e);
+                          probe->Done.set_value(std::move(s));
+                        }));
+    probe->Returned = true;
+  });
+  auto s = Wait(f);
+  CHECK(s.ReturnedFirst);
+  CHECK(s.OnStrand);
+  CHECK(s.Thread == otherThread);
+  REQUIRE(s.Error);
+  CHECK_THROWS_AS(std::rethrow_exception(s.Error), InvalidArgumentError);
+  CHECK_THAT(Message(s.Error), Catch::Contains("If-None-Match"));
+}
