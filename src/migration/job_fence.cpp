@@ -46,8 +46,11 @@ void CreateCollection(cosmos::CosmosClient& client, CollectionRef const& where) 
 CollectionRef JobCollection(IPartitionResolver const& to) {
   auto const collections = to.Collections();
   if (collections.empty()) throw InvalidArgumentError("the new scheme names no collection");
-  auto const& first = collections.front();
-  return CollectionRef::Parse(std::string(first.Account()) + ":dbs/" + std::string(first.Database()) + "/colls/" +
+  return JobCollectionOf(collections.front());
+}
+
+CollectionRef JobCollectionOf(CollectionRef const& any) {
+  return CollectionRef::Parse(std::string(any.Account()) + ":dbs/" + std::string(any.Database()) + "/colls/" +
                               JobsCollectionName);
 }
 
@@ -114,6 +117,40 @@ std::size_t CloseJobsInto(cosmos::CosmosClient& client, CollectionRef const& whe
       ++closed;
   }
   return closed;
+}
+
+std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionRef const& where,
+                                       std::string const& exceptToHash) {
+  cosmos::QueryOptions jobs;
+  jobs.PartitionKey = cosmos::PartitionKeyValue(JobKey);
+  cosmos::QueryResult found;
+  try {
+    found = client.QueryDocuments(where.Link(), cosmos::SqlQuery("SELECT * FROM c"), jobs);
+  } catch (cosmos::NotFoundError const&) {
+    return {};  // no run into this database recorded a job
+  }
+  std::vector<JobHashes> out;
+  for (JsonView d : found.Documents.View().Elements()) {
+    auto const& document = JsonInterop::Value(d);
+    if (!document.IsObject() || !document.HasMember("docshardJobOpen")) continue;
+    auto const from = document.FindMember("from");
+    auto const to = document.FindMember("to");
+    if (from == document.MemberEnd() || to == document.MemberEnd() || !from->value.IsString() || !to->value.IsString())
+      continue;
+    JobHashes job{std::string(from->value.GetString(), from->value.GetStringLength()),
+                  std::string(to->value.GetString(), to->value.GetStringLength())};
+    if (job.To == exceptToHash) continue;
+    auto const id = JobId(job.From, job.To);
+    try {
+      // The fence's question: found means closed.
+      client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey));
+      continue;
+    } catch (cosmos::NotFoundError const& e) {
+      if (!DocumentMissing(e)) throw;
+    }
+    out.push_back(std::move(job));
+  }
+  return out;
 }
 
 JobFence::JobFence(cosmos::CosmosClient& client, CollectionRef where, std::string id, RequestUnitBudget* budget)

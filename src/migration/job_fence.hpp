@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace docshard::client {
 class PartitionedClient;
@@ -56,6 +57,23 @@ inline constexpr char const* JobKey = "docshard-job";
 // Where the jobs into `to` keep their documents: the collection
 // docshard-jobs in the account and database of `to`'s first collection.
 CollectionRef JobCollection(IPartitionResolver const& to);
+
+// The jobs collection of the account and database of `any` (a collection
+// there): where the jobs whose target's first collection is in it keep their
+// documents.
+CollectionRef JobCollectionOf(CollectionRef const& any);
+
+// A job recorded as open (OpenJob) by its schemes' hashes.
+struct JobHashes {
+  std::string From, To;
+};
+
+// The jobs of `where` recorded as open that are not closed (a replace of the
+// closed document answers 404), except those into `exceptToHash`. A missing
+// jobs collection holds none. Throws what the client throws (a 404 with
+// another sub-status too: it says nothing about the job).
+std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionRef const& where,
+                                       std::string const& exceptToHash);
 
 // The closed document's id for the job between schemes of these SchemeHash values.
 std::string JobId(std::string const& fromHash, std::string const& toHash);

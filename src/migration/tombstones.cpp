@@ -115,6 +115,28 @@ std::size_t SweepProvisionalCopies(client::PartitionedClient& client, IPartition
 }
 
 namespace {
+// Tombstones live per database, so a later job whose target places documents
+// in one of these databases (B->C with C = B plus a collection, a hash moving
+// among B's collections) writes into the same tombstone collections, and its
+// fence (in docshard-jobs) would not notice their deletion: a worker of it
+// would confirm a copy of a document deleted meanwhile. Refuses while such a
+// job, recorded open in the jobs collection of one of these databases, is
+// not closed; the jobs into `next` are left out (this call closes them).
+void RefuseWhileAnotherJobUses(client::PartitionedClient& client, IPartitionResolver const& next,
+                               std::string const& toHash) {
+  for (auto const& t : TombstoneCollections(next)) {
+    auto const jobs = detail::JobCollectionOf(t);
+    auto const open = detail::OpenJobsNotInto(client.Account(jobs.Account()), jobs, toHash);
+    if (open.empty()) continue;
+    throw InvalidArgumentError(
+        "the tombstones of the new scheme cannot be removed: " + t.Text() +
+        " is also used by the migration job from scheme " + open.front().From + " to scheme " + open.front().To +
+        " (SHA-256 of the schemes), which is not closed (" + std::to_string(open.size()) +
+        " such job(s) in " + jobs.Text() +
+        "). Finish and switch that job (or close it) first, then remove these tombstones");
+  }
+}
+
 std::size_t DeleteTombstoneCollections(client::PartitionedClient& client, IPartitionResolver const& next) {
   std::size_t removed = 0;
   for (auto const& t : TombstoneCollections(next)) {
@@ -133,6 +155,7 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
   auto const jobs = detail::JobCollection(next);
   auto& account = client.Account(jobs.Account());
   auto const toHash = SchemeHash(next);
+  RefuseWhileAnotherJobUses(client, next, toHash);
   // The named job even when no run of it recorded itself (an older docshard):
   // after this no fence of it answers open, whatever happens to the tombstones.
   if (detail::CloseJob(account, jobs, detail::JobId(SchemeHash(from), toHash))) ++out.JobsClosed;
@@ -149,7 +172,9 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
 
 std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
   auto const jobs = detail::JobCollection(next);
-  detail::CloseJobsInto(client.Account(jobs.Account()), jobs, SchemeHash(next));
+  auto const toHash = SchemeHash(next);
+  RefuseWhileAnotherJobUses(client, next, toHash);
+  detail::CloseJobsInto(client.Account(jobs.Account()), jobs, toHash);
   SweepMarkedCopies(client, next, false);
   return DeleteTombstoneCollections(client, next);
 }

@@ -387,6 +387,48 @@ TEST_CASE("tombstones: their removal sweeps a marked copy a killed worker left a
   CHECK(b->ReadDocument("orphan", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
 }
 
+// Review s13, h-moves finding 1: tombstones are per database, so a later job
+// B->C whose target shares B's database (C = B's t0 plus t1) writes its
+// tombstones into the collection the removal of A->B's tombstones deletes,
+// and B->C's fence (in docshard-jobs) would still answer open: a stalled
+// B->C worker would confirm a copy of a document deleted meanwhile. Both
+// removals refuse while B->C is open and leave its tombstone; once B->C is
+// closed they run.
+TEST_CASE("tombstones: their removal is refused while a later job into the same database is open",
+          "[protocol][tombstone][switch]") {
+  MoverFixture m;
+  m.Setup();
+  m.T.CreateCollectionIfNotExists(m.Target.Database(), "t1", "/userId");
+  auto const c = resolvers::PartitionScheme::Load(m.F.Config(
+      R"({"type":"hash","partitionKey":"/userId","collections":["b:dbs/{DB}/colls/t0","b:dbs/{DB}/colls/t1"]})", 1,
+      m.F.Servers));
+  PartitionedClientOptions options;
+  options.Client = ClientOptions(m.F.Servers.Default);
+  auto const bc = PartitionedClient::FromScheme(Migrator::TransitionScheme(m.F.B, c), options);
+  // The B->C job has run (its record says open), not switched; one of its
+  // transition's deletes wrote a tombstone into b's docshard-tombstones.
+  for (int i = 0; i < 4; ++i) m.T.CreateDocument(m.Target.Link(), MoverFixture::Doc("d" + std::to_string(i), 1), "k");
+  MigratorOptions run;
+  run.Checkpoint = m.F.WriteFile("bc.checkpoint", "");
+  std::filesystem::remove(run.Checkpoint);
+  Migrator(bc, m.F.B.Resolver(), c.Resolver(), run).Run();
+  bc->CreateDocument(MoverFixture::Doc("gone", 1));
+  bc->DeleteDocument("gone", PartitionKey("k"));
+  REQUIRE(TombstoneCollections(*c.Resolver()).front().Text() == TombstoneCollections(*m.F.B.Resolver()).front().Text());
+  REQUIRE(CountTombstones(*m.Client, *c.Resolver()) == 1);
+
+  CHECK_THROWS_AS(RemoveTombstones(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()), InvalidArgumentError);
+  CHECK_THROWS_AS(RemoveTombstones(*m.Client, *m.F.B.Resolver()), InvalidArgumentError);
+  CHECK(CountTombstones(*m.Client, *c.Resolver()) == 1);  // B->C's tombstone kept
+  // Refused before anything: A->B was not closed by the refused calls.
+  CHECK(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()));
+
+  CHECK(CloseMigrationJob(*bc, *m.F.B.Resolver(), *c.Resolver()));
+  auto const removal = RemoveTombstones(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver());
+  CHECK(removal.CollectionsRemoved == 1);
+  CHECK(CountTombstones(*m.Client, *c.Resolver()) == 0);
+}
+
 // Issue 12, what remains 4: a library user who switches on its own closes
 // the job with CloseMigrationJob: once, and a run with work left is refused
 // from then on (nothing copied).
