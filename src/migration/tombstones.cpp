@@ -128,12 +128,11 @@ void RefuseWhileAnotherJobUses(client::PartitionedClient& client, IPartitionReso
     auto const jobs = detail::JobCollectionOf(t);
     auto const open = detail::OpenJobsNotInto(client.Account(jobs.Account()), jobs, toHash);
     if (open.empty()) continue;
-    throw InvalidArgumentError(
-        "the tombstones of the new scheme cannot be removed: " + t.Text() +
-        " is also used by the migration job from scheme " + open.front().From + " to scheme " + open.front().To +
-        " (SHA-256 of the schemes), which is not closed (" + std::to_string(open.size()) +
-        " such job(s) in " + jobs.Text() +
-        "). Finish and switch that job (or close it) first, then remove these tombstones");
+    throw InvalidArgumentError("the tombstones of the new scheme cannot be removed: " + t.Text() +
+                               " is also used by the migration job from scheme " + open.front().From + " to scheme " +
+                               open.front().To + " (SHA-256 of the schemes), which is not closed (" +
+                               std::to_string(open.size()) + " such job(s) in " + jobs.Text() +
+                               "). Finish and switch that job (or close it) first, then remove these tombstones");
   }
 }
 
