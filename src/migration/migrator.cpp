@@ -289,27 +289,40 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
         // the mover's last step would; with nothing (or only a marked copy)
         // there the document stays in its source and is listed, since this
         // job can no longer move it. A T read behind a write only lists it.
+        // A closed job's run cannot be resumed (OpenJob refuses it), so an
+        // error here lists the document with its text instead of failing the
+        // run: listed, it is finished by hand; failed, it would be lost.
+        std::string trouble;
+        auto readsSource = [&] {
+          Paced(state.Pacer, [&] { return sourceClient.ReadDocument(source.Link(), m.Id, m.Header); });
+        };
         bool inSource = true;
         try {
-          Paced(state.Pacer, [&] { return sourceClient.ReadDocument(source.Link(), m.Id, m.Header); });
+          readsSource();
         } catch (cosmos::NotFoundError const&) {
           inSource = false;
+        } catch (Error const& e) {
+          trouble = e.what();
         }
         bool inTarget = false;
-        if (inSource) {
+        if (inSource && trouble.empty()) {
           auto& targetClient = state.Client->Account(m.Owner.Account());
           try {
             auto const t =
                 Paced(state.Pacer, [&] { return targetClient.ReadDocument(m.Owner.Link(), m.Id, m.Header); });
             inTarget = !client::detail::IsProvisionalBody(t.Body());
-          } catch (cosmos::NotFoundError const&) {}
+          } catch (cosmos::NotFoundError const&) {
+          } catch (Error const& e) {
+            trouble = e.what();
+          }
         }
-        if (inTarget) {
-          auto const& read = JsonInterop::Value(parsed.View()["Documents"][m.Index]);
-          auto const etag = read.FindMember("_etag");
+        auto const& read = JsonInterop::Value(parsed.View()["Documents"][m.Index]);
+        auto const etag = read.FindMember("_etag");
+        bool const hasETag = etag != read.MemberEnd() && etag->value.IsString();
+        // Without the version read, a delete could remove a newer one: listed.
+        if (inTarget && hasETag) {
           cosmos::RequestOptions ifMatch;
-          if (etag != read.MemberEnd() && etag->value.IsString())
-            ifMatch.IfMatchETag = std::string(etag->value.GetString(), etag->value.GetStringLength());
+          ifMatch.IfMatchETag = std::string(etag->value.GetString(), etag->value.GetStringLength());
           try {
             Paced(state.Pacer, [&] { return sourceClient.DeleteDocument(source.Link(), m.Id, m.Header, ifMatch); });
             inSource = false;
@@ -317,7 +330,27 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
             inSource = false;
           } catch (cosmos::PreconditionFailedError const&) {
             // Written since our read (by a writer without the transition): listed.
+          } catch (Error const& e) {
+            // Outcome unknown (the delete may have been applied): the source decides.
+            try {
+              readsSource();
+              trouble = e.what();
+            } catch (cosmos::NotFoundError const&) {
+              inSource = false;
+            } catch (Error const& again) {
+              trouble = std::string(e.what()) + "; then " + again.what();
+            }
           }
+        }
+        if (inSource && !trouble.empty()) {
+          std::lock_guard lock(pageMutex);
+          left.push_back({source.Text(), m.Id, m.KeyJson,
+                          "the job was closed (switched to the new scheme, or its tombstones removed) before its "
+                          "copy was confirmed, and deciding between its source and the new scheme failed (" +
+                              trouble +
+                              "); it may still be in its source: compare with the new scheme's version before "
+                              "anything (never copy it over that version)"});
+          return;
         }
         if (inSource) {
           std::lock_guard lock(pageMutex);
