@@ -231,8 +231,9 @@ TEST_CASE("mover: a source delete applied but answered 404 on its retry keeps th
   auto const snapshot = m.ReadSource("x");
   DocumentMover mover(m.S, m.Source, m.T, m.Target, m.Pacer);
   mover.SetStepHook([&](MoveStep step, std::string const&) {
-    // Our own delete of S, applied but answered 503 and retried: the retry
-    // (the mover's delete of S) then answers 404. No tombstone: no app delete.
+    // Our own delete of S applied, then repeated (a WithRetries re-run of
+    // the move after an unknown outcome): the repeat answers 404. No
+    // tombstone: no app delete.
     if (step == MoveStep::Confirmed) m.S.DeleteDocument(m.Source.Link(), "x", "k");
   });
   CHECK(mover.Move(snapshot, PartitionKeyValue("k")).Outcome == MoveOutcome::SourceGone);

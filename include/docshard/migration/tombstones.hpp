@@ -60,8 +60,17 @@ struct TombstoneRemoval {
 // only copy of a live document (a worker killed between its copy and its
 // fence leaves one that would otherwise stay, counted by B's fan-outs and
 // making B's creates of its id answer 409); then deletes every tombstone
-// collection of `next` that exists. No other job may move into `next`'s
-// collections meanwhile (its tombstones are removed too).
+// collection of `next` that exists. Closing is permanent: a job into `next`
+// closed here is refused from then on, with or without work left. Refuses
+// first (InvalidArgumentError naming the job's scheme hashes, nothing closed
+// or deleted) while a job not into `next` is recorded open and not closed in
+// the docshard-jobs collection of a database whose tombstones it would delete
+// (tombstones are per database: a later job whose target shares one of
+// `next`'s databases uses them too). Not seen: such a job whose target's
+// first collection is in another database, a record upserted during the call
+// or served late by a lagging replica; no other job may move into those
+// databases meanwhile. The field docshardProvisional is reserved: every
+// document carrying it in `next`'s collections is deleted.
 // Closing first is what keeps a migrator still running (or a stalled worker
 // waking later) from confirming a copy once no tombstone can tell it that
 // the document was deleted: its fence answers closed, before and after
@@ -77,10 +86,14 @@ DOCSHARD_API TombstoneRemoval RemoveTombstones(client::PartitionedClient& client
 
 // As RemoveTombstones(client, from, next) without naming a job: closes every
 // job into `next` that recorded itself as open (every run with work left of
-// this docshard version does), sweeps the provisional copies and deletes the
-// tombstone collections; returns how many collections it deleted. A job
-// whose runs left no record (docshard before the jobs collection) is not
-// closed by it: name it with the overload above. Errors: the client's.
+// this docshard version does), permanently, sweeps the provisional copies and
+// deletes the tombstone collections; returns how many collections it deleted.
+// Refuses as the overload above, with its limits. A job whose runs left no
+// record (docshard before the jobs collection) is not closed by it: name it
+// with the overload above. A run that upserts its record after this call read
+// the records (one starting concurrently, or a record a lagging replica does
+// not show yet) is not closed and loses its tombstones: only when no run of a
+// job into `next` can start. Errors: the client's.
 DOCSHARD_API std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next);
 
 }  // namespace docshard::migration
