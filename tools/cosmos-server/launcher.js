@@ -286,7 +286,11 @@ const FAULT_DEFAULTS = Object.freeze({
   hugeContentLengthEvery: 0, // every Nth: Content-Length 1e12, trickle garbage, close
   hugeChunkBytes: 1024, // garbage bytes per tick for hugeContentLength
   hugeIntervalMs: 50, // tick interval for hugeContentLength
-  hugeMaxMs: 10000 // close the hugeContentLength response after this long
+  hugeMaxMs: 10000, // close the hugeContentLength response after this long
+  // The next `count` data requests with this method whose path contains `path`: processed
+  // fully, then answered with `status` (or the connection dropped: "drop": true). One
+  // rule or a list (normalizeApplyThenFail).
+  applyThenFail: Object.freeze([])
 });
 const FAULT_FLAGS = {
   "--delay-ms": "delayMs",
@@ -306,6 +310,50 @@ const FAULT_FLAGS = {
 const FAULT_LIMITS = { delayMs: 600000, retryAfterMs: 600000, status503ForMs: 3600000,
   hugeChunkBytes: 1 << 20, hugeIntervalMs: 60000, hugeMaxMs: 600000 };
 
+const APPLY_THEN_FAIL_KEYS = ["method", "path", "status", "drop", "count"];
+const APPLY_THEN_FAIL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+const APPLY_THEN_FAIL_MAX_RULES = 16;
+
+/**
+ * Validate applyThenFail: one rule or a list of them, each
+ * {"method", "path", "status" | "drop": true, "count" (default 1)}; returns the list or
+ * throws naming the bad key.
+ */
+function normalizeApplyThenFail(value) {
+  const list = Array.isArray(value);
+  const rules = list ? value : [value];
+  if (rules.length > APPLY_THEN_FAIL_MAX_RULES) {
+    throw new Error(`fault 'applyThenFail' takes at most ${APPLY_THEN_FAIL_MAX_RULES} rules`);
+  }
+  return Object.freeze(rules.map((rule, i) => {
+    const where = list ? `applyThenFail[${i}]` : "applyThenFail";
+    if (!rule || typeof rule !== "object" || Array.isArray(rule)) {
+      throw new Error(`fault '${where}' must be an object {"method", "path", "status" or "drop", "count"}`);
+    }
+    for (const k of Object.keys(rule)) {
+      if (!APPLY_THEN_FAIL_KEYS.includes(k)) throw new Error(`fault '${where}': unknown key '${k}'`);
+    }
+    if (typeof rule.method !== "string" || !APPLY_THEN_FAIL_METHODS.includes(rule.method.toUpperCase())) {
+      throw new Error(`fault '${where}.method' must be one of ${APPLY_THEN_FAIL_METHODS.join(", ")}`);
+    }
+    if (typeof rule.path !== "string" || rule.path === "") {
+      throw new Error(`fault '${where}.path' must be a non-empty string (matched as a substring of the path)`);
+    }
+    const drop = rule.drop === undefined ? false : rule.drop;
+    if (typeof drop !== "boolean") throw new Error(`fault '${where}.drop' must be true or false`);
+    if (drop && rule.status !== undefined) throw new Error(`fault '${where}': give 'status' or 'drop', not both`);
+    if (!drop && (!Number.isInteger(rule.status) || rule.status < 400 || rule.status > 599)) {
+      throw new Error(`fault '${where}.status' must be an integer from 400 to 599 (or "drop": true)`);
+    }
+    const count = rule.count === undefined ? 1 : rule.count;
+    if (!Number.isInteger(count) || count < 1 || count > 1e6) {
+      throw new Error(`fault '${where}.count' must be an integer from 1 to 1000000`);
+    }
+    return Object.freeze({ method: rule.method.toUpperCase(), path: rule.path,
+      ...(drop ? { drop: true } : { status: rule.status }), count });
+  }));
+}
+
 /** Validate a fault config object; returns a complete config or throws. */
 function normalizeFaults(input) {
   if (!input || typeof input !== "object" || Array.isArray(input)) {
@@ -315,6 +363,10 @@ function normalizeFaults(input) {
   const out = { ...FAULT_DEFAULTS };
   for (const [k, v] of Object.entries(src)) {
     if (!(k in FAULT_DEFAULTS)) throw new Error(`unknown fault '${k}'`);
+    if (k === "applyThenFail") {
+      out[k] = normalizeApplyThenFail(v);
+      continue;
+    }
     if (!Number.isInteger(v) || v < 0) throw new Error(`fault '${k}' must be a non-negative integer`);
     const limit = FAULT_LIMITS[k] || 1e9;
     if (v > limit) throw new Error(`fault '${k}' must be <= ${limit}`);
@@ -340,7 +392,10 @@ const USAGE = `usage: node launcher.js [options]
   --no-auth                do not verify master-key signatures
   --no-query-fix           leave the query engine's O(N^2) accumulation as shipped
   --keepalive-timeout-ms N idle keep-alive timeout (default 120000)
-  --faults JSON            initial fault config (see README.md)
+  --faults JSON            initial fault config (see README.md); JSON only: applyThenFail, e.g.
+                           {"applyThenFail":{"method":"DELETE","path":"/colls/next/docs/","status":503}}
+                           (the next matching request is processed, then answered 503; "drop": true
+                           instead of "status" drops the connection; "count": K for the next K)
   --gateway strict|lenient strict: the real gateway's rules (400/1004, cross-partition disabled,
                            partition key required on point operations); default lenient
   --partitions N           partition key ranges per new partitioned collection (default 1)
@@ -500,8 +555,10 @@ function startServer(opts) {
       sinceConfig: 0, // requests under /dbs since the fault config was last set
       unauthorized: 0,
       injected: { delay: 0, status503: 0, dropBefore: 0, hang: 0, status429: 0, status449: 0,
-        hugeContentLength: 0, dropAfter: 0, truncate: 0 }
-    }
+        hugeContentLength: 0, dropAfter: 0, truncate: 0, applyThenFail: 0, applyThenDrop: 0 }
+    },
+    // Per applyThenFail rule: how many more matching requests it fails (reset with the config).
+    applyRemaining: opts.faults.applyThenFail.map(r => r.count)
   };
   const timers = new Set();
   let unauthorizedLogged = 0;
@@ -551,6 +608,7 @@ function startServer(opts) {
     gateway: gateway.settings(),
     faults: state.faults,
     status503RemainingMs: Math.max(0, state.faultsSetAt + state.faults.status503ForMs - Date.now()),
+    applyThenFailRemaining: state.applyRemaining,
     counters: state.counters
   });
 
@@ -586,6 +644,7 @@ function startServer(opts) {
       }
       state.faults = next;
       state.faultsSetAt = Date.now();
+      state.applyRemaining = next.applyThenFail.map(r => r.count);
       state.counters.sinceConfig = 0;
       log(`fault config set: ${JSON.stringify(next)}`);
       sendJson(res, 200, controlState());
@@ -657,6 +716,39 @@ function startServer(opts) {
     }
   };
 
+  // applyThenFail: the operation runs as usual; its answer (writeHead, write, end, or
+  // the headers it set) is discarded at end() and the fault's status sent instead.
+  const FAIL_CODES = { 408: "RequestTimeout", 410: "Gone", 429: "TooManyRequests", 449: "RetryWith",
+    500: "InternalServerError", 503: "ServiceUnavailable" };
+  const failAfterProcessing = (res, status) => {
+    const realWriteHead = res.writeHead;
+    const realWrite = res.write;
+    const realEnd = res.end;
+    res.writeHead = function discardedWriteHead() { return res; };
+    res.write = function discardedWrite(chunk, encoding, callback) {
+      const done = typeof encoding === "function" ? encoding : callback;
+      if (typeof done === "function") process.nextTick(done);
+      return true;
+    };
+    res.end = function failInsteadOfAnswering() {
+      res.writeHead = realWriteHead;
+      res.write = realWrite;
+      res.end = realEnd;
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      sendFault(res, status, FAIL_CODES[status] || "InjectedFailure",
+        `docshard test server: injected ${status} after the request was processed (applyThenFail)`);
+      return res;
+    };
+  };
+  // The index of the first applyThenFail rule with requests left that matches, or -1.
+  const findApplyThenFail = (req, pathname) => {
+    const rules = state.faults.applyThenFail;
+    for (let i = 0; i < rules.length; i++) {
+      if (state.applyRemaining[i] > 0 && req.method === rules[i].method && pathname.includes(rules[i].path)) return i;
+    }
+    return -1;
+  };
+
   const handleData = (req, res) => {
     state.counters.dataRequests += 1;
     state.counters.sinceConfig += 1;
@@ -726,11 +818,25 @@ function startServer(opts) {
         return;
       }
     }
-    if (post) {
+    // A request an applyThenFail rule targets gets that fault, not an every-N one.
+    const targetedAt = findApplyThenFail(req, req.url.split("?")[0]);
+    if (targetedAt < 0 && post) {
       inj[post] += 1;
       afterFaults(req, res, post);
     }
     if (regions && regions.forbidWrite(req, res)) return;
+    // Counted only for a request the operation will process (not one refused above).
+    if (targetedAt >= 0) {
+      state.applyRemaining[targetedAt] -= 1;
+      const rule = state.faults.applyThenFail[targetedAt];
+      if (rule.drop) {
+        inj.applyThenDrop += 1;
+        afterFaults(req, res, "dropAfter");
+      } else {
+        inj.applyThenFail += 1;
+        failAfterProcessing(res, rule.status);
+      }
+    }
     if (gateway.handle(req, res)) return;
     dispatch(req, res);
   };

@@ -72,4 +72,14 @@ test("fault config validation", () => {
   assert.throws(() => L.normalizeFaults({ delayMs: -1 }), /non-negative/);
   assert.throws(() => L.normalizeFaults({ delayMs: "5" }), /non-negative/);
   assert.throws(() => L.normalizeFaults([]), /JSON object/);
+  // applyThenFail: one rule or a list; method upper-cased, count 1 by default.
+  assert.deepStrictEqual(L.normalizeFaults({}).applyThenFail, []);
+  assert.deepStrictEqual(L.normalizeFaults({ applyThenFail: { method: "delete", path: "/docs/", status: 503 } }).applyThenFail,
+    [{ method: "DELETE", path: "/docs/", status: 503, count: 1 }]);
+  assert.deepStrictEqual(L.normalizeFaults({ applyThenFail: [{ method: "PUT", path: "/d", drop: true, count: 3 }] }).applyThenFail,
+    [{ method: "PUT", path: "/d", drop: true, count: 3 }]);
+  assert.throws(() => L.normalizeFaults({ applyThenFail: { method: "PUT", path: "/d", status: 503, count: 1.5 } }),
+    /applyThenFail.count/);
+  assert.throws(() => L.normalizeFaults({ applyThenFail: Array(17).fill({ method: "PUT", path: "/d", status: 503 }) }),
+    /at most 16 rules/);
 });
