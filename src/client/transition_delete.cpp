@@ -4,6 +4,8 @@
 #include "tombstone.hpp"
 
 #include "docshard/core/errors.hpp"
+#include "docshard/cosmos/request_failed_error.hpp"
+#include "docshard/http/transport_errors.hpp"
 
 #include <chrono>
 #include <exception>
@@ -28,9 +30,10 @@ bool Contains(DeletePlaces const& places, std::pair<CollectionRef, PartitionKey>
 }
 
 // Whether an attempt before the one that answered may have been applied: a
-// 408, a 5xx (503 above all) or no answer at all. The cosmos client retries
-// every write after those (src/cosmos/retry_policy.cpp), so the answer is then
-// the retry's: a 404 can follow a delete this request applied itself, a 412 a
+// 408, a 5xx (503 above all) or no answer at all. The cosmos client repeats a
+// delete after those only in another write region of a multi-write account
+// (src/cosmos/retry_policy.cpp, RegionFailover), so the answer is then the
+// repeat's: a 404 can follow a delete this request applied itself, a 412 a
 // write made after it. Attempts answered 429, 449, 410, 404/1002 or 403/3
 // were not applied.
 bool EarlierAttemptMayHaveApplied(Error const& e) {
@@ -41,6 +44,15 @@ bool EarlierAttemptMayHaveApplied(Error const& e) {
     auto const status = attempts[i].Status;
     if (status == 0 || status == 408 || status >= 500) return true;
   }
+  return false;
+}
+
+// A delete that failed without saying whether it was applied: a 503 or 408
+// the client did not repeat, or no answer after the request was sent.
+bool MayHaveBeenApplied(Error const& e) {
+  if (auto const* failed = dynamic_cast<cosmos::RequestFailedError const*>(&e)) return failed->MayHaveBeenApplied();
+  if (auto const* transport = dynamic_cast<http::TransportError const*>(&e)) return transport->RequestSent();
+  if (auto const* timeout = dynamic_cast<http::TimeoutError const*>(&e)) return timeout->RequestSent();
   return false;
 }
 
@@ -338,6 +350,22 @@ private:
         mayHaveDeleted = true;
         if (!EarlierAttemptMayHaveApplied(e)) continue;  // deleted or moved since our read: decide again
         deleted = AssumedDeleted(e);                     // our first attempt, maybe: the document is gone either way
+      } catch (Error const& e) {
+        // Its outcome unknown (503, 408, no answer): the error is the
+        // answer, the tombstone stays (no release), and when the version was
+        // next's, current's superseded copies go as after a success: if it
+        // was deleted they must not outlive it (reads would serve them; a
+        // mover would report DeletePending), and if not, they are superseded
+        // all the same. Their own failure leaves them (a later delete
+        // removes them) and the delete's error is still the answer.
+        if (!MayHaveBeenApplied(e)) throw;
+        mayHaveDeleted = true;
+        if (inNext) {
+          try {
+            clearSuperseded();
+          } catch (Error const&) {}
+        }
+        throw;
       }
       if (inNext) clearSuperseded();
       return {std::move(deleted), place.first};

@@ -29,9 +29,13 @@ using DeletePlaces = std::vector<std::pair<CollectionRef, PartitionKey>>;
 // version was next's); a tombstone this call created is removed again
 // when nothing wrote it since and the document's delete was not sent or
 // answered 412 (sent and answered 404, it stays for good). A 404 after an
-// attempt that may have been applied (503, 408, no answer) is this call's own
-// delete: success. Other failures: what the client throws (the tombstone
-// stays; delete again).
+// attempt that may have been applied (503, 408, no answer; repeated only on a
+// multi-write account) is this call's own delete: success. A delete of the
+// document that fails that way without a repeat surfaces its error
+// (RequestFailedError::MayHaveBeenApplied, RequestSent): the tombstone stays,
+// and with If-Match of next's version current's superseded copies are removed
+// first. Other failures: what the client throws (the tombstone stays; delete
+// again).
 RoutedResponse DeleteInTransition(PartitionedClient const& client, std::string_view id, DeletePlaces const& current,
                                   DeletePlaces const& next, OperationOptions const& options,
                                   RoutedDiagnostics& diagnostics);

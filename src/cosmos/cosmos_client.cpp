@@ -383,9 +383,10 @@ public:
 
   // One operation's progress over the regions.
   struct RegionState {
-    std::vector<std::string> Failed;  // regions that failed this operation (reads: tried once each)
-    bool ToWriteRegion = false;       // the next read goes to the write region (session fallback)
-    int Failovers = 0;                // immediate retries in another region
+    std::vector<std::string> Failed;        // regions that failed this operation (reads: tried once each)
+    bool ToWriteRegion = false;             // the next read goes to the write region (session fallback)
+    int Failovers = 0;                      // immediate retries in another region
+    bool UnavailableWriteFailover = false;  // a 503'd non-idempotent write went to another write region
   };
 
   // What only an operation with a failed attempt needs (Run): made at its
@@ -618,9 +619,14 @@ public:
         auto& response = *retry.Response;
         auto const& h = response.Headers;
         auto activity = h.Get("x-ms-activity-id");
+        // 503 and 408 do not say whether a write was applied; RetryPolicy
+        // did not repeat it, so the caller must not assume either way.
+        bool const mayHaveBeenApplied =
+            !req.Idempotent && !op.IsRead && (response.Status == 503 || response.Status == 408);
         ThrowRequestFailed(req.Operation, req.ResourceLink, response.Status, outcome.SubStatus,
                            activity ? std::string(*activity) : std::string(), std::move(response.Body),
-                           outcome.RetryAfter.value_or(milliseconds(0)), op.RangeId.value_or(std::string()));
+                           outcome.RetryAfter.value_or(milliseconds(0)), op.RangeId.value_or(std::string()),
+                           mayHaveBeenApplied);
       } catch (Error& e) {
         e.SetDiagnostics(std::move(op.Diagnostics));  // the same exception object, now with its attempts
         throw;
@@ -735,6 +741,19 @@ public:
     // a single region (idempotent writes only).
     bool const mayHaveExecuted = outcome.What != AttemptOutcome::Kind::Response && outcome.RequestSent;
     if (!isRead && mayHaveExecuted) co_return false;
+    // A 503 does not say whether the write was applied either: a create,
+    // replace or delete goes once to another write region of an account
+    // that has several (the service's SDKs do the same), never to a write
+    // region that took over from this one (it may have the write already).
+    bool const unavailableWrite = !isRead && !req.Idempotent && failure == RegionFailure::Unavailable;
+    if (unavailableWrite) {
+      bool multiWrite = false;
+      {
+        std::lock_guard lock(m_regionMutex);
+        multiWrite = m_router.MultiWrite();
+      }
+      if (!multiWrite || state.UnavailableWriteFailover) co_return false;
+    }
     auto const next = PickRegion(isRead, &state);
     if (docshard::detail::RegionKey(next.Name) == docshard::detail::RegionKey(target.Name)) co_return false;
     if (isRead && std::find(state.Failed.begin(), state.Failed.end(), next.Name) != state.Failed.end()) {
@@ -742,6 +761,7 @@ public:
       co_return false;
     }
     ++state.Failovers;
+    if (unavailableWrite) state.UnavailableWriteFailover = true;
     co_return true;
   }
 

@@ -68,23 +68,29 @@ std::string Printable(std::string_view value) {
 }
 
 std::string Compose(std::string const& operation, std::string const& link, unsigned status, unsigned subStatus,
-                    std::string const& activityId, std::string const& body) {
+                    std::string const& activityId, std::string const& body, bool mayHaveBeenApplied) {
   std::string msg = operation + " " + (link.empty() ? std::string("/") : link) + ": " + std::to_string(status) + " " +
                     StatusName(status) + " (sub-status " + std::to_string(subStatus);
   if (!activityId.empty()) msg += ", activity id " + Printable(activityId);
   msg += ")";
   auto detail = ServiceMessage(body);
   if (!detail.empty()) msg += ": " + detail;
+  // Last, after the service's text: a log line cut short still has the
+  // status, and whoever reads the whole message learns not to assume.
+  if (mayHaveBeenApplied) msg += " (not retried: the write may have been applied)";
   return msg;
 }
 
 }  // namespace
 
 RequestFailedError::RequestFailedError(std::string operation, std::string resourceLink, unsigned status,
-                                       unsigned subStatus, std::string activityId, std::string body)
-    : Error(ErrorCode::RequestFailed, Compose(operation, resourceLink, status, subStatus, activityId, body)),
+                                       unsigned subStatus, std::string activityId, std::string body,
+                                       bool mayHaveBeenApplied)
+    : Error(ErrorCode::RequestFailed,
+            Compose(operation, resourceLink, status, subStatus, activityId, body, mayHaveBeenApplied)),
       m_operation(std::move(operation)), m_resourceLink(std::move(resourceLink)), m_status(status),
-      m_subStatus(subStatus), m_activityId(std::move(activityId)), m_body(std::move(body)) {}
+      m_subStatus(subStatus), m_activityId(std::move(activityId)), m_body(std::move(body)),
+      m_mayHaveBeenApplied(mayHaveBeenApplied) {}
 
 bool RequestFailedError::IsRetryable() const noexcept {
   return m_status == 408 || m_status == 429 || m_status == 449 || m_status == 503;
@@ -92,9 +98,10 @@ bool RequestFailedError::IsRetryable() const noexcept {
 
 void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
                         std::string activityId, std::string body, std::chrono::milliseconds retryAfter,
-                        std::string rangeId) {
+                        std::string rangeId, bool mayHaveBeenApplied) {
 #define DOCSHARD_THROW(Type)                                                                                           \
-  throw Type(std::move(operation), std::move(resourceLink), status, subStatus, std::move(activityId), std::move(body))
+  throw Type(std::move(operation), std::move(resourceLink), status, subStatus, std::move(activityId), std::move(body), \
+             mayHaveBeenApplied)
   switch (status) {
   case 400: DOCSHARD_THROW(BadRequestError);
   case 401: DOCSHARD_THROW(UnauthorizedError);

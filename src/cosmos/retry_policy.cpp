@@ -62,6 +62,10 @@ std::optional<milliseconds> RetryPolicy::NextDelay(AttemptOutcome const& outcome
       ++m_sessionRetries;
       return delay;
     }
+    // A 503 does not say whether a write was applied (the service's SDKs
+    // repeat a create, replace or delete only in another write region, which
+    // CosmosClient's region failover does, not here).
+    if (outcome.Status == 503 && !m_idempotent) return std::nullopt;
     // 403/3: a write reached a region that no longer takes writes and was
     // not applied; CosmosClient re-reads the account before the retry.
     if (outcome.Status == 503 || (outcome.Status == 403 && outcome.SubStatus == 3) ||

@@ -102,7 +102,28 @@ TEST_CASE("a write that reached the wire is not retried", "[cosmos][retry]") {
   // ... but one that never left is.
   CHECK(write.NextDelay(Failure(Kind::TransportFailure, false), Plenty));
   CHECK(write.NextDelay(Failure(Kind::Timeout, false), Plenty));
-  CHECK(write.NextDelay(Status(503), Plenty));
+}
+
+// @azure/cosmos 4.9.3 (TimeoutFailoverRetryPolicy) and the .NET SDK's
+// ClientRetryPolicy repeat a 503'd write only in another write region: a 503
+// does not say whether the write was applied.
+TEST_CASE("a 503 is not retried for a write, is for reads and upserts", "[cosmos][retry]") {
+  auto options = Fixed(0.5);
+  RetryPolicy write(options, false);
+  CHECK_FALSE(write.NextDelay(Status(503), Plenty));
+  CHECK(write.Retries() == 0);
+  // The other statuses that say nothing was applied still are.
+  auto writeForbidden = Status(403);
+  writeForbidden.SubStatus = 3;
+  CHECK(write.NextDelay(writeForbidden, Plenty));
+  CHECK(write.NextDelay(Status(449), Plenty));
+  CHECK(write.NextDelay(Status(429), Plenty));
+  CHECK_FALSE(write.NextDelay(Status(503), Plenty));
+
+  RetryPolicy idempotent(options, true);  // reads, upserts without If-Match
+  for (int i = 0; i < options.MaxTransientRetries; ++i) CHECK(idempotent.NextDelay(Status(503), Plenty));
+  CHECK_FALSE(idempotent.NextDelay(Status(503), Plenty));
+  CHECK(idempotent.Retries() == options.MaxTransientRetries);
 }
 
 TEST_CASE("reads retry timeouts, 408 and failures after sending", "[cosmos][retry]") {

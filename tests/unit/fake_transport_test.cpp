@@ -156,6 +156,57 @@ TEST_CASE("a 503 is retried up to MaxTransientRetries, a 404 is not retried", "[
   CHECK(gateway->Requests().size() == 6 + 1);
 }
 
+// @azure/cosmos 4.9.3 and the .NET SDK repeat a 503'd write only in another
+// write region: with one, create, replace and delete fail at once, saying the
+// write may have been applied; an upsert without If-Match (repeating it
+// leaves the same document) is retried like a read.
+TEST_CASE("a 503 to a create, replace or delete is not retried and may have been applied, an upsert's is",
+          "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  auto upserts = std::make_shared<std::atomic<int>>(0);
+  gateway->On("POST", std::string("/") + Coll + "/docs", [upserts](SeenRequest const& r) {
+    // Creates: 503. Upserts: 503 twice (the If-Match one, the first attempt
+    // of the plain one), then 200.
+    bool const upsert = r.Headers.Get("x-ms-documentdb-is-upsert").has_value();
+    if (upsert && upserts->fetch_add(1) >= 2) return Respond(200, R"({"id":"y"})");
+    return Respond(503, R"({"code":"ServiceUnavailable","message":"scripted"})");
+  });
+  gateway->On("PUT", DocPath, Status(503));
+  gateway->On("DELETE", DocPath, Status(503));
+  gateway->On("GET", DocPath, Status(503));
+  auto client = FakeClient(gateway);
+  auto const checkNotRetried = [&](auto const& call, std::size_t sentBefore) {
+    try {
+      call();
+      FAIL("no error");
+    } catch (ServiceUnavailableError const& e) {
+      CHECK(e.MayHaveBeenApplied());
+      CHECK_FALSE(e.Diagnostics() == nullptr);
+      CHECK(std::string(e.what()).find("(not retried: the write may have been applied)") != std::string::npos);
+    }
+    CHECK(gateway->Requests().size() == sentBefore + 1);
+  };
+  checkNotRetried([&] { client->CreateDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k")); }, 0);
+  checkNotRetried([&] { client->ReplaceDocument(Coll, "x", R"({"id":"x","pk":"k"})", PartitionKeyValue("k")); }, 1);
+  checkNotRetried([&] { client->DeleteDocument(Coll, "x", PartitionKeyValue("k")); }, 2);
+  RequestOptions ifMatch;
+  ifMatch.IfMatchETag = "\"e1\"";  // an upsert If-Match is not idempotent either
+  checkNotRetried([&] { client->UpsertDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k"), ifMatch); }, 3);
+
+  auto const upserted = client->UpsertDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k"));
+  CHECK(upserted.Status() == 200);
+  CHECK(upserted.Retries() == 1);
+  CHECK(gateway->Requests().size() == 4 + 2);
+
+  try {
+    client->ReadDocument(Coll, "x", PartitionKeyValue("k"));
+    FAIL("no error");
+  } catch (ServiceUnavailableError const& e) {
+    CHECK_FALSE(e.MayHaveBeenApplied());  // a read: retried, and nothing to apply
+  }
+  CHECK(gateway->Requests().size() == 6 + 1 + 3);  // first try and MaxTransientRetries = 3
+}
+
 TEST_CASE("a timeout is retried unless a non-idempotent request may have been executed", "[fake][retry]") {
   auto gateway = std::make_shared<FakeGateway>();
   // A read that timed out after it was sent: idempotent, so retried.
@@ -243,12 +294,29 @@ TEST_CASE("collections on another account are sent to that account's endpoint", 
 
 namespace {
 
-std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway> const& gateway, char const* mode) {
+std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway> const& gateway, char const* mode,
+                                                    CosmosClientOptions options = Options()) {
   auto const scheme = test::TransitionLookupScheme(mode);
   auto client = std::make_shared<PartitionedClient>(
-      std::map<std::string, std::shared_ptr<CosmosClient>>{{"default", FakeClient(gateway)}});
+      std::map<std::string, std::shared_ptr<CosmosClient>>{{"default", FakeClient(gateway, std::move(options))}});
   client->SetResolver("", scheme.Resolver());
   return client;
+}
+
+// An account that takes writes in two regions (multi-region writes): the
+// only kind where a 503'd delete is repeated, once, in the other write
+// region. The account read (GET /) is the last rule: the tests' own rules
+// for the document paths come first.
+CosmosClientOptions MultiWrite(std::shared_ptr<FakeGateway> const& gateway) {
+  gateway->On("GET", "/", [](SeenRequest const&) {
+    return Respond(200, R"({"writableLocations":[{"name":"West","databaseAccountEndpoint":"https://gw-west.test:443/"},
+                                                 {"name":"East","databaseAccountEndpoint":"https://gw-east.test:443/"}],
+                            "readableLocations":[{"name":"West","databaseAccountEndpoint":"https://gw-west.test:443/"},
+                                                 {"name":"East","databaseAccountEndpoint":"https://gw-east.test:443/"}]})");
+  });
+  auto options = Options();
+  options.PreferredRegions = {"West"};
+  return options;
 }
 
 }  // namespace
@@ -360,6 +428,8 @@ bool Sent(std::shared_ptr<FakeGateway> const& gateway, std::string const& line) 
 // delete: the answer is a success and the tombstone stays (taking it back
 // would let a stalled mover's copy come back). The first GET of a1 serves the
 // document, later ones do not (it is deleted).
+// Only an account with several write regions repeats the 503'd delete (in
+// the other one): the single-region case follows.
 TEST_CASE("a transition delete If-Match whose delete is retried after a 503 into 404 keeps its tombstone",
           "[fake][transition]") {
   auto gateway = std::make_shared<FakeGateway>();
@@ -372,13 +442,43 @@ TEST_CASE("a transition delete If-Match whose delete is retried after a 503 into
   OperationOptions ifMatch;
   ifMatch.Request.IfMatchETag = "\"e1\"";
   RoutedResponse r;
-  REQUIRE_NOTHROW(r = TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch));
+  REQUIRE_NOTHROW(
+      r = TransitionClient(gateway, "ReadBoth", MultiWrite(gateway))->DeleteDocument("x", PartitionKey("u1"), ifMatch));
   CHECK(r.Collection.Text() == "dbs/d/colls/a1");
   CHECK(r.Response.Status() == 204);
-  CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
-  // Both attempts of the document's delete went out.
+  CHECK_FALSE(Sent(gateway, "DELETE gw-west.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+  CHECK_FALSE(Sent(gateway, "DELETE gw-east.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+  // Both attempts of the document's delete went out: West's answered 503,
+  // East's 404.
+  CHECK(Sent(gateway, "DELETE gw-west.test:443 /dbs/d/colls/a1/docs/x"));
+  CHECK(Sent(gateway, "DELETE gw-east.test:443 /dbs/d/colls/a1/docs/x"));
+}
+
+// The same delete against a single write region: the 503 is not retried
+// (@azure/cosmos 4.9.3 does not either). It surfaces, saying the delete may
+// have been applied, and the tombstone stays: taking it back could let a
+// stalled mover's copy of a deleted document come back.
+TEST_CASE("a transition delete If-Match whose delete answers 503 surfaces it and keeps its tombstone",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
+  gateway->On("GET", "/dbs/d/colls/b1/", Status(404));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(503));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(404));
+  gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e1\"";
+  try {
+    TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch);
+    FAIL("the delete succeeded");
+  } catch (ServiceUnavailableError const& e) {
+    CHECK(e.MayHaveBeenApplied());
+    CHECK(std::string(e.what()).find("may have been applied") != std::string::npos);
+  }
   auto const lines = gateway->Lines();
-  CHECK(std::count(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x") == 2);
+  CHECK(std::count(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x") == 1);
+  CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
 }
 
 // Review s12, findings 1 and 11: a 404 from the document's delete with no
@@ -444,9 +544,34 @@ TEST_CASE("a transition delete whose delete in current is retried after a 503 in
   gateway->On("GET", "/dbs/d/colls/b1/", Version("\"m1\"", true));
   gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));
   RoutedResponse r;
-  REQUIRE_NOTHROW(r = TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1")));
+  REQUIRE_NOTHROW(
+      r = TransitionClient(gateway, "ReadBoth", MultiWrite(gateway))->DeleteDocument("x", PartitionKey("u1")));
   CHECK(r.Collection.Text() == "dbs/d/colls/a1");
-  CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"));
+  CHECK(Sent(gateway, "DELETE gw-west.test:443 /dbs/d/colls/b1/docs/x"));
+}
+
+// With one write region the 503 surfaces (may have been applied) before
+// next is touched: the tombstone stays, and a repeat of the delete finds the
+// document gone from current (404), removes next's marked copy and answers
+// 404 (the first attempt did delete it).
+TEST_CASE("a transition delete whose delete in current answers 503 surfaces it, and its repeat answers 404",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(200));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Sequence({Status(503), Status(404)}));
+  gateway->On("GET", "/dbs/d/colls/b1/", Sequence({Version("\"m1\"", true), Status(404)}));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));
+  auto client = TransitionClient(gateway, "ReadBoth");
+  try {
+    client->DeleteDocument("x", PartitionKey("u1"));
+    FAIL("the delete succeeded");
+  } catch (ServiceUnavailableError const& e) {
+    CHECK(e.MayHaveBeenApplied());
+  }
+  CHECK(gateway->Lines() == Lines{"POST gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs",
+                                  "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x"});
+  CHECK_THROWS_AS(client->DeleteDocument("x", PartitionKey("u1")), NotFoundError);
+  CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"));  // the marked copy went
 }
 
 // Review s12, finding 8: a create meets a provisional copy in next (409) and a
@@ -535,6 +660,7 @@ TEST_CASE("a transition delete If-Match whose read of next is behind does not an
 TEST_CASE("a transition delete If-Match of next's version retried after a 503 into 412 still clears current",
           "[fake][transition]") {
   auto gateway = std::make_shared<FakeGateway>();
+  auto options = MultiWrite(gateway);
   gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
   gateway->On("GET", "/dbs/d/colls/b1/", Version("\"e3\""));
   gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
@@ -543,13 +669,45 @@ TEST_CASE("a transition delete If-Match of next's version retried after a 503 in
   gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
   OperationOptions ifMatch;
   ifMatch.Request.IfMatchETag = "\"e3\"";
-  CHECK_THROWS_AS(TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch),
+  CHECK_THROWS_AS(TransitionClient(gateway, "ReadBoth", options)->DeleteDocument("x", PartitionKey("u1"), ifMatch),
                   PreconditionFailedError);
   auto const lines = gateway->Lines();
-  CHECK(std::count(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x") == 2);
-  auto const current = std::find(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x");
+  CHECK(Sent(gateway, "DELETE gw-west.test:443 /dbs/d/colls/b1/docs/x"));
+  CHECK(Sent(gateway, "DELETE gw-east.test:443 /dbs/d/colls/b1/docs/x"));
+  // Current's delete goes to the write region not marked: East.
+  auto const current = std::find(lines.begin(), lines.end(), "DELETE gw-east.test:443 /dbs/d/colls/a1/docs/x");
   REQUIRE(current != lines.end());
   CHECK_FALSE(gateway->Requests()[static_cast<std::size_t>(current - lines.begin())].Headers.Get("If-Match"));
+  CHECK_FALSE(Sent(gateway, "DELETE gw-west.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+  CHECK_FALSE(Sent(gateway, "DELETE gw-east.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+}
+
+// The same with one write region: the 503 to the delete of e3 is not
+// repeated and surfaces (may have been applied). The tombstone stays, and
+// current's superseded copy goes all the same: were e3 deleted, reads would
+// serve e1 again.
+TEST_CASE("a transition delete If-Match of next's version answered 503 surfaces it and still clears current",
+          "[fake][transition]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
+  gateway->On("GET", "/dbs/d/colls/b1/", Version("\"e3\""));
+  gateway->On("POST", "/dbs/d/colls/docshard-tombstones/", Status(201, {{"etag", "\"t1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(204));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(503));
+  gateway->On("DELETE", "/dbs/d/colls/docshard-tombstones/", Status(204));
+  OperationOptions ifMatch;
+  ifMatch.Request.IfMatchETag = "\"e3\"";
+  try {
+    TransitionClient(gateway, "ReadBoth")->DeleteDocument("x", PartitionKey("u1"), ifMatch);
+    FAIL("the delete succeeded");
+  } catch (ServiceUnavailableError const& e) {
+    CHECK(e.MayHaveBeenApplied());
+  }
+  auto const lines = gateway->Lines();
+  CHECK(std::count(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x") == 1);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines.back() == "DELETE gw-a.test:443 /dbs/d/colls/a1/docs/x");  // after next's
+  CHECK_FALSE(gateway->Requests().back().Headers.Get("If-Match"));
   CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
 }
 

@@ -17,8 +17,11 @@ class DOCSHARD_API RequestFailedError : public Error {
 public:
   // The message is composed from all of these; `body` is quoted from its
   // "message" member when it is a JSON object that has one.
+  // `mayHaveBeenApplied`: a write answered with a status that does not say
+  // whether it was applied (503, 408) and not repeated (RetryPolicy); the
+  // message then says so.
   RequestFailedError(std::string operation, std::string resourceLink, unsigned status, unsigned subStatus,
-                     std::string activityId, std::string body);
+                     std::string activityId, std::string body, bool mayHaveBeenApplied = false);
 
   // The operation that failed, e.g. "ReadDocument".
   std::string const& Operation() const noexcept { return m_operation; }
@@ -32,8 +35,15 @@ public:
   std::string const& ActivityId() const noexcept { return m_activityId; }
   // The response body as received (the service's error document).
   std::string const& Body() const noexcept { return m_body; }
-  // 408, 429, 449, 503 (the caller may try again later).
+  // 408, 429, 449, 503 (the caller may try again later; a write that
+  // MayHaveBeenApplied only after checking what it did).
   bool IsRetryable() const noexcept override;
+  // True for a create, replace or delete (RetryPolicy: not idempotent)
+  // answered 503 or 408 and not repeated: the service may have applied it
+  // before it failed, as after a TimeoutError with RequestSent(). The caller
+  // decides, e.g. reads the document back; repeating a delete can answer 404
+  // and a create 409 for this write itself.
+  bool MayHaveBeenApplied() const noexcept { return m_mayHaveBeenApplied; }
 
 private:
   std::string m_operation;
@@ -42,6 +52,7 @@ private:
   unsigned m_subStatus;
   std::string m_activityId;
   std::string m_body;
+  bool m_mayHaveBeenApplied;
 };
 
 #define DOCSHARD_REQUEST_FAILED_SUBCLASS(Name)                                                                         \
@@ -56,7 +67,7 @@ DOCSHARD_REQUEST_FAILED_SUBCLASS(ForbiddenError);           // 403: not allowed 
 DOCSHARD_REQUEST_FAILED_SUBCLASS(NotFoundError);            // 404: no such resource
 DOCSHARD_REQUEST_FAILED_SUBCLASS(ConflictError);            // 409: a resource with that id exists
 DOCSHARD_REQUEST_FAILED_SUBCLASS(PreconditionFailedError);  // 412: If-Match etag is stale
-DOCSHARD_REQUEST_FAILED_SUBCLASS(ServiceUnavailableError);  // 503 after retries
+DOCSHARD_REQUEST_FAILED_SUBCLASS(ServiceUnavailableError);  // 503 after retries (writes: none, see MayHaveBeenApplied)
 #undef DOCSHARD_REQUEST_FAILED_SUBCLASS
 
 // 429 after the throttling retry budget was spent.
@@ -115,9 +126,11 @@ inline constexpr unsigned SubStatusReadSessionNotAvailable = 1002;       // with
 // region moved); nothing was applied.
 inline constexpr unsigned SubStatusWriteForbidden = 3;
 
-// Throws the most specific subclass for `status`.
+// Throws the most specific subclass for `status`; `mayHaveBeenApplied` as
+// RequestFailedError's.
 [[noreturn]] void ThrowRequestFailed(std::string operation, std::string resourceLink, unsigned status,
                                      unsigned subStatus, std::string activityId, std::string body,
-                                     std::chrono::milliseconds retryAfter = {}, std::string rangeId = {});
+                                     std::chrono::milliseconds retryAfter = {}, std::string rangeId = {},
+                                     bool mayHaveBeenApplied = false);
 
 }  // namespace docshard::cosmos

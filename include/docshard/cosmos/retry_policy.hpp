@@ -8,8 +8,13 @@
 //                    MaxThrottleWait in total.
 //   449              all operations (the service asks for it; nothing was
 //                    applied): short jittered exponential wait.
-//   503              all operations (Cosmos DB documents 503 as "safe to
-//                    retry"): exponential backoff with jitter.
+//   503              idempotent operations: exponential backoff with jitter.
+//                    Not create, replace or delete: a 503 does not say
+//                    whether the write was applied (the service's SDKs
+//                    repeat it only in another write region; CosmosClient
+//                    does that once, for an account with several write
+//                    regions). The write fails with ServiceUnavailableError,
+//                    MayHaveBeenApplied() true.
 //   403/3            all operations (write forbidden: the write region moved;
 //                    nothing was applied): as 503, after CosmosClient
 //                    re-read the account.
@@ -36,7 +41,8 @@
 // answer 409 for our own document, a repeated delete 404, a repeated replace
 // can overwrite a concurrent writer or fail its If-Match against our own
 // first write. A write that may have reached the server fails with
-// RequestSent()==true and the caller decides (e.g. read back the document).
+// RequestSent()==true (no answer) or MayHaveBeenApplied()==true (503, 408)
+// and the caller decides (e.g. read back the document).
 // No retry is scheduled when its wait would pass the operation deadline.
 #include "docshard/export.hpp"
 #include <docshard/cosmos/retry_options.hpp>
