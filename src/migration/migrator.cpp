@@ -370,9 +370,18 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       }
       if (r.Outcome == MoveOutcome::DeletePending) {
         std::lock_guard lock(pageMutex);
+        // Not "delete it again" through the transition client: after a
+        // conditional delete's 412 (which keeps the tombstone when it may
+        // have deleted, or someone wrote it since) the new scheme may hold a
+        // newer version, which that would delete.
         left.push_back({source.Text(), m.Id, m.KeyJson,
-                        "an application delete of it wrote its tombstone but has not removed it (still "
-                        "running, or it failed half-way): delete it again, then resume"});
+                        "an application delete of it wrote its tombstone but the source still holds it (the delete "
+                        "still running or failed half-way, or a conditional delete that answered 412 kept the "
+                        "tombstone): read it in " +
+                            m.Owner.Text() +
+                            " first; a version there without docshardProvisional is the document (keep it; its "
+                            "tombstone may go once no delete of the id runs); else, if the delete is wanted, delete "
+                            "only this source copy, If-Match its etag; then resume"});
         return;
       }
       ++tally->Moved;
