@@ -91,3 +91,52 @@ TEST_CASE("fan-out over 8 collections survives a 2 s 503 window on one account",
       client->Account(c.Account()).DeleteDatabase(c.Database());
     } catch (...) {}
 }
+
+// The same 503 window against writes (@azure/cosmos 4.9.3's rule, RetryPolicy):
+// a create, replace or delete is not retried (the 503 does not say whether
+// it was applied) and fails at once with MayHaveBeenApplied(); an upsert
+// without If-Match is retried like a read and lands once the window is over.
+TEST_CASE("a 2 s 503 window fails creates, replaces and deletes at once and delays upserts", "[fanout503]") {
+  auto const db = UniqueId("fan");
+  PartitionedClientOptions options;
+  options.Client = SurvivesTwoSeconds();
+  auto client = PartitionedClient::FromScheme(PartitionScheme::Load(SchemeText(db)), options);
+  client->CreateCollectionsIfMissing();
+  auto& b = client->Account("b");
+  auto const link = "dbs/" + db + "/colls/c4";
+  auto const doc = [](char const* id, int n) {
+    return std::string("{\"id\":\"") + id + "\",\"userId\":\"u\",\"n\":" + std::to_string(n) + "}";
+  };
+  b.CreateDocument(link, doc("kept", 1), PartitionKeyValue("u"));
+
+  FaultControl faults("fan-b");
+  faults.Set(R"({"status503ForMs":2000})");
+  auto const start = Clock::now();
+  auto const notRetried = [&](auto const& write) {
+    try {
+      write();
+      FAIL("the write succeeded inside the 503 window");
+    } catch (ServiceUnavailableError const& e) {
+      CHECK(e.MayHaveBeenApplied());
+      REQUIRE(e.Diagnostics());
+      CHECK(e.Diagnostics()->Attempts.size() == 1);
+    }
+  };
+  notRetried([&] { b.CreateDocument(link, doc("new", 1), PartitionKeyValue("u")); });
+  notRetried([&] { b.ReplaceDocument(link, "kept", doc("kept", 2), PartitionKeyValue("u")); });
+  notRetried([&] { b.DeleteDocument(link, "kept", PartitionKeyValue("u")); });
+  CHECK(Clock::now() - start < 1000ms);  // no back-off: failed at once
+  CHECK(faults.Injected("status503") == 3);
+
+  auto const upserted = b.UpsertDocument(link, doc("up", 1), PartitionKeyValue("u"));
+  CHECK(upserted.Status() == 201);
+  CHECK(upserted.Retries() >= 1);
+  CHECK(Clock::now() - start >= 1900ms);  // it waited out the window
+  faults.Clear();
+  // The window's 503s came before the server processed anything.
+  CHECK(b.ReadDocument(link, "kept", PartitionKeyValue("u")).Json().View()["n"].GetInt64() == 1);
+  CHECK_THROWS_AS(b.ReadDocument(link, "new", PartitionKeyValue("u")), NotFoundError);
+  for (auto const& c : client->GetResolver()->Collections()) try {
+      client->Account(c.Account()).DeleteDatabase(c.Database());
+    } catch (...) {}
+}
