@@ -621,3 +621,27 @@ TEST_CASE("transition replace whose create in next is applied then fails keeps t
     CHECK_FALSE(f.HasTombstone("x"));
   }
 }
+
+// The mover's own delete of the source (after its confirm) is applied and
+// answered 503: not retried, the move fails with the error (the migrator
+// runs a failed move again from the start). The copy in next is the only
+// one and stays; the re-run finds the source gone and keeps it
+// (docs/migration.md, "Why nothing is lost").
+TEST_CASE("mover whose delete of the source is applied then answered 503 keeps the copy on its re-run",
+          "[transition][unknown-outcome]") {
+  TransitionFixture f;
+  FaultControl faults("a");
+  f.InS("x", 1);
+  auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();
+  faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/s0/docs/x", false));
+  DocumentMover mover(f.S, f.Source, f.T, f.Target, f.Pacer);
+  CHECK(FailsMayHaveBeenApplied([&] { mover.Move(snapshot.View(), PartitionKeyValue("k")); }));
+  CHECK(faults.Injected("applyThenFail") == 1);
+  PastReplicaLag();
+  CHECK_FALSE(f.SourceValue("x"));
+  CHECK(f.TargetValue("x") == 1);
+  CHECK(mover.Move(snapshot.View(), PartitionKeyValue("k")).Outcome == MoveOutcome::SourceGone);
+  CHECK(f.TargetValue("x") == 1);  // the only copy: kept
+  CHECK(f.Client.ReadDocument("x", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 1);
+  CHECK_FALSE(f.HasTombstone("x"));
+}
