@@ -499,7 +499,8 @@ TEST_CASE("transition replace that a delete overtakes after its read of the sour
 // reads never serve a deleted or superseded version again, and that a repeat
 // of the operation ends as documented. The failed answer carries no session
 // token for the write, so the checks wait past the servers' replica lag
-// (tests/servers.conf, client: 500 ms) before reading.
+// (tests/servers.conf, client: 500 ms) before reading. The launcher counts
+// the faults it injected since it started: the checks compare with before.
 
 namespace {
 
@@ -542,9 +543,10 @@ TEST_CASE("transition delete whose delete of the source is applied then fails su
       auto const etag = f.InS("x", 1);
       auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();  // a mover's read, before
       auto const options = conditional ? TransitionFixture::IfMatch(etag) : OperationOptions{};
+      int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
       faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/s0/docs/x", drop));
       CHECK(FailsMayHaveBeenApplied([&] { f.Client.DeleteDocument("x", PartitionKey("k"), options); }));
-      CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == 1);
+      CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
       PastReplicaLag();
       CHECK_FALSE(f.SourceValue("x"));  // it was applied
       CHECK(f.HasTombstone("x"));       // and the tombstone stays
@@ -575,10 +577,11 @@ TEST_CASE("transition delete If-Match of next's version applied then failed leav
     f.InS("x", 1);
     auto const served = f.InT("x", 2, false);
     REQUIRE(f.Client.ReadDocument("x", PartitionKey("k")).Response.ETag() == served);
+    int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
     faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/t0/docs/x", drop));
     CHECK(FailsMayHaveBeenApplied(
         [&] { f.Client.DeleteDocument("x", PartitionKey("k"), TransitionFixture::IfMatch(served)); }));
-    CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == 1);
+    CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
     PastReplicaLag();
     CHECK_FALSE(f.TargetValue("x"));
     CHECK_FALSE(f.SourceValue("x"));  // the superseded copy went too
@@ -602,10 +605,11 @@ TEST_CASE("transition replace whose create in next is applied then fails keeps t
     FaultControl faults("b");
     f.InS("x", 1);
     auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();
+    int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
     faults.Set(ApplyThenFail("POST", f.F.Database + "/colls/t0/docs", drop));
     CHECK(FailsMayHaveBeenApplied(
         [&] { f.Client.ReplaceDocument("x", PartitionKey("k"), TransitionFixture::Doc("x", 2)); }));
-    CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == 1);
+    CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
     PastReplicaLag();
     CHECK(f.TargetValue("x") == 2);  // applied
     CHECK(f.SourceValue("x") == 1);  // its delete was never sent
@@ -633,10 +637,11 @@ TEST_CASE("mover whose delete of the source is applied then answered 503 keeps t
   FaultControl faults("a");
   f.InS("x", 1);
   auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();
+  int const injected = faults.Injected("applyThenFail");
   faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/s0/docs/x", false));
   DocumentMover mover(f.S, f.Source, f.T, f.Target, f.Pacer);
   CHECK(FailsMayHaveBeenApplied([&] { mover.Move(snapshot.View(), PartitionKeyValue("k")); }));
-  CHECK(faults.Injected("applyThenFail") == 1);
+  CHECK(faults.Injected("applyThenFail") == injected + 1);
   PastReplicaLag();
   CHECK_FALSE(f.SourceValue("x"));
   CHECK(f.TargetValue("x") == 1);

@@ -547,7 +547,10 @@ TEST_CASE("a transition delete whose delete in current is retried after a 503 in
   REQUIRE_NOTHROW(
       r = TransitionClient(gateway, "ReadBoth", MultiWrite(gateway))->DeleteDocument("x", PartitionKey("u1")));
   CHECK(r.Collection.Text() == "dbs/d/colls/a1");
-  CHECK(Sent(gateway, "DELETE gw-west.test:443 /dbs/d/colls/b1/docs/x"));
+  CHECK(Sent(gateway, "DELETE gw-west.test:443 /dbs/d/colls/a1/docs/x"));  // 503
+  CHECK(Sent(gateway, "DELETE gw-east.test:443 /dbs/d/colls/a1/docs/x"));  // 404
+  // West stays marked for writes: next's copy goes in East.
+  CHECK(Sent(gateway, "DELETE gw-east.test:443 /dbs/d/colls/b1/docs/x"));
 }
 
 // With one write region the 503 surfaces (may have been applied) before
