@@ -52,6 +52,10 @@ DatabaseAccount ParseDatabaseAccount(std::string_view json) {
   account.Writable = Locations(doc, "writableLocations");
   account.Readable = Locations(doc, "readableLocations");
   if (account.Writable.empty()) throw InvalidArgumentError("account: no writable location");
+  auto multi = doc.FindMember("enableMultipleWriteLocations");
+  if (multi != doc.MemberEnd())
+    account.MultipleWriteLocations =
+        multi->value.IsTrue() || (multi->value.IsString() && std::string_view(multi->value.GetString()) == "true");
   return account;
 }
 

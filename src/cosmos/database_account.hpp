@@ -16,6 +16,10 @@ struct AccountLocation {
 struct DatabaseAccount {
   std::vector<AccountLocation> Writable;  // writableLocations; the first is the write region
   std::vector<AccountLocation> Readable;  // readableLocations
+  // enableMultipleWriteLocations (true or "true", as @azure/cosmos reads it):
+  // every writable location takes writes. Without it, a second writable
+  // location is the old write region listed for a while after a failover.
+  bool MultipleWriteLocations = false;
 };
 
 // Parses the account JSON. Throws InvalidArgumentError naming what is wrong:

@@ -55,10 +55,13 @@ public:
   // More than one region in the account: requests go to the regions' own
   // endpoints; else everything goes to the global endpoint.
   bool MultiRegion() const noexcept { return m_multiRegion; }
-  // More than one region takes writes (multi-region writes): a write that
-  // failed in one may go to another (a 503'd create, replace or delete
-  // only then, as the service's SDKs do).
-  bool MultiWrite() const noexcept { return m_account && m_account->Writable.size() > 1; }
+  // The account takes writes in more than one region (multi-region writes:
+  // enableMultipleWriteLocations): a 503'd create, replace or delete may go
+  // to another one, as the service's SDKs do. Not a single-write account
+  // that still lists its old write region after a failover.
+  bool MultiWrite() const noexcept {
+    return m_account && m_account->MultipleWriteLocations && m_account->Writable.size() > 1;
+  }
 
   // Regions for a read, best first (never empty).
   std::vector<RegionTarget> ReadOrder(TimePoint now) const;

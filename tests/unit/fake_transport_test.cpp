@@ -305,11 +305,15 @@ std::shared_ptr<PartitionedClient> TransitionClient(std::shared_ptr<FakeGateway>
 
 // An account that takes writes in two regions (multi-region writes): the
 // only kind where a 503'd delete is repeated, once, in the other write
-// region. The account read (GET /) is the last rule: the tests' own rules
-// for the document paths come first.
-CosmosClientOptions MultiWrite(std::shared_ptr<FakeGateway> const& gateway) {
-  gateway->On("GET", "/", [](SeenRequest const&) {
-    return Respond(200, R"({"writableLocations":[{"name":"West","databaseAccountEndpoint":"https://gw-west.test:443/"},
+// region. `multipleWriteLocations` false: the same two writable locations
+// as a single-write account lists them for a while after a failover (the
+// old write region second). The account read (GET /) is the last rule: the
+// tests' own rules for the document paths come first.
+CosmosClientOptions MultiWrite(std::shared_ptr<FakeGateway> const& gateway, bool multipleWriteLocations = true) {
+  gateway->On("GET", "/", [multipleWriteLocations](SeenRequest const&) {
+    return Respond(200,
+                   std::string(R"({"enableMultipleWriteLocations":)") + (multipleWriteLocations ? "true" : "false") +
+                       R"(,"writableLocations":[{"name":"West","databaseAccountEndpoint":"https://gw-west.test:443/"},
                                                  {"name":"East","databaseAccountEndpoint":"https://gw-east.test:443/"}],
                             "readableLocations":[{"name":"West","databaseAccountEndpoint":"https://gw-west.test:443/"},
                                                  {"name":"East","databaseAccountEndpoint":"https://gw-east.test:443/"}]})");
@@ -422,6 +426,30 @@ bool Sent(std::shared_ptr<FakeGateway> const& gateway, std::string const& line) 
 }
 
 }  // namespace
+
+// Multi-region writes: a 503'd create goes once, at once, to the other write
+// region; a second 503 there surfaces. A single-write account that lists its
+// old write region second (after a failover) does not repeat it at all.
+TEST_CASE("a 503'd create is repeated once in another write region only with multi-region writes", "[fake][retry]") {
+  for (bool const multi : {true, false}) {
+    INFO("enableMultipleWriteLocations: " << multi);
+    auto gateway = std::make_shared<FakeGateway>();
+    gateway->On("POST", std::string("/") + Coll + "/docs", Status(503));
+    auto client = FakeClient(gateway, MultiWrite(gateway, multi));
+    try {
+      client->CreateDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k"));
+      FAIL("the create succeeded");
+    } catch (ServiceUnavailableError const& e) {
+      CHECK(e.MayHaveBeenApplied());
+    }
+    auto const lines = gateway->Lines();
+    auto const creates =
+        std::count_if(lines.begin(), lines.end(), [](std::string const& l) { return l.rfind("POST ", 0) == 0; });
+    CHECK(creates == (multi ? 2 : 1));
+    CHECK(Sent(gateway, std::string("POST gw-west.test:443 /") + Coll + "/docs"));
+    CHECK(Sent(gateway, std::string("POST gw-east.test:443 /") + Coll + "/docs") == multi);
+  }
+}
 
 // Review s12, finding 1 (a): the delete of the document is applied, answered
 // 503 and retried, and the retry answers 404. The document is gone by this

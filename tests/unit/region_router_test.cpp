@@ -184,6 +184,34 @@ TEST_CASE("writes move to the next writable region only when the account lists o
   CHECK(router.Update(Account({{"East US", R2}}, {{"East US", R2}, {"West US", R1}})));
 }
 
+// Only enableMultipleWriteLocations makes a second writable location a write
+// region of its own (a 503'd create, replace or delete may go there): a
+// single-write account lists its old write region second after a failover.
+TEST_CASE("multi-region writes come from enableMultipleWriteLocations and not from two writable locations",
+          "[regions]") {
+  auto const json = [](char const* flag) {
+    return std::string(R"({"writableLocations":[{"name":"East US","databaseAccountEndpoint":"https://127.0.0.1:41002/"},
+                                                 {"name":"West US","databaseAccountEndpoint":"https://127.0.0.1:41001/"}],
+                           "readableLocations":[{"name":"East US","databaseAccountEndpoint":"https://127.0.0.1:41002/"}])") +
+           flag + "}";
+  };
+  CHECK_FALSE(cosmos::detail::ParseDatabaseAccount(json("")).MultipleWriteLocations);
+  CHECK_FALSE(
+      cosmos::detail::ParseDatabaseAccount(json(R"(,"enableMultipleWriteLocations":false)")).MultipleWriteLocations);
+  CHECK(cosmos::detail::ParseDatabaseAccount(json(R"(,"enableMultipleWriteLocations":true)")).MultipleWriteLocations);
+  CHECK(cosmos::detail::ParseDatabaseAccount(json(R"(,"enableMultipleWriteLocations":"true")")).MultipleWriteLocations);
+  RegionRouter router(Global, {"East US"}, milliseconds(1000));
+  CHECK_FALSE(router.MultiWrite());  // no account yet
+  router.Update(cosmos::detail::ParseDatabaseAccount(json("")));
+  CHECK_FALSE(router.MultiWrite());
+  router.Update(cosmos::detail::ParseDatabaseAccount(json(R"(,"enableMultipleWriteLocations":true)")));
+  CHECK(router.MultiWrite());
+  auto one = Account({{"East US", R2}}, {{"East US", R2}, {"West US", R1}});
+  one.MultipleWriteLocations = true;  // the flag, but one writable location
+  router.Update(one);
+  CHECK_FALSE(router.MultiWrite());
+}
+
 TEST_CASE("a single-region account sends everything to the configured endpoint", "[regions]") {
   RegionRouter router(Global, {"South Central US"}, milliseconds(1000));
   router.Update(
