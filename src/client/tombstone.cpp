@@ -1,5 +1,6 @@
 #include "tombstone.hpp"
 
+#include "cosmos/unknown_outcome.hpp"
 #include "docshard/core/errors.hpp"
 
 #include <rapidjson/document.h>
@@ -93,7 +94,9 @@ cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, Collection
 bool TombstoneExists(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
                      cosmos::PartitionKeyValue const& key) {
   try {
-    ReplaceTombstone(client, target, id, key);
+    // A replace of the tombstone by itself: repeating it after an unknown
+    // outcome changes nothing, so a 503 need not fail the caller.
+    cosmos::detail::RepeatWhileOutcomeUnknown([&] { return ReplaceTombstone(client, target, id, key); });
     return true;
   } catch (cosmos::NotFoundError const&) {
     return false;

@@ -53,7 +53,9 @@ cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, Collection
                                         cosmos::PartitionKeyValue const& key);
 
 // ReplaceTombstone as a yes/no: true when a tombstone of (id, key) exists,
-// false on NotFoundError. Throws what the client throws otherwise.
+// false on NotFoundError. A replace whose outcome is unknown (503, 408, no
+// answer) is made again (cosmos::detail::RepeatWhileOutcomeUnknown: at most
+// 5 calls, ~1.5 s). Throws what the client throws otherwise.
 bool TombstoneExists(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
                      cosmos::PartitionKeyValue const& key);
 

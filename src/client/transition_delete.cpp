@@ -3,9 +3,10 @@
 #include "provisional.hpp"
 #include "tombstone.hpp"
 
+#include "cosmos/unknown_outcome.hpp"
+
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
-#include "docshard/http/transport_errors.hpp"
 
 #include <chrono>
 #include <exception>
@@ -44,15 +45,6 @@ bool EarlierAttemptMayHaveApplied(Error const& e) {
     auto const status = attempts[i].Status;
     if (status == 0 || status == 408 || status >= 500) return true;
   }
-  return false;
-}
-
-// A delete that failed without saying whether it was applied: a 503 or 408
-// the client did not repeat, or no answer after the request was sent.
-bool MayHaveBeenApplied(Error const& e) {
-  if (auto const* failed = dynamic_cast<cosmos::RequestFailedError const*>(&e)) return failed->MayHaveBeenApplied();
-  if (auto const* transport = dynamic_cast<http::TransportError const*>(&e)) return transport->RequestSent();
-  if (auto const* timeout = dynamic_cast<http::TimeoutError const*>(&e)) return timeout->RequestSent();
   return false;
 }
 
@@ -358,7 +350,7 @@ private:
         // mover would report DeletePending), and if not, they are superseded
         // all the same. Their own failure leaves them (a later delete
         // removes them) and the delete's error is still the answer.
-        if (!MayHaveBeenApplied(e)) throw;
+        if (!cosmos::detail::MayHaveBeenApplied(e)) throw;
         mayHaveDeleted = true;
         if (inNext) {
           try {

@@ -3,6 +3,8 @@
 #include "provisional.hpp"
 #include "tombstone.hpp"
 
+#include "cosmos/unknown_outcome.hpp"
+
 #include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
@@ -110,6 +112,30 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
         copiedMeanwhile = true;  // the copy was removed meanwhile: look again
         break;
       }
+      // Removes our version when an application delete came first (its
+      // tombstone, checked by a write: any process's, whatever a replica
+      // serves): a mover that finds a tombstone never deletes the source, so
+      // the delete ran between our read and our create, found next still
+      // empty and answered 204; our version must not bring the document
+      // back. It is deleted If-Match its etag (a later write stays; a repeat
+      // after an unknown outcome answers 404 or 412, both ignored). True when
+      // there was a tombstone.
+      auto const overtakenByDelete = [&] {
+        if (!TombstoneExists(targetClient, target, id, header)) return false;
+        cosmos::RequestOptions ours = plain;
+        ours.IfMatchETag = created.ETag();
+        try {
+          cosmos::detail::RepeatWhileOutcomeUnknown(
+              [&] { return targetClient.DeleteDocument(target.Link(), id, header, ours); });
+        } catch (cosmos::NotFoundError const&) {
+        } catch (cosmos::PreconditionFailedError const&) {}  // removed or written since: that stays
+        return true;
+      };
+      auto const deleted = [&] {
+        cosmos::ThrowRequestFailed(
+            "ReplaceDocument", c.Link() + "/docs/" + std::string(id), 404, 0, "",
+            R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
+      };
       cosmos::RequestOptions ifMatch = plain;
       ifMatch.IfMatchETag = etag;
       try {
@@ -117,25 +143,23 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
       } catch (cosmos::NotFoundError const&) {
         // Removed by its mover after copying (our newer version in next
         // stays), or by an application delete that ran between our read and
-        // our create: it found next still empty and answered 204. A mover
-        // that finds a tombstone never deletes the source, so a tombstone
-        // (checked by a write: any process's, whatever a replica serves)
-        // means the delete came first; our version must not bring the
-        // document back. It is deleted If-Match its etag (a later write
-        // stays) and the replace answers 404, as after the delete.
-        if (TombstoneExists(targetClient, target, id, header)) {
-          cosmos::RequestOptions ours = plain;
-          ours.IfMatchETag = created.ETag();
-          try {
-            targetClient.DeleteDocument(target.Link(), id, header, ours);
-          } catch (cosmos::NotFoundError const&) {
-          } catch (cosmos::PreconditionFailedError const&) {}  // removed or written since: that stays
-          cosmos::ThrowRequestFailed(
-              "ReplaceDocument", c.Link() + "/docs/" + std::string(id), 404, 0, "",
-              R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
-        }
+        // our create: the replace then answers 404, as after the delete.
+        if (overtakenByDelete()) deleted();
       } catch (cosmos::PreconditionFailedError const&) {
         // changed by a writer outside the transition; the migrator keeps ours (it differs)
+      } catch (Error const&) {
+        // Any other failure (a 503 or 408 not repeated, no answer, a 429 past
+        // its retries, ...): whether or not this delete was applied, an
+        // application delete may have removed the source between our read
+        // and our create (before the rule that a 503'd delete is not
+        // repeated, its retry answered 404 and took the branch above). With
+        // its tombstone the document is deleted: our version goes and the
+        // replace answers 404, as above. Without one our version is the
+        // document; the error propagates (the source's copy, if this delete
+        // did not remove it, is the mover's to remove: next's differs).
+        auto const failure = std::current_exception();
+        if (overtakenByDelete()) deleted();
+        std::rethrow_exception(failure);
       }
       return {std::move(created), target};
     }

@@ -727,13 +727,29 @@ public:
                                                                                  : "transport failure"},
                    {"operation", req.Operation},
                    {"unavailableForMs", m_router.UnavailableFor().count()}});
+    // A 503 does not say whether the write was applied either: a create,
+    // replace or delete goes once to another write region of an account
+    // that has several (the service's SDKs do the same), never to a write
+    // region that took over from this one (it may have the write already).
+    bool const unavailableWrite = !isRead && !req.Idempotent && failure == RegionFailure::Unavailable;
+    bool multiWrite = false;
+    if (unavailableWrite) {
+      std::lock_guard lock(m_regionMutex);
+      multiWrite = m_router.MultiWrite();
+    }
     // A write needs the account's current write region before it retries;
-    // a read goes on to its next region while the account is re-read.
-    if (isRead)
+    // a read goes on to its next region while the account is re-read, and so
+    // does a 503'd create, replace or delete of a single-write account: it
+    // fails now, and must not wait for an account read first.
+    if (isRead || (unavailableWrite && !multiWrite))
       ReadAccountInBackground(false);
     else
       co_await ReadAccount(std::min(deadline, Clock::now() + m_accountReadTimeout),
                            failure == RegionFailure::WriteForbidden);
+    if (unavailableWrite && multiWrite) {
+      std::lock_guard lock(m_regionMutex);
+      multiWrite = m_router.MultiWrite();  // as the account read just now says
+    }
     if (!multiRegion || state.Failovers >= MaxRegionFailovers) co_return false;
     state.Failed.push_back(target.Name);
     // A write that may have been applied (sent, then the connection failed
@@ -741,19 +757,7 @@ public:
     // a single region (idempotent writes only).
     bool const mayHaveExecuted = outcome.What != AttemptOutcome::Kind::Response && outcome.RequestSent;
     if (!isRead && mayHaveExecuted) co_return false;
-    // A 503 does not say whether the write was applied either: a create,
-    // replace or delete goes once to another write region of an account
-    // that has several (the service's SDKs do the same), never to a write
-    // region that took over from this one (it may have the write already).
-    bool const unavailableWrite = !isRead && !req.Idempotent && failure == RegionFailure::Unavailable;
-    if (unavailableWrite) {
-      bool multiWrite = false;
-      {
-        std::lock_guard lock(m_regionMutex);
-        multiWrite = m_router.MultiWrite();
-      }
-      if (!multiWrite || state.UnavailableWriteFailover) co_return false;
-    }
+    if (unavailableWrite && (!multiWrite || state.UnavailableWriteFailover)) co_return false;
     auto const next = PickRegion(isRead, &state);
     if (docshard::detail::RegionKey(next.Name) == docshard::detail::RegionKey(target.Name)) co_return false;
     if (isRead && std::find(state.Failed.begin(), state.Failed.end(), next.Name) != state.Failed.end()) {

@@ -626,6 +626,59 @@ TEST_CASE("transition replace whose create in next is applied then fails keeps t
   }
 }
 
+// Review s13, finding 1: the replace of the overtaken case above whose
+// delete of the source (which the application delete already removed)
+// answers 503 (not repeated for a delete) or loses its connection after it
+// was sent, instead of 404. Before: the error surfaced and next kept the
+// replace's version, so the document the delete removed (and acknowledged)
+// was back. Now the tombstone check runs on that failure too: next's version
+// goes and the replace answers 404.
+TEST_CASE("transition replace that a delete overtakes, whose delete of the source then fails, leaves nothing",
+          "[transition][unknown-outcome]") {
+  for (bool const drop : {false, true}) {
+    INFO("dropped: " << drop);
+    TransitionFixture f;
+    FaultControl faults("a");
+    f.InS("x", 1);
+    Latches at;  // 1: the replacer read the source, 2: the delete answered
+    PartitionedClientOptions options;
+    options.Client = ClientOptions("a");
+    options.Client.Log = Logger(std::make_shared<ResponseSink>("ReadDocument", "/colls/s0",
+                                                               [&] {
+                                                                 at.Signal(1);
+                                                                 at.Wait(2);
+                                                               }),
+                                LogLevel::Verbose);
+    auto replacer = PartitionedClient::FromScheme(PartitionScheme::Load(f.F.ConfigText), options);
+    replacer->SetResolver("", f.Client.GetResolver(), 2);
+    PastReplicaLag();  // the replacer has no session token for f's create
+    int status = -1;   // the replace's answer: 200, 404, or 0 for anything else
+    std::thread replacing([&] {
+      try {
+        replacer->ReplaceDocument("x", PartitionKey("k"), TransitionFixture::Doc("x", 2));
+        status = 200;
+      } catch (NotFoundError const&) {
+        status = 404;
+      } catch (...) {
+        status = 0;
+      }
+    });
+    REQUIRE(at.Wait(1));
+    CHECK_NOTHROW(f.Client.DeleteDocument("x", PartitionKey("k")));
+    int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
+    faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/s0/docs/x", drop));
+    at.Signal(2);
+    replacing.join();
+    CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
+    PastReplicaLag();
+    CHECK(status == 404);
+    CHECK_FALSE(f.SourceValue("x"));
+    CHECK_FALSE(f.TargetValue("x"));
+    CHECK(f.HasTombstone("x"));
+    CHECK_THROWS_AS(f.Client.ReadDocument("x", PartitionKey("k")), NotFoundError);
+  }
+}
+
 // The mover's own delete of the source (after its confirm) is applied and
 // answered 503: not retried, the move fails with the error (the migrator
 // runs a failed move again from the start). The copy in next is the only

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace docshard;
@@ -451,6 +452,37 @@ TEST_CASE("a 503'd create is repeated once in another write region only with mul
   }
 }
 
+// Review s13, finding 7: a 503'd create of a single-write account fails at
+// once: the account is re-read in the background, not awaited first (it
+// cannot change the answer: the create is not repeated). The account reads
+// after the first take 2 s here (the fake answers on the I/O thread).
+TEST_CASE("a 503'd create of a single-write account does not wait for an account read", "[fake][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", std::string("/") + Coll + "/docs", Status(200));
+  gateway->On("POST", std::string("/") + Coll + "/docs", Status(503));
+  auto reads = std::make_shared<std::atomic<int>>(0);
+  gateway->On("GET", "/", [reads](SeenRequest const&) {
+    if (reads->fetch_add(1) > 0) std::this_thread::sleep_for(std::chrono::seconds(2));
+    return Respond(200, R"({"enableMultipleWriteLocations":false,
+                            "writableLocations":[{"name":"West","databaseAccountEndpoint":"https://gw-west.test:443/"},
+                                                 {"name":"East","databaseAccountEndpoint":"https://gw-east.test:443/"}],
+                            "readableLocations":[{"name":"West","databaseAccountEndpoint":"https://gw-west.test:443/"},
+                                                 {"name":"East","databaseAccountEndpoint":"https://gw-east.test:443/"}]})");
+  });
+  auto options = Options();
+  options.PreferredRegions = {"West"};
+  auto client = FakeClient(gateway, options);
+  REQUIRE(client->ReadDocument(Coll, "x", PartitionKeyValue("k")).Status() == 200);
+  REQUIRE(reads->load() == 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // past the minimum interval between account reads
+  auto const start = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(client->CreateDocument(Coll, R"({"id":"y","pk":"k"})", PartitionKeyValue("k")),
+                  ServiceUnavailableError);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500));
+  auto const lines = gateway->Lines();
+  CHECK(std::count(lines.begin(), lines.end(), std::string("POST gw-west.test:443 /") + Coll + "/docs") == 1);
+}
+
 // Review s12, finding 1 (a): the delete of the document is applied, answered
 // 503 and retried, and the retry answers 404. The document is gone by this
 // delete: the answer is a success and the tombstone stays (taking it back
@@ -630,6 +662,28 @@ TEST_CASE("a transition create over a provisional copy with a tombstone answers 
     }
     CHECK(Sent(gateway, "GET gw-a.test:443 /dbs/d/colls/a1/docs/x"));
     CHECK(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x") == !currentHolds);
+  }
+}
+
+// Review s13, finding 3: the tombstone check is a replace of the tombstone
+// by itself, safe to repeat; a 503 (or no answer) to it is no longer retried
+// by the client (a replace), so the check repeats it itself. The create then
+// decides as with a first answer of 200: current holds the id, 409.
+TEST_CASE("a transition create's tombstone check answered 503 is made again", "[fake][transition][retry]") {
+  for (bool const dropped : {false, true}) {
+    INFO("dropped: " << dropped);
+    auto gateway = std::make_shared<FakeGateway>();
+    gateway->On("POST", "/dbs/d/colls/b1/", Status(409));
+    gateway->On("GET", "/dbs/d/colls/b1/", Version("\"m1\"", true));
+    gateway->On("PUT", "/dbs/d/colls/docshard-tombstones/",
+                Sequence({dropped ? Throw(true) : Status(503), Status(503), Status(200)}));
+    gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
+    gateway->On("DELETE", "/dbs/d/colls/b1/", Status(204));
+    auto client = TransitionClient(gateway, "ReadBoth");
+    CHECK_THROWS_AS(client->CreateDocument(R"({"id":"x","k":"u1"})"), ConflictError);
+    auto const lines = gateway->Lines();
+    CHECK(std::count(lines.begin(), lines.end(), "PUT gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x") == 3);
+    CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"));
   }
 }
 
