@@ -153,12 +153,15 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
         // application delete may have removed the source between our read
         // and our create (before the rule that a 503'd delete is not
         // repeated, its retry answered 404 and took the branch above). With
-        // its tombstone the document is deleted: our version goes and the
-        // replace answers 404, as above. Without one our version is the
-        // document; the error propagates (the source's copy, if this delete
-        // did not remove it, is the mover's to remove: next's differs).
+        // a tombstone our version goes. The error propagates either way, not
+        // a 404: unlike a 404 from this delete, a tombstone here does not say
+        // the source is gone (a delete that failed half-way leaves its
+        // tombstone on a live document), and the replace did not take
+        // effect. Without a tombstone our version is the document (the
+        // source's copy, if this delete did not remove it, is the mover's to
+        // remove: next's differs).
         auto const failure = std::current_exception();
-        if (overtakenByDelete()) deleted();
+        overtakenByDelete();
         std::rethrow_exception(failure);
       }
       return {std::move(created), target};
