@@ -109,7 +109,8 @@ bench_context() {
   node -e 'const t = require("fs").readFileSync(process.argv[1], "utf8").replace(/: (-?)(NaN|inf)\b/g, ": null");
            console.log(JSON.parse(t).context[process.argv[2]]);' "$results/resolver.json" "$1"
 }
-rm -f "$results"/ring-build-*.json
+# Only this run's own files: archived runs (ring-build-*-<tag>.json) stay.
+rm -f "$results"/ring-build-{avx512,avx2,portable}.json
 chains=$(bench_context md5_chains_available)
 for isa in ${chains//,/ }; do
   log "ring build benchmarks, md5 chains forced to $isa (${reps} repetitions)"
