@@ -7,6 +7,7 @@
 #include "client/tombstone.hpp"
 #include "core/ring_position_store.hpp"
 #include "cosmos/response_json.hpp"
+#include "cosmos/unknown_outcome.hpp"
 #include "migration/document_content.hpp"
 #include "migration/request_charge.hpp"
 
@@ -263,7 +264,13 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
   // says nothing about the tombstone: the move fails, as on any error.
   auto tombstone = [&] {
     try {
-      Call(diagnostics, [&] { return client::detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
+      // A replace of the tombstone by itself: repeated after an unknown
+      // outcome (the client does not repeat a replace after a 503) rather
+      // than failing the move (each attempt is in the diagnostics).
+      cosmos::detail::RepeatWhileOutcomeUnknown([&] {
+        return Call(diagnostics,
+                    [&] { return client::detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
+      });
       return true;
     } catch (cosmos::NotFoundError const& e) {
       constexpr unsigned OwnerResourceNotFound = 1003;

@@ -2,6 +2,7 @@
 
 #include "request_charge.hpp"
 
+#include "cosmos/unknown_outcome.hpp"
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/rapidjson_interop.hpp"
@@ -67,7 +68,11 @@ void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::stri
   client.UpsertDocument(where.Link(), OpenJson(fromHash, toHash), cosmos::PartitionKeyValue(JobKey));
   auto const id = JobId(fromHash, toHash);
   try {
-    client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey));
+    // A replace of the closed document by itself: repeated after an unknown
+    // outcome (the client does not repeat a replace after a 503), it writes
+    // the same again, so a busy moment does not fail the run at its start.
+    cosmos::detail::RepeatWhileOutcomeUnknown(
+        [&] { return client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey)); });
   } catch (cosmos::NotFoundError const&) {
     return;  // not closed
   }
@@ -79,14 +84,22 @@ void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::stri
 
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id) {
   auto const json = ClosedJson(id);
+  // Repeated after an unknown outcome: the document is the same whoever
+  // created it, and a repeat of a create that was applied answers 409, which
+  // reads as "closed before" although this call closed it (the count is
+  // then one short; the job is closed either way, which is what matters).
+  auto const create = [&] {
+    cosmos::detail::RepeatWhileOutcomeUnknown(
+        [&] { return client.CreateDocument(where.Link(), json, cosmos::PartitionKeyValue(JobKey)); });
+  };
   try {
     try {
-      client.CreateDocument(where.Link(), json, cosmos::PartitionKeyValue(JobKey));
+      create();
     } catch (cosmos::NotFoundError const&) {
       // No run of the job made the collection (or someone deleted it by
       // hand): make it, so that the job is closed for good.
       CreateCollection(client, where);
-      client.CreateDocument(where.Link(), json, cosmos::PartitionKeyValue(JobKey));
+      create();
     }
     return true;
   } catch (cosmos::ConflictError const&) {
@@ -142,8 +155,10 @@ std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionR
     if (job.To == exceptToHash) continue;
     auto const id = JobId(job.From, job.To);
     try {
-      // The fence's question: found means closed.
-      client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey));
+      // The fence's question: found means closed (repeated after an
+      // unknown outcome, as the fence's).
+      cosmos::detail::RepeatWhileOutcomeUnknown(
+          [&] { return client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey)); });
       continue;
     } catch (cosmos::NotFoundError const& e) {
       if (!DocumentMissing(e)) throw;
@@ -171,13 +186,23 @@ bool JobFence::Pass() {
     lock.unlock();
     bool open = false;
     try {
-      // Found: the switch closed the job.
-      auto const r = m_client.ReplaceDocument(m_where.Link(), m_id, m_json, cosmos::PartitionKeyValue(JobKey));
-      if (m_budget) m_budget->Spend(RequestChargeOf(r.Diagnostics()));
+      // Found: the switch closed the job. A replace by itself, repeated
+      // after an unknown outcome (the client does not repeat a replace after
+      // a 503): every repeat is still a request begun after this call, so
+      // its answer is as good as the first one's. Each attempt is charged.
+      cosmos::detail::RepeatWhileOutcomeUnknown([&] {
+        try {
+          auto r = m_client.ReplaceDocument(m_where.Link(), m_id, m_json, cosmos::PartitionKeyValue(JobKey));
+          if (m_budget) m_budget->Spend(RequestChargeOf(r.Diagnostics()));
+          return r;
+        } catch (Error const& e) {
+          if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
+          throw;
+        }
+      });
     } catch (cosmos::NotFoundError const& e) {
       // No closed document: open, unless the jobs collection itself is gone
       // (deleted by hand; nothing of ours deletes it): closed, the safe way.
-      if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
       if (!DocumentMissing(e) && !CollectionGone(e)) {
         lock.lock();
         m_inFlight = false;
@@ -185,12 +210,6 @@ bool JobFence::Pass() {
         throw;
       }
       open = DocumentMissing(e);
-    } catch (Error const& e) {
-      if (m_budget) m_budget->Spend(RequestChargeOf(e.Diagnostics()));
-      lock.lock();
-      m_inFlight = false;
-      m_changed.notify_all();
-      throw;
     } catch (...) {
       lock.lock();
       m_inFlight = false;

@@ -89,7 +89,9 @@ void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::stri
 
 // Creates the closed document (and its collection when missing): from then
 // on every fence of the job answers closed. True when this call closed it,
-// false when it was closed already. Throws what the client throws.
+// false when it was closed already (or, rarely, when its create's outcome
+// was unknown and the repeat met the document it had created: 409). Throws
+// what the client throws (after repeating an unknown outcome a few times).
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id);
 
 // Closes every job whose open record (OpenJob) names `toHash` as its target;

@@ -4,6 +4,7 @@
 
 #include "client/provisional.hpp"
 #include "client/tombstone.hpp"
+#include "cosmos/unknown_outcome.hpp"
 
 #include "docshard/client/partitioned_client.hpp"
 #include "docshard/core/errors.hpp"
@@ -140,7 +141,10 @@ std::size_t DeleteTombstoneCollections(client::PartitionedClient& client, IParti
   std::size_t removed = 0;
   for (auto const& t : TombstoneCollections(next)) {
     try {
-      client.Account(t.Account()).DeleteCollection(t.Link());
+      // Repeated after an unknown outcome (the client does not repeat a
+      // delete after a 503): a repeat of a delete that was applied answers
+      // 404, so that collection is not counted.
+      cosmos::detail::RepeatWhileOutcomeUnknown([&] { client.Account(t.Account()).DeleteCollection(t.Link()); });
       ++removed;
     } catch (cosmos::NotFoundError const&) {}
   }

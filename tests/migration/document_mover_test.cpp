@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace docshard;
@@ -463,6 +464,120 @@ TEST_CASE("migrator: CloseMigrationJob closes the job for good", "[protocol][swi
   auto const other = resolvers::PartitionScheme::Load(
       m.F.Config(R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s1"]})", 1, m.F.Servers));
   CHECK(CloseMigrationJob(*m.Client, *other.Resolver(), *m.F.B.Resolver()));
+}
+
+// ---- the job's own writes after an unknown outcome ---------------------------
+// The client does not repeat a create, replace or delete answered 503 (the
+// write may have been applied); the job's own writes are safe to repeat and
+// are repeated (cosmos::detail::RepeatWhileOutcomeUnknown). The target's
+// server processes the chosen request, then answers 503 instead
+// (tools/cosmos-server's applyThenFail); without the repeat each call below
+// fails with ServiceUnavailableError.
+
+namespace {
+// `rules`: applyThenFail rules, each {"method", "path", "status": 503}.
+std::string ApplyThenFail(std::vector<std::pair<std::string, std::string>> const& rules) {
+  std::string out = R"({"applyThenFail":[)";
+  for (auto const& [method, path] : rules) {
+    if (out.back() == '}') out += ',';
+    out += R"({"method":")" + method + R"(","path":")" + path + R"(","status":503})";
+  }
+  return out + "]}";
+}
+
+// A write answered 503 carries no session token: past the replicas' lag
+// before reading what it did.
+void PastReplicaLag(MoverFixture const& m) {
+  std::this_thread::sleep_for(std::max(ReplicaLag(m.F.Servers.Default), ReplicaLag(m.F.Servers.B)) +
+                              std::chrono::milliseconds(100));
+}
+}  // namespace
+
+TEST_CASE("migrator: the run's and the fence's replaces of the closed document answered 503 are repeated",
+          "[protocol][switch][unknown-outcome]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("a", 1), "k");
+  FaultControl faults(m.F.Servers.B);
+  // The run's replace when it opens the job (404: open), then the page
+  // fence's (404: open), each processed and answered 503.
+  auto const closed = m.F.Database + "/colls/docshard-jobs/docs/docshard-job-closed-";
+  int const injected = faults.Injected("applyThenFail");
+  faults.Set(ApplyThenFail({{"PUT", closed}, {"PUT", closed}}));
+  MigratorOptions options;
+  options.Checkpoint = m.F.WriteFile("unknown.checkpoint", "");
+  std::filesystem::remove(options.Checkpoint);
+  options.MaxParallel = 1;
+  auto const done = Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run();
+  CHECK(faults.Injected("applyThenFail") == injected + 2);
+  faults.Clear();
+  CHECK(done.Finished);
+  CHECK(done.Moved == 1);
+  CHECK(done.LeftInPlace == 0);
+  CHECK_FALSE(m.InSource("a"));
+  CHECK(m.TargetValue("a") == 1);
+}
+
+TEST_CASE("mover: its tombstone check answered 503 is repeated, the move confirms",
+          "[protocol][tombstone][unknown-outcome]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x503", 1), "k");
+  auto const snapshot = m.ReadSource("x503");
+  FaultControl faults(m.F.Servers.B);
+  int const injected = faults.Injected("applyThenFail");
+  // The check's replace of the tombstone by itself: 404 (no delete wrote
+  // one), processed, answered 503.
+  faults.Set(ApplyThenFail({{"PUT", m.F.Database + "/colls/docshard-tombstones/docs/x503"}}));
+  CHECK(m.Move(snapshot.View()).Outcome == MoveOutcome::Moved);
+  CHECK(faults.Injected("applyThenFail") == injected + 1);
+  faults.Clear();
+  CHECK_FALSE(m.InSource("x503"));
+  CHECK(m.TargetValue("x503") == 1);
+}
+
+// A close whose create was applied before its 503 meets its own document on
+// the repeat (409) and answers "closed before": the documented cost; the job
+// is closed. A tombstone collection delete applied before its 503 answers
+// 404 on the repeat: gone, not counted.
+TEST_CASE("tombstones: a close and a collection delete applied then answered 503 are repeated",
+          "[protocol][tombstone][switch][unknown-outcome]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("t", 1), "k");
+  m.Client->DeleteDocument("t", PartitionKey("k"));  // makes b's docshard-tombstones
+  auto const& next = *m.F.B.Resolver();
+  REQUIRE(CountTombstones(*m.Client, next) == 1);
+  // Another job into B makes the jobs collection, so that the close below
+  // applies its create (not a 404 for a missing collection).
+  auto const other = resolvers::PartitionScheme::Load(
+      m.F.Config(R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s1"]})", 1, m.F.Servers));
+  REQUIRE(CloseMigrationJob(*m.Client, *other.Resolver(), next));
+
+  FaultControl faults(m.F.Servers.B);
+  int const injected = faults.Injected("applyThenFail");
+  faults.Set(ApplyThenFail({{"POST", m.F.Database + "/colls/docshard-jobs/docs"}}));
+  CHECK_FALSE(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), next));  // closed by this call, answered "before"
+  CHECK(faults.Injected("applyThenFail") == injected + 1);
+  PastReplicaLag(m);
+  CHECK_FALSE(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), next));  // closed
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("late", 1), "k");
+  MigratorOptions options;
+  options.Checkpoint = m.F.WriteFile("closed503.checkpoint", "");
+  std::filesystem::remove(options.Checkpoint);
+  CHECK_THROWS_AS(Migrator(m.Client, m.F.A.Resolver(), m.F.B.Resolver(), options).Run(), InvalidArgumentError);
+  CHECK(m.InSource("late"));
+
+  auto const tombstones = TombstoneCollections(next).front();
+  faults.Set(ApplyThenFail({{"DELETE", m.F.Database + "/colls/docshard-tombstones"}}));
+  auto const removal = RemoveTombstones(*m.Client, *m.F.A.Resolver(), next);
+  CHECK(faults.Injected("applyThenFail") == injected + 2);
+  faults.Clear();
+  CHECK(removal.JobsClosed == 0);          // closed before
+  CHECK(removal.CollectionsRemoved == 0);  // deleted by the first attempt, 404 on the repeat: not counted
+  PastReplicaLag(m);
+  CHECK_THROWS_AS(m.T.ReadCollection(tombstones.Link()), NotFoundError);
+  CHECK(CountTombstones(*m.Client, next) == 0);
 }
 
 namespace {

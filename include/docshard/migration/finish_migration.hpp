@@ -27,7 +27,9 @@ DOCSHARD_API std::int64_t NextEpoch(resolvers::PartitionScheme const& from);
 // refused; nothing opens it again. For an application that switches to
 // `to` on its own instead of by FinishMigration: call it before any process
 // writes with `to` alone. Returns true when this call closed the job, false
-// when it was closed before. Throws InvalidArgumentError when `to` names no
+// when it was closed before; also false, rarely, when this call closed it but
+// its create's answer was lost (503, 408, no answer) and its repeat met the
+// document it had created (409): the job is closed either way. Throws InvalidArgumentError when `to` names no
 // collection; the client's errors otherwise (then the job may or may not be
 // closed: call it again).
 DOCSHARD_API bool CloseMigrationJob(client::PartitionedClient& client, IPartitionResolver const& from,

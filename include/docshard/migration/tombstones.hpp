@@ -42,11 +42,14 @@ DOCSHARD_API std::size_t SweepProvisionalCopies(client::PartitionedClient& clien
 
 // What RemoveTombstones did.
 struct TombstoneRemoval {
-  // Jobs into `next` this call closed (a job closed before is not counted).
+  // Jobs into `next` this call closed (a job closed before is not counted;
+  // nor, rarely, one whose close answered 503 or nothing and met its own
+  // closed document when repeated: CloseMigrationJob).
   std::size_t JobsClosed = 0;
   // Provisional (marked) copies it deleted from `next`'s collections.
   std::size_t ProvisionalRemoved = 0;
-  // Tombstone collections it deleted.
+  // Tombstone collections it deleted (one whose delete answered 503 or
+  // nothing and then 404 when repeated is gone but not counted).
   std::size_t CollectionsRemoved = 0;
 };
 
