@@ -217,16 +217,7 @@ ConsistentHashRing::ConsistentHashRing(std::shared_ptr<IHashGenerator const> has
     } else {
       for (std::size_t i = 1; i < total; ++i) {
         std::uint32_t const top = tops[i];
-        if (!(top < tops[i - 1])) continue;
-        std::uint32_t const carried = payload[i];
-        std::size_t j = i;
-        do {
-          tops[j] = tops[j - 1];
-          payload[j] = payload[j - 1];
-          --j;
-        } while (j > 0 && tops[j - 1] > top);
-        tops[j] = top;
-        payload[j] = carried;
+        if (top < tops[i - 1]) moveDown(i, top, payload[i]);
       }
     }
   };

@@ -107,37 +107,16 @@ bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::str
   }
 }
 
-std::size_t CloseJobsInto(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& toHash) {
+namespace {
+
+// The jobs `where` records as open (from and to hashes), whether closed since
+// or not. A missing jobs collection records none.
+std::vector<JobHashes> RecordedJobs(cosmos::CosmosClient& client, CollectionRef const& where) {
   cosmos::QueryOptions jobs;
   jobs.PartitionKey = cosmos::PartitionKeyValue(JobKey);
   cosmos::QueryResult found;
   try {
     // A handful of documents per database: read them all and pick here.
-    found = client.QueryDocuments(where.Link(), cosmos::SqlQuery("SELECT * FROM c"), jobs);
-  } catch (cosmos::NotFoundError const&) {
-    return 0;  // no run into this database recorded a job
-  }
-  std::size_t closed = 0;
-  for (JsonView d : found.Documents.View().Elements()) {
-    auto const& document = JsonInterop::Value(d);
-    if (!document.IsObject() || !document.HasMember("docshardJobOpen")) continue;
-    auto const from = document.FindMember("from");
-    auto const to = document.FindMember("to");
-    if (from == document.MemberEnd() || to == document.MemberEnd() || !from->value.IsString() || !to->value.IsString())
-      continue;
-    if (std::string(to->value.GetString(), to->value.GetStringLength()) != toHash) continue;
-    if (CloseJob(client, where, JobId(std::string(from->value.GetString(), from->value.GetStringLength()), toHash)))
-      ++closed;
-  }
-  return closed;
-}
-
-std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionRef const& where,
-                                       std::string const& exceptToHash) {
-  cosmos::QueryOptions jobs;
-  jobs.PartitionKey = cosmos::PartitionKeyValue(JobKey);
-  cosmos::QueryResult found;
-  try {
     found = client.QueryDocuments(where.Link(), cosmos::SqlQuery("SELECT * FROM c"), jobs);
   } catch (cosmos::NotFoundError const&) {
     return {};  // no run into this database recorded a job
@@ -150,8 +129,27 @@ std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionR
     auto const to = document.FindMember("to");
     if (from == document.MemberEnd() || to == document.MemberEnd() || !from->value.IsString() || !to->value.IsString())
       continue;
-    JobHashes job{std::string(from->value.GetString(), from->value.GetStringLength()),
-                  std::string(to->value.GetString(), to->value.GetStringLength())};
+    out.push_back({std::string(from->value.GetString(), from->value.GetStringLength()),
+                   std::string(to->value.GetString(), to->value.GetStringLength())});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::size_t CloseJobsInto(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& toHash) {
+  std::size_t closed = 0;
+  for (auto const& job : RecordedJobs(client, where)) {
+    if (job.To != toHash) continue;
+    if (CloseJob(client, where, JobId(job.From, toHash))) ++closed;
+  }
+  return closed;
+}
+
+std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionRef const& where,
+                                       std::string const& exceptToHash) {
+  std::vector<JobHashes> out;
+  for (auto& job : RecordedJobs(client, where)) {
     if (job.To == exceptToHash) continue;
     auto const id = JobId(job.From, job.To);
     try {
