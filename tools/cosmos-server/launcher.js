@@ -287,9 +287,10 @@ const FAULT_DEFAULTS = Object.freeze({
   hugeChunkBytes: 1024, // garbage bytes per tick for hugeContentLength
   hugeIntervalMs: 50, // tick interval for hugeContentLength
   hugeMaxMs: 10000, // close the hugeContentLength response after this long
-  // The next `count` data requests with this method whose path contains `path`: processed
-  // fully, then answered with `status` (or the connection dropped: "drop": true). One
-  // rule or a list (normalizeApplyThenFail).
+  // The next `count` data requests with this method whose path contains `path` (is `path`:
+  // "exact": true): processed fully, then answered with `status` (or the connection
+  // dropped: "drop": true); "apply": false: not processed, answered (or dropped) at once.
+  // One rule or a list (normalizeApplyThenFail).
   applyThenFail: Object.freeze([])
 });
 const FAULT_FLAGS = {
@@ -310,14 +311,14 @@ const FAULT_FLAGS = {
 const FAULT_LIMITS = { delayMs: 600000, retryAfterMs: 600000, status503ForMs: 3600000,
   hugeChunkBytes: 1 << 20, hugeIntervalMs: 60000, hugeMaxMs: 600000 };
 
-const APPLY_THEN_FAIL_KEYS = ["method", "path", "status", "drop", "count"];
+const APPLY_THEN_FAIL_KEYS = ["method", "path", "exact", "apply", "status", "drop", "count"];
 const APPLY_THEN_FAIL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const APPLY_THEN_FAIL_MAX_RULES = 16;
 
 /**
  * Validate applyThenFail: one rule or a list of them, each
- * {"method", "path", "status" | "drop": true, "count" (default 1)}; returns the list or
- * throws naming the bad key.
+ * {"method", "path", "exact" (default false), "apply" (default true), "status" | "drop": true,
+ * "count" (default 1)}; returns the list or throws naming the bad key.
  */
 function normalizeApplyThenFail(value) {
   const list = Array.isArray(value);
@@ -339,6 +340,10 @@ function normalizeApplyThenFail(value) {
     if (typeof rule.path !== "string" || rule.path === "") {
       throw new Error(`fault '${where}.path' must be a non-empty string (matched as a substring of the path)`);
     }
+    const exact = rule.exact === undefined ? false : rule.exact;
+    if (typeof exact !== "boolean") throw new Error(`fault '${where}.exact' must be true or false`);
+    const apply = rule.apply === undefined ? true : rule.apply;
+    if (typeof apply !== "boolean") throw new Error(`fault '${where}.apply' must be true or false`);
     const drop = rule.drop === undefined ? false : rule.drop;
     if (typeof drop !== "boolean") throw new Error(`fault '${where}.drop' must be true or false`);
     if (drop && rule.status !== undefined) throw new Error(`fault '${where}': give 'status' or 'drop', not both`);
@@ -349,8 +354,8 @@ function normalizeApplyThenFail(value) {
     if (!Number.isInteger(count) || count < 1 || count > 1e6) {
       throw new Error(`fault '${where}.count' must be an integer from 1 to 1000000`);
     }
-    return Object.freeze({ method: rule.method.toUpperCase(), path: rule.path,
-      ...(drop ? { drop: true } : { status: rule.status }), count });
+    return Object.freeze({ method: rule.method.toUpperCase(), path: rule.path, ...(exact ? { exact: true } : {}),
+      ...(apply ? {} : { apply: false }), ...(drop ? { drop: true } : { status: rule.status }), count });
   }));
 }
 
@@ -555,7 +560,8 @@ function startServer(opts) {
       sinceConfig: 0, // requests under /dbs since the fault config was last set
       unauthorized: 0,
       injected: { delay: 0, status503: 0, dropBefore: 0, hang: 0, status429: 0, status449: 0,
-        hugeContentLength: 0, dropAfter: 0, truncate: 0, applyThenFail: 0, applyThenDrop: 0 }
+        hugeContentLength: 0, dropAfter: 0, truncate: 0, applyThenFail: 0, applyThenDrop: 0,
+      targetedRefuse: 0 }
     },
     // Per applyThenFail rule: how many more matching requests it fails (reset with the config).
     applyRemaining: opts.faults.applyThenFail.map(r => r.count)
@@ -718,7 +724,7 @@ function startServer(opts) {
 
   // applyThenFail: the operation runs as usual; its answer (writeHead, write, end, or
   // the headers it set) is discarded at end() and the fault's status sent instead.
-  const FAIL_CODES = { 408: "RequestTimeout", 410: "Gone", 429: "TooManyRequests", 449: "RetryWith",
+  const FAIL_CODES = { 403: "Forbidden", 408: "RequestTimeout", 410: "Gone", 429: "TooManyRequests", 449: "RetryWith",
     500: "InternalServerError", 503: "ServiceUnavailable" };
   const failAfterProcessing = (res, status) => {
     const realWriteHead = res.writeHead;
@@ -744,7 +750,9 @@ function startServer(opts) {
   const findApplyThenFail = (req, pathname) => {
     const rules = state.faults.applyThenFail;
     for (let i = 0; i < rules.length; i++) {
-      if (state.applyRemaining[i] > 0 && req.method === rules[i].method && pathname.includes(rules[i].path)) return i;
+      const r = rules[i];
+      if (state.applyRemaining[i] > 0 && req.method === r.method &&
+          (r.exact ? pathname === r.path : pathname.includes(r.path))) return i;
     }
     return -1;
   };
@@ -829,6 +837,19 @@ function startServer(opts) {
     if (targetedAt >= 0) {
       state.applyRemaining[targetedAt] -= 1;
       const rule = state.faults.applyThenFail[targetedAt];
+      if (rule.apply === false) {
+        // Refused before processing: a definite failure (nothing applied).
+        inj.targetedRefuse += 1;
+        req.resume();
+        if (rule.drop) {
+          req.socket.destroy();
+        } else {
+          sendFault(res, rule.status, FAIL_CODES[rule.status] || "InjectedFailure",
+            `docshard test server: injected ${rule.status}, the request was not processed (applyThenFail, apply: false)`,
+            rule.status === 429 ? { "x-ms-retry-after-ms": String(f.retryAfterMs), "x-ms-substatus": "3200" } : {});
+        }
+        return;
+      }
       if (rule.drop) {
         inj.applyThenDrop += 1;
         afterFaults(req, res, "dropAfter");

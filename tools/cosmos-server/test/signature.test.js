@@ -82,4 +82,13 @@ test("fault config validation", () => {
     /applyThenFail.count/);
   assert.throws(() => L.normalizeFaults({ applyThenFail: Array(17).fill({ method: "PUT", path: "/d", status: 503 }) }),
     /at most 16 rules/);
+  // exact: the whole path; apply: false: refused before processing.
+  assert.deepStrictEqual(
+    L.normalizeFaults({ applyThenFail: { method: "DELETE", path: "/dbs/d/colls/c/docs/x", exact: true, apply: false,
+      status: 403 } }).applyThenFail,
+    [{ method: "DELETE", path: "/dbs/d/colls/c/docs/x", exact: true, apply: false, status: 403, count: 1 }]);
+  assert.throws(() => L.normalizeFaults({ applyThenFail: { method: "PUT", path: "/d", exact: 1, status: 503 } }),
+    /applyThenFail.exact/);
+  assert.throws(() => L.normalizeFaults({ applyThenFail: { method: "PUT", path: "/d", apply: "no", status: 503 } }),
+    /applyThenFail.apply/);
 });
