@@ -147,12 +147,14 @@ cosmos::CosmosResponse CreateInTransition(cosmos::CosmosClient& client, Collecti
       if (round >= 4) throw;
       cosmos::CosmosResponse existing;
       try {
-        existing = client.ReadDocument(target.Link(), id, header);
+        cosmos::RequestOptions plain;
+        plain.Timeout = options.Timeout;
+        existing = client.ReadDocument(target.Link(), id, header, plain);
       } catch (cosmos::NotFoundError const&) {
         continue;  // gone meanwhile: create again
       }
       if (!detail::IsProvisionalBody(existing.Body())) std::rethrow_exception(conflict);
-      if (!detail::TombstoneExists(client, target, id, header))
+      if (!detail::TombstoneExists(client, target, id, header, options.Timeout))
         std::rethrow_exception(conflict);                    // the document exists (its move is in flight)
       if (currentHolds()) std::rethrow_exception(conflict);  // the document exists (its delete failed)
       cosmos::RequestOptions ifMatch;

@@ -13,11 +13,16 @@
 #include "docshard/core/collection_ref.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace docshard::client::detail {
+
+// A request's timeout (an application call's Request.Timeout); nullopt: the
+// client's OperationTimeout.
+using Timeout = std::optional<std::chrono::milliseconds>;
 
 // The collection holding the tombstones of documents `target` would hold.
 CollectionRef TombstoneCollection(CollectionRef const& target);
@@ -26,7 +31,7 @@ CollectionRef TombstoneCollection(CollectionRef const& target);
 // is `target`; creates the tombstone collection when it is missing. Throws
 // what the client throws.
 void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
-                    cosmos::PartitionKeyValue const& key);
+                    cosmos::PartitionKeyValue const& key, Timeout timeout = std::nullopt);
 
 // As WriteTombstone, for a delete that may take its tombstone back
 // (RemoveOwnTombstone: a conditional delete that deleted nothing). The etag of
@@ -35,14 +40,15 @@ void WriteTombstone(cosmos::CosmosClient& client, CollectionRef const& target, s
 // that its creator can no longer remove it (its If-Match fails). Throws what
 // the client throws.
 std::optional<std::string> ClaimTombstone(cosmos::CosmosClient& client, CollectionRef const& target,
-                                          std::string_view id, cosmos::PartitionKeyValue const& key);
+                                          std::string_view id, cosmos::PartitionKeyValue const& key,
+                                          Timeout timeout = std::nullopt);
 
 // Removes the tombstone ClaimTombstone created, If-Match `etag`: only when
 // nothing wrote it since (no other delete, no mover's check). True when it is
 // gone by this call; false when it was written since (it stays) or is gone.
 // Throws what the client throws for any other failure.
 bool RemoveOwnTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
-                        cosmos::PartitionKeyValue const& key, std::string const& etag);
+                        cosmos::PartitionKeyValue const& key, std::string const& etag, Timeout timeout = std::nullopt);
 
 // Whether a tombstone of (id, key) exists, decided by the service's primary:
 // a replace of the tombstone by itself, which succeeds when there is one and
@@ -50,13 +56,17 @@ bool RemoveOwnTombstone(cosmos::CosmosClient& client, CollectionRef const& targe
 // A write, so that it sees every tombstone written before it, by any process,
 // whatever replica a read would reach.
 cosmos::CosmosResponse ReplaceTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
-                                        cosmos::PartitionKeyValue const& key);
+                                        cosmos::PartitionKeyValue const& key, Timeout timeout = std::nullopt);
 
 // ReplaceTombstone as a yes/no: true when a tombstone of (id, key) exists,
 // false on NotFoundError. A replace whose outcome is unknown (503, 408, no
 // answer) is made again (cosmos::detail::RepeatWhileOutcomeUnknown: at most
-// 5 calls, ~1.5 s). Throws what the client throws otherwise.
+// 5 calls, ~1.5 s of waits). `timeout` (an application call's
+// Request.Timeout): the whole check, repeats and waits included, ends within
+// it (each attempt gets what remains; no wait past it); without one, each
+// attempt gets the client's OperationTimeout. Throws what the client throws
+// otherwise (the last attempt's error).
 bool TombstoneExists(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
-                     cosmos::PartitionKeyValue const& key);
+                     cosmos::PartitionKeyValue const& key, Timeout timeout = std::nullopt);
 
 }  // namespace docshard::client::detail

@@ -188,7 +188,7 @@ private:
   // (ClearNext): a marked copy then, with no source before it, is of a
   // document deleted before (a mover deletes the source only after its confirm).
   RoutedResponse Unconditional() {
-    for (auto const& [c, k] : m_next) WriteTombstone(Account(c), c, m_id, Header(k));
+    for (auto const& [c, k] : m_next) WriteTombstone(Account(c), c, m_id, Header(k), m_plain.Timeout);
     std::optional<RoutedResponse> first;
     std::exception_ptr miss;
     for (auto const& p : m_current) {
@@ -242,7 +242,8 @@ private:
       for (std::size_t i = 0; i < claims.size(); ++i) {
         if (!claims[i]) continue;
         try {
-          RemoveOwnTombstone(Account(m_next[i].first), m_next[i].first, m_id, Header(m_next[i].second), *claims[i]);
+          RemoveOwnTombstone(Account(m_next[i].first), m_next[i].first, m_id, Header(m_next[i].second), *claims[i],
+                             m_plain.Timeout);
         } catch (Error const&) {
           // It stays: never a loss, and the answer is about the document.
         }
@@ -297,7 +298,8 @@ private:
             R"({"code":"PreconditionFailed","message":"the document's _etag differs from If-Match"})");
       }
       if (!claimed) {
-        for (auto const& [c, k] : m_next) claims.push_back(ClaimTombstone(Account(c), c, m_id, Header(k)));
+        for (auto const& [c, k] : m_next)
+          claims.push_back(ClaimTombstone(Account(c), c, m_id, Header(k), m_plain.Timeout));
         claimed = true;
       }
       if (!inNext) {

@@ -121,7 +121,7 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
       // after an unknown outcome answers 404 or 412, both ignored). True when
       // there was a tombstone.
       auto const overtakenByDelete = [&] {
-        if (!TombstoneExists(targetClient, target, id, header)) return false;
+        if (!TombstoneExists(targetClient, target, id, header, plain.Timeout)) return false;
         cosmos::RequestOptions ours = plain;
         ours.IfMatchETag = created.ETag();
         try {
@@ -170,7 +170,7 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
     if (provisional) {
       // A marked copy and no source: deleted (its tombstone says so), or its
       // mover confirmed the copy and removed the source since our read.
-      if (!TombstoneExists(targetClient, target, id, header))
+      if (!TombstoneExists(targetClient, target, id, header, plain.Timeout))
         continue;  // no tombstone: confirmed meanwhile, look again
     }
     cosmos::ThrowRequestFailed(

@@ -10,6 +10,7 @@
 #include "docshard/http/transport_errors.hpp"
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 namespace docshard::cosmos::detail {
@@ -32,15 +33,19 @@ inline bool MayHaveBeenApplied(Error const& e) {
 // a 409 or 404 it reads as "done"): the retry policy no longer repeats a
 // create, replace or delete after a 503 (as the service's SDKs), which is
 // right for an application's writes but would make these fail on one busy
-// moment.
+// moment. With a `deadline` (an application call's timeout), no wait that
+// would end at or past it: the last error propagates instead (`write` gives
+// each attempt what remains itself).
 template <typename Write>
-auto RepeatWhileOutcomeUnknown(Write&& write, int attempts = 5) {
+auto RepeatWhileOutcomeUnknown(Write&& write, int attempts = 5,
+                               std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) {
   auto delay = std::chrono::milliseconds(100);
   for (int attempt = 1;; ++attempt) {
     try {
       return write();
     } catch (Error const& e) {
       if (attempt >= attempts || !MayHaveBeenApplied(e)) throw;
+      if (deadline && std::chrono::steady_clock::now() + delay >= *deadline) throw;
     }
     std::this_thread::sleep_for(delay);
     delay *= 2;

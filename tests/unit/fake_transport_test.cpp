@@ -687,6 +687,37 @@ TEST_CASE("a transition create's tombstone check answered 503 is made again", "[
   }
 }
 
+// Review s13b, finding 6: inside an application call the check's repeats
+// stay within the caller's Request.Timeout (each attempt gets what remains,
+// no wait past it), not five attempts and ~1.5 s of waits. With 250 ms: the
+// first attempt, a wait of 100 ms, the second; the next wait (200 ms) would
+// end past the deadline, so the 503 surfaces (5 attempts before).
+TEST_CASE("a transition create's tombstone check repeats only within the caller's timeout",
+          "[fake][transition][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("POST", "/dbs/d/colls/b1/", Status(409));
+  gateway->On("GET", "/dbs/d/colls/b1/", Version("\"m1\"", true));
+  gateway->On("PUT", "/dbs/d/colls/docshard-tombstones/", Status(503));
+  auto client = TransitionClient(gateway, "ReadBoth");
+  OperationOptions options;
+  options.Request.Timeout = std::chrono::milliseconds(250);
+  auto const start = std::chrono::steady_clock::now();
+  try {
+    client->CreateDocument(R"({"id":"x","k":"u1"})", options);
+    FAIL("the create succeeded");
+  } catch (ServiceUnavailableError const& e) {
+    CHECK(e.MayHaveBeenApplied());
+  }
+  auto const waited = std::chrono::steady_clock::now() - start;
+  auto const lines = gateway->Lines();
+  auto const checks =
+      std::count(lines.begin(), lines.end(), "PUT gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x");
+  CHECK(checks >= 1);
+  CHECK(checks <= 2);
+  CHECK(waited < std::chrono::milliseconds(1500));  // five attempts waited 1.5 s
+  CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"));
+}
+
 // A read of current can be behind another process's create (a replica
 // lagging): the delete If-Match then reads nothing in current and a marked
 // copy in next. Before concluding "deleted" (404, and the copy removed) it
