@@ -131,11 +131,6 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
         } catch (cosmos::PreconditionFailedError const&) {}  // removed or written since: that stays
         return true;
       };
-      auto const deleted = [&] {
-        cosmos::ThrowRequestFailed(
-            "ReplaceDocument", c.Link() + "/docs/" + std::string(id), 404, 0, "",
-            R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
-      };
       cosmos::RequestOptions ifMatch = plain;
       ifMatch.IfMatchETag = etag;
       try {
@@ -144,25 +139,30 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
         // Removed by its mover after copying (our newer version in next
         // stays), or by an application delete that ran between our read and
         // our create: the replace then answers 404, as after the delete.
-        if (overtakenByDelete()) deleted();
+        if (overtakenByDelete())
+          cosmos::ThrowRequestFailed(
+              "ReplaceDocument", c.Link() + "/docs/" + std::string(id), 404, 0, "",
+              R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
       } catch (cosmos::PreconditionFailedError const&) {
         // changed by a writer outside the transition; the migrator keeps ours (it differs)
       } catch (Error const&) {
         // Any other failure (a 503 or 408 not repeated, no answer, a 429 past
-        // its retries, ...): whether or not this delete was applied, an
+        // its retries, a 403, ...): whether or not this delete was applied, an
         // application delete may have removed the source between our read
         // and our create (before the rule that a 503'd delete is not
         // repeated, its retry answered 404 and took the branch above). With
-        // a tombstone our version goes. The error propagates either way, not
-        // a 404: unlike a 404 from this delete, a tombstone here does not say
+        // a tombstone our version goes and this error is the answer, not a
+        // 404: unlike a 404 from this delete, a tombstone here does not say
         // the source is gone (a delete that failed half-way leaves its
         // tombstone on a live document), and the replace did not take
-        // effect. Without a tombstone our version is the document (the
-        // source's copy, if this delete did not remove it, is the mover's to
-        // remove: next's differs).
-        auto const failure = std::current_exception();
-        overtakenByDelete();
-        std::rethrow_exception(failure);
+        // effect. Without one the replace took effect, whatever this delete
+        // did: our version in next is what reads serve, and the source's
+        // copy, if this delete did not remove it, is the mover's to remove
+        // (next's differs, so it keeps ours). An error there would say "not
+        // applied" (a 403, a 429) or "maybe" about a write that was made. A
+        // failure of the check itself propagates instead of this one and
+        // leaves our version (docs/migration.md, residual risks).
+        if (overtakenByDelete()) throw;
       }
       return {std::move(created), target};
     }

@@ -676,6 +676,54 @@ TEST_CASE("transition replace that a delete overtakes, whose delete of the sourc
   }
 }
 
+// Review s13b, finding 3: a replace of a document only current holds creates
+// its version in next, then its delete of the source fails otherwise than
+// 404 or 412, and no tombstone says an application delete came first. The
+// replace took effect (next's version is what reads serve; a source copy
+// left is the mover's to remove): it succeeds. Before: the delete's error
+// surfaced, for a 403 or a 429 past its retries one that says "not applied"
+// (MayHaveBeenApplied false). Definite failures are refused before the
+// delete is processed (the source keeps its copy); an unknown outcome
+// (applied, then 503) ends the same way.
+TEST_CASE("transition replace whose delete of the source fails without a tombstone succeeds",
+          "[transition][unknown-outcome]") {
+  struct Fault {
+    char const* Rule;  // the fault on the source's delete, without its path
+    char const* Kind;  // its counter
+    bool Applied;      // the delete is processed before the answer
+  };
+  for (auto const& fault :
+       {Fault{R"("apply":false,"status":403)", "targetedRefuse", false},
+        Fault{R"("apply":false,"status":429,"count":100)", "targetedRefuse", false},
+        Fault{R"("status":403)", "applyThenFail", true}, Fault{R"("status":503)", "applyThenFail", true}}) {
+    INFO(fault.Rule);
+    TransitionFixture f;
+    FaultControl faults("a");
+    f.InS("x", 1);
+    auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();  // a mover's read, before
+    int const injected = faults.Injected(fault.Kind);
+    faults.Set(std::string(R"({"applyThenFail":{"method":"DELETE","exact":true,"path":"/dbs/)") + f.F.Database +
+               R"(/colls/s0/docs/x",)" + fault.Rule + "}}");
+    RoutedResponse replaced;
+    REQUIRE_NOTHROW(replaced = f.Client.ReplaceDocument("x", PartitionKey("k"), TransitionFixture::Doc("x", 2)));
+    CHECK(faults.Injected(fault.Kind) > injected);
+    faults.Clear();
+    CHECK(replaced.Collection == f.Target);
+    PastReplicaLag();  // the faulted answer carried no session token for the delete
+    CHECK(f.TargetValue("x") == 2);
+    CHECK(f.SourceValue("x") == (fault.Applied ? std::nullopt : std::optional<int>(1)));
+    CHECK(f.Client.ReadDocument("x", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
+    CHECK_FALSE(f.HasTombstone("x"));
+    if (!fault.Applied) {
+      // The source's copy is the mover's to remove: it keeps next's version.
+      DocumentMover mover(f.S, f.Source, f.T, f.Target, f.Pacer);
+      CHECK(mover.Move(snapshot.View(), PartitionKeyValue("k")).Outcome == MoveOutcome::KeptNewer);
+      CHECK(f.TargetValue("x") == 2);
+      CHECK_FALSE(f.SourceValue("x"));
+    }
+  }
+}
+
 // The mover's own delete of the source (after its confirm) is applied and
 // answered 503: not retried, the move fails with the error (the migrator
 // runs a failed move again from the start). The copy in next is the only
