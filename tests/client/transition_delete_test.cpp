@@ -516,10 +516,11 @@ TEST_CASE("transition replace that a delete overtakes after its read of the sour
 
 namespace {
 
-// The next request with `method` whose path contains `path`: processed, then
+// The next request with `method` whose path is `path` (exact: an id that is
+// a prefix of another's cannot hit the wrong document): processed, then
 // answered 503, or its connection dropped.
 std::string ApplyThenFail(char const* method, std::string const& path, bool drop) {
-  return std::string(R"({"applyThenFail":{"method":")") + method + R"(","path":")" + path + "\"," +
+  return std::string(R"({"applyThenFail":{"method":")") + method + R"(","exact":true,"path":")" + path + "\"," +
          (drop ? R"("drop":true)" : R"("status":503)") + "}}";
 }
 
@@ -556,7 +557,7 @@ TEST_CASE("transition delete whose delete of the source is applied then fails su
       auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();  // a mover's read, before
       auto const options = conditional ? TransitionFixture::IfMatch(etag) : OperationOptions{};
       int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
-      faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/s0/docs/x", drop));
+      faults.Set(ApplyThenFail("DELETE", "/dbs/" + f.F.Database + "/colls/s0/docs/x", drop));
       CHECK(FailsMayHaveBeenApplied([&] { f.Client.DeleteDocument("x", PartitionKey("k"), options); }));
       CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
       PastReplicaLag();
@@ -590,7 +591,7 @@ TEST_CASE("transition delete If-Match of next's version applied then failed leav
     auto const served = f.InT("x", 2, false);
     REQUIRE(f.Client.ReadDocument("x", PartitionKey("k")).Response.ETag() == served);
     int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
-    faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/t0/docs/x", drop));
+    faults.Set(ApplyThenFail("DELETE", "/dbs/" + f.F.Database + "/colls/t0/docs/x", drop));
     CHECK(FailsMayHaveBeenApplied(
         [&] { f.Client.DeleteDocument("x", PartitionKey("k"), TransitionFixture::IfMatch(served)); }));
     CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
@@ -618,7 +619,7 @@ TEST_CASE("transition replace whose create in next is applied then fails keeps t
     f.InS("x", 1);
     auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();
     int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
-    faults.Set(ApplyThenFail("POST", f.F.Database + "/colls/t0/docs", drop));
+    faults.Set(ApplyThenFail("POST", "/dbs/" + f.F.Database + "/colls/t0/docs", drop));
     CHECK(FailsMayHaveBeenApplied(
         [&] { f.Client.ReplaceDocument("x", PartitionKey("k"), TransitionFixture::Doc("x", 2)); }));
     CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
@@ -675,7 +676,7 @@ TEST_CASE("transition replace that a delete overtakes, whose delete of the sourc
     REQUIRE(at.Wait(1));
     CHECK_NOTHROW(f.Client.DeleteDocument("x", PartitionKey("k")));
     int const injected = faults.Injected(drop ? "applyThenDrop" : "applyThenFail");
-    faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/s0/docs/x", drop));
+    faults.Set(ApplyThenFail("DELETE", "/dbs/" + f.F.Database + "/colls/s0/docs/x", drop));
     at.Signal(2);
     replacing.join();
     CHECK(faults.Injected(drop ? "applyThenDrop" : "applyThenFail") == injected + 1);
@@ -748,7 +749,7 @@ TEST_CASE("mover whose delete of the source is applied then answered 503 keeps t
   f.InS("x", 1);
   auto const snapshot = f.S.ReadDocument(f.Source.Link(), "x", "k").Json();
   int const injected = faults.Injected("applyThenFail");
-  faults.Set(ApplyThenFail("DELETE", f.F.Database + "/colls/s0/docs/x", false));
+  faults.Set(ApplyThenFail("DELETE", "/dbs/" + f.F.Database + "/colls/s0/docs/x", false));
   DocumentMover mover(f.S, f.Source, f.T, f.Target, f.Pacer);
   CHECK(FailsMayHaveBeenApplied([&] { mover.Move(snapshot.View(), PartitionKeyValue("k")); }));
   CHECK(faults.Injected("applyThenFail") == injected + 1);
