@@ -19,8 +19,18 @@
 // operation running to its deadline). An operation started on its own I/O
 // thread needs none of this: co_spawn runs it inline up to its first
 // asynchronous operation, before any other handler there can emit.
+//
+// After the start, a signal from another thread is not emitted into Inner
+// there: co_spawn's cancellation handler would queue `sig->emit` to the I/O
+// thread with a raw pointer into Inner, and if the operation completed
+// meanwhile and the caller then dropped its slot (a parallel group that is
+// done), the last reference to this state would go and the queued emit would
+// run on freed memory. Forward instead queues the emit itself, holding the
+// state; on the I/O thread co_spawn's handler then emits inline. One
+// allocation, on a cancellation from another thread only.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <atomic>
@@ -32,7 +42,10 @@ namespace docshard::cosmos::detail {
 struct EarlyCancellation {
   enum : int { Idle = 0, CancelledBeforeStart = 1, Started = 2 };
 
-  boost::asio::cancellation_signal Inner;  // the slot co_spawn is given
+  explicit EarlyCancellation(boost::asio::io_context::executor_type io) : Io(std::move(io)) {}
+
+  boost::asio::io_context::executor_type Io;  // the operation's I/O thread; Inner is emitted there only
+  boost::asio::cancellation_signal Inner;     // the slot co_spawn is given
   std::atomic<int> State{Idle};
 
   // On the I/O thread as the operation starts: true when a terminal
@@ -53,9 +66,9 @@ struct EarlyCancellation {
       } else if (m_state->State.load(std::memory_order_acquire) != Started) {
         return;
       }
-      // Started: co_spawn's cancellation handler dispatches the signal to the
-      // operation's I/O thread.
-      m_state->Inner.emit(type);
+      // Started: emitted on the operation's I/O thread (inline when this is
+      // it), with the state held until then (see the top of this file).
+      boost::asio::dispatch(m_state->Io, [state = m_state, type] { state->Inner.emit(type); });
     }
 
   private:
@@ -73,7 +86,7 @@ inline std::shared_ptr<EarlyCancellation> InterceptEarlyCancellation(boost::asio
   if (!slot.is_connected()) return nullptr;
   auto const* io = executor.target<boost::asio::io_context::executor_type>();
   if (io == nullptr || io->running_in_this_thread()) return nullptr;
-  auto early = std::make_shared<EarlyCancellation>();
+  auto early = std::make_shared<EarlyCancellation>(*io);
   slot.emplace<EarlyCancellation::Forward>(early);
   return early;
 }

@@ -13,8 +13,13 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -188,6 +193,88 @@ TEST_CASE("an operation cancelled from the caller's thread as it starts ends wit
     CHECK_THROWS_AS(std::rethrow_exception(e), http::CancelledError);
   }
   CHECK(gateway->Requests().size() <= 200);  // never retried after a cancellation
+}
+
+// A caller's emit from its own thread reaches co_spawn's cancellation
+// handler, which does not run the signal there: it queues it to the I/O
+// thread. If the operation completes meanwhile and the caller then destroys
+// its slot, nothing but that queued signal still refers to the operation's
+// cancellation state; the queued signal must keep it alive (before the fix
+// it held a raw pointer into freed memory: a crash, or an ASan report). The
+// interleaving is forced: the emit comes while the gateway is answering (the
+// operation has started, the answer completes it in the same handler), and
+// a blocker queued before the emit holds the I/O thread until the caller has
+// destroyed its signal.
+TEST_CASE("a caller-thread cancel queued as the operation completes outlives the caller's slot", "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  std::promise<void> answering;
+  std::promise<void> answer;
+  auto answerNow = answer.get_future().share();
+  gateway->On("GET", "/dbs/d/colls/c/docs/x", [&answering, answerNow](test::SeenRequest const&) {
+    answering.set_value();
+    answerNow.wait();
+    return Respond(200, R"({"id":"x"})");
+  });
+  auto client = FakeClient(gateway);
+  auto signal = std::make_unique<asio::cancellation_signal>();
+  auto seen = std::make_shared<std::promise<std::exception_ptr>>();
+  auto f = seen->get_future();
+  client->AsyncReadDocument(Coll, "x", PartitionKeyValue("k"), {},
+                            asio::bind_cancellation_slot(signal->slot(), [seen](std::exception_ptr e, CosmosResponse) {
+                              seen->set_value(std::move(e));
+                            }));
+  answering.get_future().wait();  // the operation has started; the I/O thread is in the gateway
+  std::promise<void> signalGone;
+  auto gone = signalGone.get_future().share();
+  asio::post(client->GetExecutor(), [gone] { gone.wait(); });
+  signal->emit(asio::cancellation_type::terminal);
+  answer.set_value();
+  REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  // The answer was in hand before the cancellation could reach the operation.
+  CHECK_FALSE(f.get());
+  signal.reset();  // as a caller's parallel group does once its operations are done
+  signalGone.set_value();
+  OnIoThread(*client, [] {});  // the queued cancellation has run
+  CHECK(gateway->Requests().size() == 1);
+}
+
+// The same hazard unforced, as an application meets it: a caller's own
+// coroutine on its own io_context races each read against a timer of 0 to
+// 4.9 us, about the fake gateway's answer time (`op || timer`), so the
+// group's cancel of the read comes before, during and after the read's
+// completion; the group then destroys its slots. Before the fix about half
+// of the plain runs of this case crashed in the queued emit.
+TEST_CASE("reads raced against a timer from the caller's own io_context end cleanly", "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/c/docs/x", [](test::SeenRequest const&) { return Respond(200, R"({"id":"x"})"); });
+  auto client = FakeClient(gateway);
+  constexpr int Rounds = 500;
+  int read = 0;
+  int timedOut = 0;
+  asio::io_context caller;
+  asio::co_spawn(
+      caller,
+      [&]() -> asio::awaitable<void> {
+        using namespace asio::experimental::awaitable_operators;
+        for (int i = 0; i < Rounds; ++i) {
+          asio::steady_timer timer(caller, std::chrono::nanoseconds(100 * (i % 50)));
+          auto r = co_await (client->AsyncReadDocument(Coll, "x", PartitionKeyValue("k"), {}, asio::use_awaitable) ||
+                             timer.async_wait(asio::use_awaitable));
+          if (r.index() == 0) {
+            ++read;
+          } else {
+            ++timedOut;
+          }
+        }
+      },
+      [](std::exception_ptr e) {
+        if (e) std::rethrow_exception(e);
+      });
+  caller.run();
+  CHECK(read + timedOut == Rounds);
+  CHECK(gateway->Requests().size() <= static_cast<std::size_t>(Rounds));
+  // Every outcome still holds: the client answers after all of it.
+  CHECK(client->ReadDocument(Coll, "x", PartitionKeyValue("k")).Status() == 200);
 }
 
 TEST_CASE("a partition key range lookup cancelled before it started ends with CancelledError", "[cosmos][cancel]") {
