@@ -6,6 +6,8 @@
 // self-writes (a replace of a document by itself, a create whose 409 means
 // "done"); applications get no such switch (RetryPolicy, docs/client.md).
 #include "docshard/core/errors.hpp"
+// Not needed here since Error::MayHaveBeenApplied; kept because the files
+// that use this one name these errors through it.
 #include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/http/transport_errors.hpp"
 
@@ -15,15 +17,10 @@
 
 namespace docshard::cosmos::detail {
 
-// Whether `e` says its write may have been applied: a RequestFailedError with
-// MayHaveBeenApplied() (503, 408 not repeated), or a transport failure or
-// timeout after the request was sent.
-inline bool MayHaveBeenApplied(Error const& e) {
-  if (auto const* failed = dynamic_cast<RequestFailedError const*>(&e)) return failed->MayHaveBeenApplied();
-  if (auto const* transport = dynamic_cast<http::TransportError const*>(&e)) return transport->RequestSent();
-  if (auto const* timeout = dynamic_cast<http::TimeoutError const*>(&e)) return timeout->RequestSent();
-  return false;
-}
+// Whether `e` says its write may have been applied (Error::MayHaveBeenApplied:
+// a RequestFailedError for a 503 or 408 not repeated, or a transport failure
+// or timeout after the request was sent).
+inline bool MayHaveBeenApplied(Error const& e) { return e.MayHaveBeenApplied(); }
 
 // Calls `write` (a blocking call) and, while it throws an Error with
 // MayHaveBeenApplied, calls it again after 100, 200, 400, 800 ms: at most

@@ -48,6 +48,16 @@ public:
   ErrorCode Code() const noexcept { return m_code; }
   // True when the same call may succeed later without any change by the caller.
   virtual bool IsRetryable() const noexcept { return false; }
+  // True when the failed request may have taken effect at the service all the
+  // same, so a write must not be repeated blindly (the caller checks what it
+  // did, e.g. reads the document back). False here and for every error raised
+  // before a request was sent; true for a write answered 503 or 408 and not
+  // repeated (cosmos::RequestFailedError) and for a transport failure or
+  // timeout after the whole request was written (http::TransportError,
+  // http::TimeoutError, a read included: nothing to apply there). False for
+  // http::CancelledError, which does not say whether the request reached the
+  // service. Override it, do not downcast, to ask.
+  virtual bool MayHaveBeenApplied() const noexcept { return false; }
   // The attempts of the operation that failed (null for errors raised before
   // any request, e.g. bad input).
   std::shared_ptr<OperationDiagnostics const> const& Diagnostics() const noexcept { return m_diagnostics; }

@@ -43,7 +43,7 @@ public:
   // before it failed, as after a TimeoutError with RequestSent(). The caller
   // decides, e.g. reads the document back; repeating a delete can answer 404
   // and a create 409 for this write itself.
-  bool MayHaveBeenApplied() const noexcept { return m_mayHaveBeenApplied; }
+  bool MayHaveBeenApplied() const noexcept override { return m_mayHaveBeenApplied; }
 
 private:
   std::string m_operation;

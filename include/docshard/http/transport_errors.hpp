@@ -20,6 +20,8 @@ public:
   // True once the whole request was written (see the class comment).
   bool RequestSent() const noexcept { return m_requestSent; }
   bool IsRetryable() const noexcept override { return !m_requestSent; }
+  // RequestSent(): the server may have acted on the request.
+  bool MayHaveBeenApplied() const noexcept override { return m_requestSent; }
 
 private:
   bool m_requestSent;
@@ -44,6 +46,8 @@ public:
   // True once the whole request was written: the server may have acted on it.
   bool RequestSent() const noexcept { return m_requestSent; }
   bool IsRetryable() const noexcept override { return !m_requestSent; }
+  // RequestSent(): the server may have acted on the request.
+  bool MayHaveBeenApplied() const noexcept override { return m_requestSent; }
 
 private:
   bool m_requestSent;
