@@ -174,6 +174,7 @@ http::HttpTransportOptions TransportOptions(CosmosClientOptions const& o) {
   t.MaxConnectionsPerHost = o.MaxConnectionsPerHost;
   t.IdleTimeout = o.IdleTimeout;
   t.IoThreads = o.IoThreads;
+  t.Log = o.Log;  // a handler that throws on an I/O thread is the client's to report
   return t;
 }
 

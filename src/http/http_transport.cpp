@@ -109,9 +109,9 @@ public:
   mutable std::atomic<std::size_t> m_nextShard{0};
   // Unit tests only (exchange_override.hpp): answers requests instead of the network.
   std::shared_ptr<detail::IExchange> const m_exchange = detail::CurrentExchangeOverride();
-  // The process default at construction (as clients keep theirs): where a
-  // handler that threw on an I/O thread is reported.
-  Logger const m_log = DefaultLogger();
+  // Where a handler that threw on an I/O thread is reported: the options'
+  // Log, else the process default at construction (as clients keep theirs).
+  Logger const m_log = m_options.Log.value_or(DefaultLogger());
 };
 
 HttpTransport::Impl::Impl(HttpTransportOptions options)

@@ -7,8 +7,9 @@
 // (HttpTransportOptions::IoThreads, one by default); completions are delivered through the handler's associated
 // executor, never from inside AsyncSend itself (a request refused at once, such as an invalid header or a passed
 // deadline with every connection busy, completes through a post). A handler should not throw: an exception leaving
-// one on an I/O thread is logged (DefaultLogger() at construction, Error) and dropped. The blocking Send must not
-// be called from a handler running on an I/O thread of the transport (it would wait for itself).
+// one on an I/O thread is logged (HttpTransportOptions::Log, else DefaultLogger() at construction; Error) and dropped.
+// The blocking Send must not be called from a handler running on an I/O thread of the transport (it would wait for
+// itself).
 //
 // Several I/O threads: each owns its share of the connection pool, and a
 // request runs entirely on one of them: the calling thread's when it is an

@@ -1,7 +1,9 @@
 #pragma once
+#include "docshard/core/logging.hpp"
 #include "docshard/export.hpp"
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace docshard::http {
@@ -32,6 +34,12 @@ struct DOCSHARD_API HttpTransportOptions {
   // connections (MaxConnectionsPerHost split between them, no lock on the
   // request path); see HttpTransport for which thread runs a request.
   std::size_t IoThreads = 1;
+
+  // Where the transport reports a completion handler that threw on one of
+  // its I/O threads (the thread goes on; HttpTransport); unset: the process
+  // default (DefaultLogger()) when the transport is built. A CosmosClient
+  // passes its own CosmosClientOptions::Log.
+  std::optional<Logger> Log;
 };
 
 }  // namespace docshard::http
