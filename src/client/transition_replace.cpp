@@ -8,6 +8,8 @@
 #include "docshard/core/errors.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <string>
@@ -118,17 +120,44 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
       // the delete ran between our read and our create, found next still
       // empty and answered 204; our version must not bring the document
       // back. It is deleted If-Match its etag (a later write stays; a repeat
-      // after an unknown outcome answers 404 or 412, both ignored). True when
-      // there was a tombstone.
+      // after an unknown outcome answers 404 or 412, both ignored), its
+      // repeats within the caller's timeout as the check's. True when there
+      // was a tombstone. Our version is in next by now, so a failure of the
+      // check or of that delete must not say "not applied" (a 403, a 429):
+      // it surfaces as a 503 that may have been applied, naming it, so that
+      // no caller takes back a write that may stand.
       auto const overtakenByDelete = [&] {
-        if (!TombstoneExists(targetClient, target, id, header, plain.Timeout)) return false;
-        cosmos::RequestOptions ours = plain;
-        ours.IfMatchETag = created.ETag();
+        std::string const link = target.Link() + "/docs/" + std::string(id);
+        auto const mayStand = [&](char const* step, Error const& e) {
+          cosmos::ThrowRequestFailed("ReplaceDocument", link, 503, 0, "",
+                                     std::string("written in next; ") + step + " failed: " + e.what(), {}, {}, true);
+        };
+        bool tombstone = false;
+        try {
+          tombstone = TombstoneExists(targetClient, target, id, header, plain.Timeout);
+        } catch (Error const& e) {
+          mayStand("the tombstone check", e);
+        }
+        if (!tombstone) return false;
+        std::optional<std::chrono::steady_clock::time_point> deadline;
+        if (plain.Timeout) deadline = std::chrono::steady_clock::now() + *plain.Timeout;
         try {
           cosmos::detail::RepeatWhileOutcomeUnknown(
-              [&] { return targetClient.DeleteDocument(target.Link(), id, header, ours); });
+              [&] {
+                cosmos::RequestOptions ours = plain;
+                ours.IfMatchETag = created.ETag();
+                if (deadline)
+                  ours.Timeout =
+                      std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                 *deadline - std::chrono::steady_clock::now()));
+                return targetClient.DeleteDocument(target.Link(), id, header, ours);
+              },
+              5, deadline);
         } catch (cosmos::NotFoundError const&) {
-        } catch (cosmos::PreconditionFailedError const&) {}  // removed or written since: that stays
+        } catch (cosmos::PreconditionFailedError const&) {  // removed or written since: that stays
+        } catch (Error const& e) {
+          mayStand("its removal after a tombstone", e);
+        }
         return true;
       };
       cosmos::RequestOptions ifMatch = plain;
@@ -159,9 +188,9 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
         // did: our version in next is what reads serve, and the source's
         // copy, if this delete did not remove it, is the mover's to remove
         // (next's differs, so it keeps ours). An error there would say "not
-        // applied" (a 403, a 429) or "maybe" about a write that was made. A
-        // failure of the check itself propagates instead of this one and
-        // leaves our version (docs/migration.md, residual risks).
+        // applied" (a 403, a 429) or "maybe" about a write that was made.
+        // A failure of the check itself leaves our version and surfaces as
+        // one that may have been applied (overtakenByDelete).
         if (overtakenByDelete()) throw;
       }
       return {std::move(created), target};

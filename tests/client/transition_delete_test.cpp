@@ -737,6 +737,53 @@ TEST_CASE("transition replace whose delete of the source fails without a tombsto
   }
 }
 
+// Review s14, C2: as above, the delete of the source refused (403), and the
+// tombstone check that follows refused too (403, or a 429 past its retries):
+// the replace's version stays in next and, without a tombstone, is the
+// document, so the error must not say "not applied" (as the check's own
+// error does): it may have been applied, and it names the check's failure.
+TEST_CASE("transition replace whose tombstone check fails after its version is in next may have been applied",
+          "[transition][unknown-outcome]") {
+  struct Check {
+    char const* Rule;    // the fault on the check, without its path
+    char const* Status;  // the status it answers
+  };
+  for (auto const& check : {Check{R"("status":403)", "403"}, Check{R"("status":429,"count":100)", "429"}}) {
+    INFO(check.Rule);
+    TransitionFixture f;
+    FaultControl source("a");
+    FaultControl target("b");
+    f.InS("x", 1);
+    int const refusedSource = source.Injected("targetedRefuse");
+    int const refusedCheck = target.Injected("targetedRefuse");
+    source.Set(
+        std::string(R"({"applyThenFail":{"method":"DELETE","exact":true,"apply":false,"status":403,"path":"/dbs/)") +
+        f.F.Database + R"(/colls/s0/docs/x"}})");
+    target.Set(std::string(R"({"applyThenFail":{"method":"PUT","exact":true,"apply":false,"path":"/dbs/)") +
+               f.F.Database + R"(/colls/docshard-tombstones/docs/x",)" + check.Rule + "}}");
+    bool failed = false;
+    try {
+      f.Client.ReplaceDocument("x", PartitionKey("k"), TransitionFixture::Doc("x", 2));
+    } catch (RequestFailedError const& e) {
+      failed = true;
+      INFO(e.what());
+      CHECK(e.MayHaveBeenApplied());
+      std::string const what = e.what();
+      CHECK(what.find("the tombstone check failed") != std::string::npos);
+      CHECK(what.find(std::string("docshard-tombstones/docs/x: ") + check.Status) != std::string::npos);
+    }
+    CHECK(failed);
+    CHECK(source.Injected("targetedRefuse") == refusedSource + 1);
+    CHECK(target.Injected("targetedRefuse") > refusedCheck);
+    source.Clear();
+    target.Clear();
+    PastReplicaLag();
+    CHECK(f.TargetValue("x") == 2);  // the replace's version stands
+    CHECK(f.SourceValue("x") == 1);  // refused, not deleted again after the failed check
+    CHECK(f.Client.ReadDocument("x", PartitionKey("k")).Response.Json().View()["v"].GetInt64() == 2);
+  }
+}
+
 // The mover's own delete of the source (after its confirm) is applied and
 // answered 503: not retried, the move fails with the error (the migrator
 // runs a failed move again from the start). The copy in next is the only
