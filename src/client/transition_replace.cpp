@@ -174,7 +174,7 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
               R"({"code":"NotFound","message":"Entity with the specified id does not exist in the system."})");
       } catch (cosmos::PreconditionFailedError const&) {
         // changed by a writer outside the transition; the migrator keeps ours (it differs)
-      } catch (Error const&) {
+      } catch (Error const& e) {
         // Any other failure (a 503 or 408 not repeated, no answer, a 429 past
         // its retries, a 403, ...): whether or not this delete was applied, an
         // application delete may have removed the source between our read
@@ -189,9 +189,20 @@ RoutedResponse ReplaceInTransition(PartitionedClient const& client, TransitionSt
         // copy, if this delete did not remove it, is the mover's to remove
         // (next's differs, so it keeps ours). An error there would say "not
         // applied" (a 403, a 429) or "maybe" about a write that was made.
-        // A failure of the check itself leaves our version and surfaces as
-        // one that may have been applied (overtakenByDelete).
+        bool const definite = !cosmos::detail::MayHaveBeenApplied(e);
         if (overtakenByDelete()) throw;
+        // Nothing was deleted (a 403, a 429 past its retries, a 449): once
+        // more, so that reads trying current first (ReadBoth) do not serve
+        // the old copy until its mover comes. The same request as the first,
+        // after a check that found no tombstone: an application delete from
+        // now on is ordered after this replace, and whatever this one
+        // answers, the replace stands (a 404: the mover or such a delete
+        // removed the source; a 412: a writer outside the transition).
+        if (definite) {
+          try {
+            source.DeleteDocument(c.Link(), id, header, ifMatch);
+          } catch (Error const&) {}
+        }
       }
       return {std::move(created), target};
     }
