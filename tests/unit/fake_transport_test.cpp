@@ -718,6 +718,46 @@ TEST_CASE("a transition create's tombstone check repeats only within the caller'
   CHECK_FALSE(Sent(gateway, "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x"));
 }
 
+// Review s14, C3: a replace of a document only current held, whose delete of
+// the source answers 404 and whose check finds a tombstone (an application
+// delete came first), deletes its own version in next; that delete, repeated
+// after an unknown outcome, stays within the caller's Request.Timeout as the
+// check does: with 250 ms two attempts at most (five, ~1.5 s of waits,
+// before). Its last 503 surfaces as one that may have been applied (our
+// version may still be in next), naming the removal.
+TEST_CASE("a transition replace's delete of its own version after a tombstone repeats only within the caller's timeout",
+          "[fake][transition][retry]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/b1/", Status(404));
+  gateway->On("GET", "/dbs/d/colls/a1/", Version("\"e1\""));
+  gateway->On("POST", "/dbs/d/colls/b1/", Status(201, {{"etag", "\"n1\""}}));
+  gateway->On("DELETE", "/dbs/d/colls/a1/", Status(404));
+  gateway->On("PUT", "/dbs/d/colls/docshard-tombstones/", Status(200));
+  gateway->On("DELETE", "/dbs/d/colls/b1/", Status(503));
+  auto client = TransitionClient(gateway, "ReadBoth");
+  OperationOptions options;
+  options.Request.Timeout = std::chrono::milliseconds(250);
+  auto const start = std::chrono::steady_clock::now();
+  try {
+    client->ReplaceDocument("x", PartitionKey("u1"), R"({"id":"x","k":"u1","v":2})", options);
+    FAIL("the replace succeeded");
+  } catch (ServiceUnavailableError const& e) {
+    CHECK(e.MayHaveBeenApplied());
+    CHECK(std::string(e.what()).find("its removal after a tombstone failed") != std::string::npos);
+  }
+  auto const waited = std::chrono::steady_clock::now() - start;
+  auto const lines = gateway->Lines();
+  CHECK(Sent(gateway, "PUT gw-a.test:443 /dbs/d/colls/docshard-tombstones/docs/x"));
+  auto const removals = std::count(lines.begin(), lines.end(), "DELETE gw-a.test:443 /dbs/d/colls/b1/docs/x");
+  CHECK(removals >= 1);
+  CHECK(removals <= 2);
+  CHECK(waited < std::chrono::milliseconds(1500));  // five attempts waited 1.5 s
+  auto const requests = gateway->Requests();
+  for (auto const& r : requests)
+    if (r.Method == "DELETE" && r.Path == "/dbs/d/colls/b1/docs/x")
+      CHECK(r.Headers.Get("If-Match").value_or("") == "\"n1\"");
+}
+
 // A read of current can be behind another process's create (a replica
 // lagging): the delete If-Match then reads nothing in current and a marked
 // copy in next. Before concluding "deleted" (404, and the copy removed) it
