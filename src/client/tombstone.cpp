@@ -40,6 +40,12 @@ CollectionRef TombstoneCollection(CollectionRef const& target) {
   return CollectionRef::Parse(target.Account() + ":dbs/" + target.Database() + "/colls/" + CollectionName);
 }
 
+void CreateTombstoneCollection(cosmos::CosmosClient& client, CollectionRef const& target) {
+  auto const where = TombstoneCollection(target);
+  client.CreateDatabaseIfNotExists(where.Database());
+  client.CreateCollectionIfNotExists(where.Database(), where.Collection(), KeyPath);
+}
+
 namespace {
 // The upsert of the tombstone: 201 when it created it, 200 when one existed.
 cosmos::CosmosResponse UpsertTombstone(cosmos::CosmosClient& client, CollectionRef const& target, std::string_view id,
@@ -54,8 +60,7 @@ cosmos::CosmosResponse UpsertTombstone(cosmos::CosmosClient& client, CollectionR
     // The first delete of the transition in this database: make the
     // collection, then write (before anything is deleted, so nothing is lost
     // when this fails).
-    client.CreateDatabaseIfNotExists(where.Database());
-    client.CreateCollectionIfNotExists(where.Database(), where.Collection(), KeyPath);
+    CreateTombstoneCollection(client, target);
     return client.UpsertDocument(where.Link(), std::move(json), key, options);
   }
 }

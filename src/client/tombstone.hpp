@@ -27,6 +27,12 @@ using Timeout = std::optional<std::chrono::milliseconds>;
 // The collection holding the tombstones of documents `target` would hold.
 CollectionRef TombstoneCollection(CollectionRef const& target);
 
+// Creates the tombstone collection of `target` (and its database) when
+// missing: a migration run does before its first move, so that its movers can
+// take a missing collection for "the tombstones were removed". Throws what
+// the client throws.
+void CreateTombstoneCollection(cosmos::CosmosClient& client, CollectionRef const& target);
+
 // Records that the application is deleting (id, key) whose next-scheme home
 // is `target`; creates the tombstone collection when it is missing. Throws
 // what the client throws.

@@ -255,13 +255,16 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
 
   // Whether the application has begun deleting the document: its delete
   // writes the tombstone before it deletes anything (docs/migration.md). A
-  // plain 404: no tombstone. A 404/1003, no tombstone collection: none
-  // either, whether no delete made it yet (a later one makes it and writes
-  // its tombstone after this check: the argument for "tomb after check"
-  // holds) or the tombstones were removed; their removal closed the job
-  // first, and every step that acts on "none" (a confirm, an adoption) passes
-  // the fence after this check, which then answers closed. Any other 404
-  // says nothing about the tombstone: the move fails, as on any error.
+  // plain 404: no tombstone. A 404/1003, no tombstone collection: for a mover
+  // with a fence (the Migrator's, whose run created the tombstone collections
+  // before its first move), the tombstones were removed: Removed, which
+  // confirms nothing (the job is over, or a removal missed it: fail safe).
+  // For a mover used alone (no fence) none either, whether no delete made it
+  // yet (a later one makes it and writes its tombstone after this check: the
+  // argument for "tomb after check" holds) or the tombstones were removed.
+  // Any other 404 says nothing about the tombstone: the move fails, as on
+  // any error.
+  enum class Tombstone { None, Exists, Removed };
   auto tombstone = [&] {
     try {
       // A replace of the tombstone by itself: repeated after an unknown
@@ -271,11 +274,12 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
         return Call(diagnostics,
                     [&] { return client::detail::ReplaceTombstone(m_target, m_targetRef, id, partitionKey); });
       });
-      return true;
+      return Tombstone::Exists;
     } catch (cosmos::NotFoundError const& e) {
       constexpr unsigned OwnerResourceNotFound = 1003;
-      if (e.SubStatus() != 0 && e.SubStatus() != OwnerResourceNotFound) throw;
-      return false;
+      if (e.SubStatus() == 0) return Tombstone::None;
+      if (e.SubStatus() != OwnerResourceNotFound) throw;
+      return m_fence ? Tombstone::Removed : Tombstone::None;
     }
   };
 
@@ -348,7 +352,15 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
         if (m_hook) m_hook(MoveStep::TargetWritten, id);
         // 2. The application is deleting the document, or deleted it since our
         //    read (its tombstone precedes every delete): the marked copy goes.
-        if (tombstone()) {
+        auto const found = tombstone();
+        if (found == Tombstone::Removed) {
+          // The tombstones are gone: the job is over. Our copy goes and
+          // nothing is confirmed, as when the fence answers closed.
+          removeVersion(ownETag);
+          result.Outcome = MoveOutcome::JobClosed;
+          return true;
+        }
+        if (found == Tombstone::Exists) {
           removeVersion(ownETag);  // else someone wrote or removed it since: theirs
           result = AwaitSourceDelete(id, partitionKey, result, MoveOutcome::Unresurrected, diagnostics);
           return true;
@@ -382,7 +394,13 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
           // (412 below): refresh it, unless the app writes a newer version first.
           if (!same && !takeOver(targetETag, UserContentJson(current))) continue;
           targetHasSource = true;
-        } else if (tombstone()) {
+        } else if (auto const found = tombstone(); found == Tombstone::Removed) {
+          // The tombstones are gone: the job is over. A marked version goes
+          // (as at a closed fence); anything else is left as it is.
+          if (marked) removeVersion(targetETag);
+          result.Outcome = MoveOutcome::JobClosed;
+          return true;
+        } else if (found == Tombstone::Exists) {
           // Someone else's version while the application deletes the document
           // (or did since our read). Unmarked: left as it is (adopting it
           // could keep a copy that another migrator must still be able to

@@ -3,9 +3,13 @@
 #include "request_charge.hpp"
 
 #include "cosmos/unknown_outcome.hpp"
+#include "docshard/client/partitioned_client.hpp"
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
 #include "docshard/rapidjson_interop.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 namespace docshard::migration::detail {
 
@@ -22,10 +26,27 @@ std::string OpenId(std::string const& fromHash, std::string const& toHash) {
   return "docshard-job-open-" + fromHash + "-" + toHash;
 }
 
-// The hashes are hex digests: nothing to escape.
-std::string OpenJson(std::string const& fromHash, std::string const& toHash) {
-  return "{\"id\":\"" + OpenId(fromHash, toHash) + "\",\"pk\":\"" + JobKey + "\",\"docshardJobOpen\":1,\"from\":\"" +
-         fromHash + "\",\"to\":\"" + toHash + "\"}";
+// `closedIn`: the jobs collection holding the job's closed document (a
+// collection's text may hold any character a name may: escaped).
+std::string OpenJson(std::string const& fromHash, std::string const& toHash, CollectionRef const& closedIn) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  auto const& text = closedIn.Text();
+  w.StartObject();
+  w.Key("id");
+  w.String(OpenId(fromHash, toHash).c_str());
+  w.Key("pk");
+  w.String(JobKey);
+  w.Key("docshardJobOpen");
+  w.Int(1);
+  w.Key("from");
+  w.String(fromHash.c_str());
+  w.Key("to");
+  w.String(toHash.c_str());
+  w.Key("closedIn");
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  w.EndObject();
+  return {buffer.GetString(), buffer.GetSize()};
 }
 
 // A 404 that says the collection (or database) is gone, not the document:
@@ -59,13 +80,18 @@ std::string JobId(std::string const& fromHash, std::string const& toHash) {
   return "docshard-job-closed-" + fromHash + "-" + toHash;
 }
 
+void RecordOpenJob(cosmos::CosmosClient& client, CollectionRef const& where, CollectionRef const& closedIn,
+                   std::string const& fromHash, std::string const& toHash) {
+  CreateCollection(client, where);
+  client.UpsertDocument(where.Link(), OpenJson(fromHash, toHash, closedIn), cosmos::PartitionKeyValue(JobKey));
+}
+
 void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
              std::string const& toHash) {
-  CreateCollection(client, where);
   // The record first: a removal of B's tombstones that finds it closes this
   // job; one that ran before it closed the job already, which the replace
   // below then finds.
-  client.UpsertDocument(where.Link(), OpenJson(fromHash, toHash), cosmos::PartitionKeyValue(JobKey));
+  RecordOpenJob(client, where, where, fromHash, toHash);
   auto const id = JobId(fromHash, toHash);
   try {
     // A replace of the closed document by itself: repeated after an unknown
@@ -129,41 +155,67 @@ std::vector<JobHashes> RecordedJobs(cosmos::CosmosClient& client, CollectionRef 
     auto const to = document.FindMember("to");
     if (from == document.MemberEnd() || to == document.MemberEnd() || !from->value.IsString() || !to->value.IsString())
       continue;
+    // Where its closed document lives: the record's own collection unless
+    // it names another (a copy in one of the target's other databases).
+    auto closedIn = where;
+    auto const named = document.FindMember("closedIn");
+    if (named != document.MemberEnd() && named->value.IsString())
+      closedIn = CollectionRef::Parse(std::string(named->value.GetString(), named->value.GetStringLength()));
     out.push_back({std::string(from->value.GetString(), from->value.GetStringLength()),
-                   std::string(to->value.GetString(), to->value.GetStringLength())});
+                   std::string(to->value.GetString(), to->value.GetStringLength()), std::move(closedIn)});
   }
+  return out;
+}
+
+// Whether the job `job` is closed, asked where its closed document lives:
+// the fence's question (found means closed; repeated after an unknown
+// outcome, as the fence's). A missing jobs collection there (404/1003,
+// deleted by hand) is closed, as the fence counts it; any other 404 says
+// nothing about the job: thrown.
+bool Closed(client::PartitionedClient& client, JobHashes const& job) {
+  auto const id = JobId(job.From, job.To);
+  auto& account = client.Account(job.ClosedIn.Account());
+  try {
+    cosmos::detail::RepeatWhileOutcomeUnknown([&] {
+      return account.ReplaceDocument(job.ClosedIn.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey));
+    });
+    return true;
+  } catch (cosmos::NotFoundError const& e) {
+    if (CollectionGone(e)) return true;
+    if (!DocumentMissing(e)) throw;
+  }
+  return false;
+}
+
+// The jobs recorded in `where` that `pick` selects and that are not closed.
+template <typename Pick>
+std::vector<JobHashes> OpenJobs(client::PartitionedClient& client, CollectionRef const& where, Pick pick) {
+  std::vector<JobHashes> out;
+  for (auto& job : RecordedJobs(client.Account(where.Account()), where))
+    if (pick(job) && !Closed(client, job)) out.push_back(std::move(job));
   return out;
 }
 
 }  // namespace
 
-std::size_t CloseJobsInto(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& toHash) {
+std::size_t CloseJobsInto(client::PartitionedClient& client, CollectionRef const& where, std::string const& toHash) {
   std::size_t closed = 0;
-  for (auto const& job : RecordedJobs(client, where)) {
+  for (auto const& job : RecordedJobs(client.Account(where.Account()), where)) {
     if (job.To != toHash) continue;
-    if (CloseJob(client, where, JobId(job.From, toHash))) ++closed;
+    // Closed where its fences ask: the record's closedIn.
+    if (CloseJob(client.Account(job.ClosedIn.Account()), job.ClosedIn, JobId(job.From, toHash))) ++closed;
   }
   return closed;
 }
 
-std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionRef const& where,
+std::vector<JobHashes> OpenJobsNotInto(client::PartitionedClient& client, CollectionRef const& where,
                                        std::string const& exceptToHash) {
-  std::vector<JobHashes> out;
-  for (auto& job : RecordedJobs(client, where)) {
-    if (job.To == exceptToHash) continue;
-    auto const id = JobId(job.From, job.To);
-    try {
-      // The fence's question: found means closed (repeated after an
-      // unknown outcome, as the fence's).
-      cosmos::detail::RepeatWhileOutcomeUnknown(
-          [&] { return client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey)); });
-      continue;
-    } catch (cosmos::NotFoundError const& e) {
-      if (!DocumentMissing(e)) throw;
-    }
-    out.push_back(std::move(job));
-  }
-  return out;
+  return OpenJobs(client, where, [&](JobHashes const& job) { return job.To != exceptToHash; });
+}
+
+std::vector<JobHashes> OpenJobsInto(client::PartitionedClient& client, CollectionRef const& where,
+                                    std::string const& toHash, std::string const& exceptFromHash) {
+  return OpenJobs(client, where, [&](JobHashes const& job) { return job.To == toHash && job.From != exceptFromHash; });
 }
 
 JobFence::JobFence(cosmos::CosmosClient& client, CollectionRef where, std::string id, RequestUnitBudget* budget)

@@ -28,9 +28,14 @@
 //   "pk": "docshard-job", "docshardJobClosed": 1}, created by the close and
 //   never deleted;
 // - open record: {"id": "docshard-job-open-<A>-<B>", "pk": "docshard-job",
-//   "docshardJobOpen": 1, "from": <A's hash>, "to": <B's hash>}, upserted by
-//   every run with work left, so that a removal of B's tombstones that knows
-//   only B (RemoveTombstones(client, next)) can close every job into B.
+//   "docshardJobOpen": 1, "from": <A's hash>, "to": <B's hash>, "closedIn":
+//   <JobCollection(B)'s text>}, upserted by every run with work left, so that
+//   a removal of B's tombstones that knows only B (RemoveTombstones(client,
+//   next)) can close every job into B. A run also upserts it into the jobs
+//   collection of every other database of B's tombstones (RecordOpenJob), so
+//   that a removal of another job's tombstones there sees this job (its
+//   tombstones share the collection); "closedIn" says where its closed
+//   document is asked for (a record without it: its own collection).
 #include "docshard/core/collection_ref.hpp"
 #include "docshard/core/partition_resolver.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
@@ -63,17 +68,32 @@ CollectionRef JobCollection(IPartitionResolver const& to);
 // documents.
 CollectionRef JobCollectionOf(CollectionRef const& any);
 
-// A job recorded as open (OpenJob) by its schemes' hashes.
+// A job recorded as open (OpenJob, RecordOpenJob) by its schemes' hashes,
+// and the jobs collection that holds (or will hold) its closed document.
 struct JobHashes {
   std::string From, To;
+  CollectionRef ClosedIn;
 };
 
 // The jobs of `where` recorded as open that are not closed (a replace of the
-// closed document answers 404), except those into `exceptToHash`. A missing
-// jobs collection holds none. Throws what the client throws (a 404 with
-// another sub-status too: it says nothing about the job).
-std::vector<JobHashes> OpenJobsNotInto(cosmos::CosmosClient& client, CollectionRef const& where,
+// closed document, in the record's ClosedIn, answers 404), except those into
+// `exceptToHash`. A missing jobs collection holds none; a job whose ClosedIn
+// collection is gone (404/1003, deleted by hand) counts as closed, as its
+// fence does. Throws what the client throws (a 404 with another sub-status
+// too: it says nothing about the job).
+std::vector<JobHashes> OpenJobsNotInto(client::PartitionedClient& client, CollectionRef const& where,
                                        std::string const& exceptToHash);
+
+// As OpenJobsNotInto, the open jobs of `where` into `toHash` except the one
+// from `exceptFromHash`.
+std::vector<JobHashes> OpenJobsInto(client::PartitionedClient& client, CollectionRef const& where,
+                                    std::string const& toHash, std::string const& exceptFromHash);
+
+// Upserts the job's open record into the jobs collection `where` (created when
+// missing), naming `closedIn` as where its closed document lives. Throws what
+// the client throws.
+void RecordOpenJob(cosmos::CosmosClient& client, CollectionRef const& where, CollectionRef const& closedIn,
+                   std::string const& fromHash, std::string const& toHash);
 
 // The closed document's id for the job between schemes of these SchemeHash values.
 std::string JobId(std::string const& fromHash, std::string const& toHash);
@@ -94,10 +114,11 @@ void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::stri
 // what the client throws (after repeating an unknown outcome a few times).
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id);
 
-// Closes every job whose open record (OpenJob) names `toHash` as its target;
-// returns how many this call closed (a job closed before is not counted). A
-// missing jobs collection holds no job: 0. Throws what the client throws.
-std::size_t CloseJobsInto(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& toHash);
+// Closes every job whose open record in `where` (OpenJob) names `toHash` as
+// its target, in the record's ClosedIn; returns how many this call closed (a
+// job closed before is not counted). A missing jobs collection holds no job:
+// 0. Throws what the client throws.
+std::size_t CloseJobsInto(client::PartitionedClient& client, CollectionRef const& where, std::string const& toHash);
 
 // The moves' fence: Pass() makes (or joins) one replace of the closed
 // document that the service processed after Pass() was called. Callers that

@@ -7,6 +7,7 @@
 #include "worker_pool.hpp"
 
 #include "client/provisional.hpp"
+#include "client/tombstone.hpp"
 #include "core/document_id.hpp"
 
 #include "docshard/core/errors.hpp"
@@ -599,8 +600,27 @@ MigrationProgress Migrator::Run() {
   auto const jobWhere = detail::JobCollection(*m_to);
   auto& jobClient = m_client->Account(jobWhere.Account());
   auto const jobId = detail::JobId(fromHash, toHash);
-  if (std::any_of(sources.begin(), sources.end(), [&](CollectionRef const& s) { return !totals[s.Text()].Done; }))
+  if (std::any_of(sources.begin(), sources.end(), [&](CollectionRef const& s) { return !totals[s.Text()].Done; })) {
+    // The job's tombstones go to every database of B's collections, and a
+    // removal of another job's tombstones there looks for open jobs in that
+    // database's jobs collection: the job is recorded in each (naming where
+    // its closed document lives), before it is asked whether it is closed.
+    auto const tombstones = TombstoneCollections(*m_to);
+    for (auto const& t : tombstones) {
+      auto const jobs = detail::JobCollectionOf(t);
+      if (jobs.Text() == jobWhere.Text()) continue;  // OpenJob's own record
+      auto& account = m_client->Account(jobs.Account());
+      Paced(state.Pacer, [&] { detail::RecordOpenJob(account, jobs, jobWhere, fromHash, toHash); });
+    }
     Paced(state.Pacer, [&] { detail::OpenJob(jobClient, jobWhere, fromHash, toHash); });
+    // The tombstone collections exist from now on, so a fenced mover that
+    // finds one missing knows that the tombstones were removed (and does not
+    // take it for "no delete yet": document_mover.cpp).
+    for (auto const& t : tombstones) {
+      auto& account = m_client->Account(t.Account());
+      Paced(state.Pacer, [&] { client::detail::CreateTombstoneCollection(account, t); });
+    }
+  }
   state.Fence = std::make_unique<detail::JobFence>(jobClient, jobWhere, jobId, &state.Budget);
 
   // Progress baseline and the estimate of what is left to move.

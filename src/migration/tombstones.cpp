@@ -123,11 +123,14 @@ namespace {
 // would confirm a copy of a document deleted meanwhile. Refuses while such a
 // job, recorded open in the jobs collection of one of these databases, is
 // not closed; the jobs into `next` are left out (this call closes them).
+// Every run records its job in each database of its tombstones (not only
+// where its closed document lives), so a job whose target's first
+// collection is elsewhere is seen too.
 void RefuseWhileAnotherJobUses(client::PartitionedClient& client, IPartitionResolver const& next,
                                std::string const& toHash) {
   for (auto const& t : TombstoneCollections(next)) {
     auto const jobs = detail::JobCollectionOf(t);
-    auto const open = detail::OpenJobsNotInto(client.Account(jobs.Account()), jobs, toHash);
+    auto const open = detail::OpenJobsNotInto(client, jobs, toHash);
     if (open.empty()) continue;
     throw InvalidArgumentError("the tombstones of the new scheme cannot be removed: " + t.Text() +
                                " is also used by the migration job from scheme " + open.front().From + " to scheme " +
@@ -162,7 +165,7 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
   // The named job even when no run of it recorded itself (an older docshard):
   // after this no fence of it answers open, whatever happens to the tombstones.
   if (detail::CloseJob(account, jobs, detail::JobId(SchemeHash(from), toHash))) ++out.JobsClosed;
-  out.JobsClosed += detail::CloseJobsInto(account, jobs, toHash);
+  out.JobsClosed += detail::CloseJobsInto(client, jobs, toHash);
   // The job closed, every marked copy is garbage: none is confirmed any more
   // (the fence), and none is the only copy of a live document
   // (docs/migration.md, "After the switch"). Before the tombstone collections
@@ -177,7 +180,7 @@ std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolv
   auto const jobs = detail::JobCollection(next);
   auto const toHash = SchemeHash(next);
   RefuseWhileAnotherJobUses(client, next, toHash);
-  detail::CloseJobsInto(client.Account(jobs.Account()), jobs, toHash);
+  detail::CloseJobsInto(client, jobs, toHash);
   SweepMarkedCopies(client, next, false);
   return DeleteTombstoneCollections(client, next);
 }

@@ -445,6 +445,110 @@ TEST_CASE("tombstones: their removal is refused while a later job into the same 
   CHECK_FALSE(tombstonesExist());
 }
 
+// Review s13b finding 1: a later job B->C whose target's *first* collection
+// is in another database (C = {D2/n0, D1/t0, D1/t1}, B = {D1/t0, D1/t1})
+// keeps its closed document in D2's jobs collection but writes tombstones
+// into D1's. Its run records it open in D1's jobs collection too (naming
+// D2's as where it is closed), so the removal of A->B's tombstones (D1's)
+// refuses while B->C is open; once B->C is closed (in D2) it proceeds.
+TEST_CASE("tombstones: their removal is refused while a later job whose first collection is elsewhere is open",
+          "[protocol][tombstone][switch]") {
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s0"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["b:dbs/{DB}/colls/t0","b:dbs/{DB}/colls/t1"]})");
+  auto const client = f.TransitionClient();
+  auto const d2 = f.Database + "n";
+  auto const c =
+      resolvers::PartitionScheme::Load(f.Config(R"({"type":"hash","partitionKey":"/userId","collections":["b:dbs/)" +
+                                                    d2 + R"(/colls/n0","b:dbs/{DB}/colls/t0","b:dbs/{DB}/colls/t1"]})",
+                                                1, f.Servers));
+  PartitionedClientOptions options;
+  options.Client = ClientOptions(f.Servers.Default);
+  auto const bc = PartitionedClient::FromScheme(Migrator::TransitionScheme(f.B, c), options);
+  auto& b = client->Account("b");
+  struct DropD2 {
+    CosmosClient& B;
+    std::string Name;
+    ~DropD2() {
+      try {
+        B.DeleteDatabase(Name);
+      } catch (...) {}
+    }
+  } dropD2{b, d2};
+  auto const inB = PartitionedClient::FromScheme(f.B, options);  // B's documents, before the B->C job
+  inB->CreateCollectionsIfMissing();
+  for (int i = 0; i < 6; ++i) {
+    auto const user = "u" + std::to_string(i);
+    inB->CreateDocument("{\"id\":\"d" + std::to_string(i) + "\",\"userId\":\"" + user + "\",\"v\":1}");
+  }
+  // The B->C job runs (its record says open) and is not switched.
+  MigratorOptions run;
+  run.Checkpoint = f.WriteFile("bc2.checkpoint", "");
+  std::filesystem::remove(run.Checkpoint);
+  Migrator(bc, f.B.Resolver(), c.Resolver(), run).Run();
+  auto const tombstones = TombstoneCollections(*f.B.Resolver());
+  REQUIRE(tombstones.size() == 1);  // D1's, which C uses too
+  REQUIRE(TombstoneCollections(*c.Resolver()).size() == 2);
+  auto const exists = [&](CollectionRef const& where) {
+    try {
+      b.ReadCollection(where.Link());
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  };
+  // The run created every tombstone collection of C up front (its movers
+  // then take a missing one for "removed").
+  for (auto const& t : TombstoneCollections(*c.Resolver())) CHECK(exists(t));
+  std::this_thread::sleep_for(std::max(ReplicaLag(f.Servers.Default), ReplicaLag(f.Servers.B)) +
+                              std::chrono::milliseconds(100));
+
+  CHECK_THROWS_AS(RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver()), InvalidArgumentError);
+  CHECK_THROWS_AS(RemoveTombstones(*client, *f.B.Resolver()), InvalidArgumentError);
+  CHECK(exists(tombstones.front()));  // B->C's tombstones kept
+
+  // B->C closed where its fence asks (D2's jobs collection): D1's record of
+  // it is read as closed there, and the removal proceeds.
+  CHECK(CloseMigrationJob(*bc, *f.B.Resolver(), *c.Resolver()));
+  auto const removal = RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver());
+  CHECK(removal.CollectionsRemoved == 1);
+  CHECK_FALSE(exists(tombstones.front()));
+}
+
+// Review s13b finding 1, the hardening: a mover with a fence takes a missing
+// tombstone collection (404/1003) for "the tombstones were removed" and
+// confirms nothing, although its fence answers open (a job a removal missed);
+// a mover used alone keeps taking it for "no tombstone" and moves.
+TEST_CASE("mover: with a fence, a missing tombstone collection confirms nothing", "[protocol][tombstone][switch]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("y", 1), "k");
+  auto const tombstones = TombstoneCollections(*m.F.B.Resolver()).front();
+  REQUIRE_THROWS_AS(m.T.ReadCollection(tombstones.Link()), NotFoundError);  // no delete made it
+  int asked = 0;
+  DocumentMover fenced(m.S, m.Source, m.T, m.Target, m.Pacer);
+  fenced.SetFence([&] {
+    ++asked;
+    return true;
+  });
+  CHECK(fenced.Move(m.ReadSource("x"), PartitionKeyValue("k")).Outcome == MoveOutcome::JobClosed);
+  CHECK(m.InSource("x"));
+  CHECK_FALSE(m.TargetValue("x"));  // its marked copy removed
+  CHECK(asked == 0);                // decided by the check, before the fence
+
+  // A marked copy another mover left (the Create's 409 path): removed too.
+  m.T.CreateDocument(m.Target.Link(), Marked("y", 1), "k");
+  CHECK(fenced.Move(m.ReadSource("y"), PartitionKeyValue("k")).Outcome == MoveOutcome::JobClosed);
+  CHECK(m.InSource("y"));
+  CHECK_FALSE(m.TargetValue("y"));
+
+  // Alone (no fence): "no tombstone", the document moves.
+  CHECK(m.Move(m.ReadSource("x")).Outcome == MoveOutcome::Moved);
+  CHECK_FALSE(m.InSource("x"));
+  CHECK(m.TargetValue("x") == 1);
+}
+
 // Issue 12, what remains 4: a library user who switches on its own closes
 // the job with CloseMigrationJob: once, and a run with work left is refused
 // from then on (nothing copied).
@@ -1029,9 +1133,9 @@ void StalledAcrossTheSwitch(bool lease, bool beforeCreate = false, bool recreate
     b->DeleteDocument("c", PartitionKey("k"));
   if (recreated) {
     // The operator, after the switch: no delete of the transition wrote a
-    // tombstone here, so there is no collection to delete (the job's closed
-    // document is not in it).
-    CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 0);
+    // tombstone here; the run made the (empty) collection before its first
+    // move, and it goes (the job's closed document is not in it).
+    CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 1);
     CHECK(CountTombstones(*m.Client, *m.F.B.Resolver()) == 0);
     b->CreateDocument(MoverFixture::Doc("x", 1));
     m.Client->DeleteDocument("x", PartitionKey("k"));  // a transition client: its tombstone makes the collection
@@ -1134,9 +1238,10 @@ TEST_CASE("migrator: a job closed under a running migrator leaves its documents 
     }
   } join{stall, running};
   REQUIRE(stall.AwaitArrival());
-  // No delete wrote a tombstone (no collection to delete); the removal closes
-  // the job all the same, from the running migrator's open record.
-  CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 0);
+  // No delete wrote a tombstone (the run made the empty collection, which
+  // goes); the removal closes the job all the same, from the running
+  // migrator's open record.
+  CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 1);
   stall.Release();
   running.join();
   REQUIRE_FALSE(error);

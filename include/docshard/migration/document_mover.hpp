@@ -64,8 +64,10 @@ enum class MoveOutcome {
   // deleted; the document is left in place and reported (delete it again).
   DeletePending,
   // The job was closed (switched to B, or its tombstones removed) before
-  // this move could confirm a copy: the marked copy it met (its own, or one
-  // it was about to adopt) was deleted If-Match, nothing was confirmed or
+  // this move could confirm a copy (its fence answered closed, or, with a
+  // fence set, its tombstone check found the tombstone collection gone): the
+  // marked copy it met (its own, or one it was about to adopt) was deleted
+  // If-Match, nothing was confirmed or
   // deleted at the source. The source may still hold the document (the
   // migrator then lists it as left in place).
   JobClosed,
@@ -150,8 +152,13 @@ public:
   // The job's fence (docs/migration.md, "After the switch"): called before a
   // marked copy loses its marker, after the tombstone check; true while the
   // job is open (not switched to B), decided by a write made after the call
-  // began. Not set: always open (a mover used on its own, outside a job:
-  // the caller must make sure it never runs after the switch).
+  // began. Set, the mover also takes a missing tombstone collection (404
+  // with sub-status 1003 on its tombstone check) for "the tombstones were
+  // removed": it confirms nothing (outcome JobClosed), so the job's run must
+  // create the tombstone collections before its first move (the Migrator
+  // does). Not set: always open, and a missing tombstone collection means no
+  // tombstone (a mover used on its own, outside a job: the caller must make
+  // sure it never runs after the switch or the tombstones' removal).
   void SetFence(std::function<bool()> fence) { m_fence = std::move(fence); }
 
   // For tests of interleavings: `hook` runs at each MoveStep of every Move

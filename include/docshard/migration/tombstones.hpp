@@ -69,10 +69,11 @@ struct TombstoneRemoval {
 // or deleted) while a job not into `next` is recorded open and not closed in
 // the docshard-jobs collection of a database whose tombstones it would delete
 // (tombstones are per database: a later job whose target shares one of
-// `next`'s databases uses them too). Not seen: such a job whose target's
-// first collection is in another database, a record upserted during the call
-// or served late by a lagging replica; no other job may move into those
-// databases meanwhile. The field docshardProvisional is reserved: every
+// `next`'s databases uses them too; each run records its job in the
+// docshard-jobs of every database of its target's tombstones, naming where
+// its closed document lives, which is where it is asked). Not seen: a record
+// upserted during the call or served late by a lagging replica; no other job
+// may start moving into those databases meanwhile. The field docshardProvisional is reserved: every
 // document carrying it in `next`'s collections is deleted.
 // Closing first is what keeps a migrator still running (or a stalled worker
 // waking later) from confirming a copy once no tombstone can tell it that
