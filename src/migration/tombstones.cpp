@@ -156,15 +156,33 @@ std::size_t DeleteTombstoneCollections(client::PartitionedClient& client, IParti
 }  // namespace
 
 TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& from,
-                                  IPartitionResolver const& next) {
+                                  IPartitionResolver const& next, TombstoneRemovalOptions const& options) {
   TombstoneRemoval out;
   auto const jobs = detail::JobCollection(next);
   auto& account = client.Account(jobs.Account());
   auto const toHash = SchemeHash(next);
+  auto const fromHash = SchemeHash(from);
   RefuseWhileAnotherJobUses(client, next, toHash);
+  // Closing is permanent: another job into `next` closed here could never
+  // move what it has left. Only when asked; else refused, naming them.
+  if (!options.CloseOtherJobs) {
+    auto const others = detail::OpenJobsInto(client, jobs, toHash, fromHash);
+    if (!others.empty()) {
+      std::string names;
+      for (auto const& o : others) names += (names.empty() ? "" : ", ") + o.From + " -> " + o.To;
+      throw InvalidArgumentError(
+          "the tombstones of the new scheme were not removed: " + std::to_string(others.size()) +
+          " other migration job(s) into it are open (recorded in " + jobs.Text() +
+          "; SHA-256 of the schemes, from -> to: " + names +
+          "). Removing the tombstones closes them for good (a closed job is refused from then on, with or "
+          "without work left). Finish and switch them first, or close them with this removal "
+          "(docshard migrate --close-other-jobs, TombstoneRemovalOptions::CloseOtherJobs). Nothing was closed or "
+          "deleted");
+    }
+  }
   // The named job even when no run of it recorded itself (an older docshard):
   // after this no fence of it answers open, whatever happens to the tombstones.
-  if (detail::CloseJob(account, jobs, detail::JobId(SchemeHash(from), toHash))) ++out.JobsClosed;
+  if (detail::CloseJob(account, jobs, detail::JobId(fromHash, toHash))) ++out.JobsClosed;
   out.JobsClosed += detail::CloseJobsInto(client, jobs, toHash);
   // The job closed, every marked copy is garbage: none is confirmed any more
   // (the fence), and none is the only copy of a live document

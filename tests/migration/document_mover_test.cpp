@@ -549,6 +549,54 @@ TEST_CASE("mover: with a fence, a missing tombstone collection confirms nothing"
   CHECK(m.TargetValue("x") == 1);
 }
 
+// Review s13b finding 4: another open job into B (A'->B, its run recorded it)
+// would be closed for good by the removal of A->B's tombstones; the removal
+// refuses, naming it, unless CloseOtherJobs. The removal without a named job
+// closes every job with a record (two here: both closed by CloseJobsInto).
+TEST_CASE("tombstones: their removal refuses to close another open job into the same scheme unless asked",
+          "[protocol][tombstone][switch]") {
+  MoverFixture m;
+  m.Setup();
+  auto const other = resolvers::PartitionScheme::Load(
+      m.F.Config(R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s1"]})", 1, m.F.Servers));
+  m.S.CreateCollectionIfNotExists(m.Source.Database(), "s1", "/userId");
+  PartitionedClientOptions options;
+  options.Client = ClientOptions(m.F.Servers.Default);
+  auto const otherClient = PartitionedClient::FromScheme(Migrator::TransitionScheme(other, m.F.B), options);
+  // Runs of both jobs (each records itself open), neither switched.
+  auto const run = [&](std::shared_ptr<PartitionedClient> const& client, resolvers::PartitionScheme const& from,
+                       std::string const& name) {
+    MigratorOptions o;
+    o.Checkpoint = m.F.WriteFile(name, "");
+    std::filesystem::remove(o.Checkpoint);
+    Migrator(client, from.Resolver(), m.F.B.Resolver(), o).Run();
+  };
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("a", 1), "k");
+  run(m.Client, m.F.A, "ab.checkpoint");
+  run(otherClient, other, "other.checkpoint");
+  std::this_thread::sleep_for(std::max(ReplicaLag(m.F.Servers.Default), ReplicaLag(m.F.Servers.B)) +
+                              std::chrono::milliseconds(100));
+
+  // Refused, naming the other job's hashes; nothing closed or removed.
+  auto const otherHash = SchemeHash(*other.Resolver());
+  CHECK_THROWS_WITH(RemoveTombstones(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()),
+                    Catch::Contains(otherHash) && Catch::Contains("other migration job(s)"));
+  auto const tombstones = TombstoneCollections(*m.F.B.Resolver()).front();
+  CHECK_NOTHROW(m.T.ReadCollection(tombstones.Link()));  // made by the runs, kept
+
+  SECTION("asked: both closed") {
+    TombstoneRemovalOptions closeOthers;
+    closeOthers.CloseOtherJobs = true;
+    auto const removal = RemoveTombstones(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver(), closeOthers);
+    CHECK(removal.JobsClosed == 2);  // A->B (not closed by the refusal) and A'->B
+    CHECK(removal.CollectionsRemoved == 1);
+  }
+  SECTION("no job named: every recorded job closed") { CHECK(RemoveTombstones(*m.Client, *m.F.B.Resolver()) == 1); }
+  CHECK_FALSE(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), *m.F.B.Resolver()));  // closed before
+  CHECK_FALSE(CloseMigrationJob(*otherClient, *other.Resolver(), *m.F.B.Resolver()));
+  CHECK_THROWS_AS(m.T.ReadCollection(tombstones.Link()), NotFoundError);
+}
+
 // Issue 12, what remains 4: a library user who switches on its own closes
 // the job with CloseMigrationJob: once, and a run with work left is refused
 // from then on (nothing copied).

@@ -25,6 +25,7 @@
 #include "child_process.hpp"
 #include "migration_fixture.hpp"
 
+#include <docshard/migration/migration_checkpoint.hpp>
 #include <docshard/migration/migration_lease.hpp>
 
 #include <catch2/catch.hpp>
@@ -374,11 +375,42 @@ TEST_CASE("leases: a worker with other configs is refused and changes nothing", 
     CHECK(status["total"]["requestCharge"].GetInt64() > 0);
     CHECK(status["total"]["tombstones"].GetUint() == 2);
   }
-  // Finished: removed, and counted no more.
-  REQUIRE(removeTombstones() == 0);
-  CHECK(Tail(tombstoneLog).find(" tombstone collections (2 tombstones)") != std::string::npos);
-  // The workers did not switch (--no-finish): the removal closed the job first.
-  CHECK(Tail(tombstoneLog).find("closed 1 migration job into NEW") != std::string::npos);
+  // Another job into B recorded open (its run's record, as OpenJob writes
+  // it): removing B's tombstones would close it for good, so the removal is
+  // refused by name (exit 2, nothing closed or removed) unless
+  // --close-other-jobs.
+  std::string const otherFrom(64, 'e');
+  {
+    auto const first = f.B.Resolver()->Collections().front();
+    auto app = f.TransitionClient();
+    auto& jobs = app->Account(first.Account());
+    jobs.CreateCollectionIfNotExists(first.Database(), "docshard-jobs", "/pk");
+    auto const toHash = SchemeHash(*f.B.Resolver());
+    jobs.UpsertDocument("dbs/" + first.Database() + "/colls/docshard-jobs",
+                        "{\"id\":\"docshard-job-open-" + otherFrom + "-" + toHash +
+                            "\",\"pk\":\"docshard-job\",\"docshardJobOpen\":1,\"from\":\"" + otherFrom +
+                            "\",\"to\":\"" + toHash + "\"}",
+                        PartitionKeyValue("docshard-job"));
+    std::this_thread::sleep_for(std::max(ReplicaLag(f.Servers.Default), ReplicaLag(f.Servers.B)));
+  }
+  CHECK(removeTombstones() == 2);
+  {
+    auto const refusal = Tail(tombstoneLog);
+    INFO(refusal);
+    CHECK(refusal.find("other migration job(s) into it are open") != std::string::npos);
+    CHECK(refusal.find(otherFrom) != std::string::npos);
+    CHECK(refusal.find("--close-other-jobs") != std::string::npos);
+  }
+  // Finished: removed, and counted no more; the tombstones and both jobs were
+  // left as they were by the refusal.
+  auto const removedLog = f.WriteFile("removed.log", "");
+  REQUIRE(ExitCode(Wait(Spawn({cli, "migrate", "--from", fromPath, "--to", toPath, "--lease", lease,
+                               "--remove-tombstones", "--close-other-jobs"},
+                              removedLog))) == 0);
+  CHECK(Tail(removedLog).find(" tombstone collections (2 tombstones)") != std::string::npos);
+  // The workers did not switch (--no-finish): the removal closed the job
+  // first, and the other one.
+  CHECK(Tail(removedLog).find("closed 2 migration jobs into NEW") != std::string::npos);
   CosmosClient a(ClientOptions(f.Servers.Default));
   CHECK_THROWS_AS(a.ReadCollection("dbs/" + f.Database + "/colls/docshard-tombstones"), NotFoundError);
   CHECK_THROWS_AS(b.ReadCollection("dbs/" + f.Database + "/colls/docshard-tombstones"), NotFoundError);

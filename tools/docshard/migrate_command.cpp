@@ -30,7 +30,7 @@ namespace docshard::cli {
 
 namespace {
 
-constexpr std::array<OptionSpec, 19> Options = {{{"from", true},
+constexpr std::array<OptionSpec, 20> Options = {{{"from", true},
                                                  {"to", true},
                                                  {"checkpoint", true},
                                                  {"resume", false},
@@ -48,7 +48,8 @@ constexpr std::array<OptionSpec, 19> Options = {{{"from", true},
                                                  {"json", false},
                                                  {"rate-ru", true},
                                                  {"read-all", false},
-                                                 {"remove-tombstones", false}}};
+                                                 {"remove-tombstones", false},
+                                                 {"close-other-jobs", false}}};
 
 resolvers::PartitionScheme LoadNamed(std::string const& path) {
   try {
@@ -211,7 +212,7 @@ int ShowStatus(client::PartitionedClient& client, std::string const& leaseText, 
 // to know (docs/migration.md, "Removing them").
 int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::string> const& leaseText,
                         std::filesystem::path const& checkpoint, IPartitionResolver const& from,
-                        IPartitionResolver const& next) {
+                        IPartitionResolver const& next, bool closeOtherJobs) {
   auto const fromHash = migration::SchemeHash(from);
   auto const toHash = migration::SchemeHash(next);
   std::string unfinished;
@@ -257,7 +258,11 @@ int RemoveJobTombstones(client::PartitionedClient& client, std::optional<std::st
   // Closes the job first: from then on no worker of it confirms a copy, even
   // once something makes the tombstone collection again; then every marked
   // copy left (killed movers') is garbage and goes.
-  auto const removal = migration::RemoveTombstones(client, from, next);
+  // Other open jobs into NEW: refused (exit 2, nothing changed) unless
+  // --close-other-jobs, since closing them is permanent.
+  migration::TombstoneRemovalOptions removalOptions;
+  removalOptions.CloseOtherJobs = closeOtherJobs;
+  auto const removal = migration::RemoveTombstones(client, from, next, removalOptions);
   if (removal.JobsClosed > 0)
     std::printf("closed %zu migration job%s into NEW\n", removal.JobsClosed, removal.JobsClosed == 1 ? "" : "s");
   if (removal.ProvisionalRemoved > 0)
@@ -306,6 +311,8 @@ int Run(std::span<char const* const> args) {
   auto const from = LoadNamed(fromPath);
   auto const to = LoadNamed(toPath);
   bool const removeTombstones = arguments.Flag("remove-tombstones");
+  if (arguments.Flag("close-other-jobs") && !removeTombstones)
+    throw UsageError("--close-other-jobs needs --remove-tombstones");
   bool const finish = !arguments.Flag("no-finish") && !removeTombstones;
   if (finish) {
     try {
@@ -323,7 +330,8 @@ int Run(std::span<char const* const> args) {
                                        " nor " + toPath);
   }
   if (removeTombstones)
-    return RemoveJobTombstones(*client, leaseText, options.Checkpoint, *from.Resolver(), *to.Resolver());
+    return RemoveJobTombstones(*client, leaseText, options.Checkpoint, *from.Resolver(), *to.Resolver(),
+                               arguments.Flag("close-other-jobs"));
   if (leaseText && arguments.Flag("status"))
     return ShowStatus(*client, *leaseText, migration::SchemeHash(*from.Resolver()),
                       migration::SchemeHash(*to.Resolver()), *to.Resolver(), arguments.Flag("json"));
@@ -463,7 +471,7 @@ int Run(std::span<char const* const> args) {
 Command const MigrateCommand{
     "migrate",
     "migrate --from OLD.json --to NEW.json [--checkpoint FILE] [--resume] [--max-parallel N] [--rate N] [--rate-ru R]\n"
-    "        [--read-all] [--remove-tombstones]\n"
+    "        [--read-all] [--remove-tombstones [--close-other-jobs]]\n"
     "        [--lease ACCOUNT:dbs/DB/colls/LEASES --worker NAME [--lease-seconds S] [--create-only | --status [--json]]]",
     "move documents to a new scheme (resumable), verify, switch",
     "Moves every document whose owner changes from OLD to NEW: copy to the new\n"
@@ -514,7 +522,10 @@ Command const MigrateCommand{
     "  --remove-tombstones  close a finished job (every item, or the checkpoint,\n"
     "                     done), delete the provisional copies left in NEW and the\n"
     "                     tombstones: only once no worker runs any more and every\n"
-    "                     application runs NEW\n"
+    "                     application runs NEW; refused (exit 2) while another\n"
+    "                     job into NEW is open\n"
+    "  --close-other-jobs with --remove-tombstones: close those other jobs too\n"
+    "                     (for good: they can never move what they have left)\n"
     "\n"
     "Exit status: 0 when everything moved and verified, 1 when the migration\n"
     "stopped, left documents in place or verification failed (resume or\n"

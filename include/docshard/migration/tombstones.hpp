@@ -53,11 +53,22 @@ struct TombstoneRemoval {
   std::size_t CollectionsRemoved = 0;
 };
 
+// Options of RemoveTombstones(client, from, next, options).
+struct TombstoneRemovalOptions {
+  // Whether other open jobs into `next` (from another scheme than `from`,
+  // recorded open by their runs and not closed) are closed too, for good.
+  // False (the default): the call refuses while there is one
+  // (InvalidArgumentError naming their scheme hashes; nothing closed or
+  // deleted): such a job may still have work left, which it could never do.
+  bool CloseOtherJobs = false;
+};
+
 // Ends the job of (from, next) and removes the tombstones of `next`: closes
 // the job first (the document the switch creates, docs/migration.md "After
 // the switch: closing the job", in the collection docshard-jobs, which is
-// never deleted), and every other job into `next` whose runs recorded it as
-// open; then deletes every provisional copy in `next`'s collections (If-Match
+// never deleted), and, with options.CloseOtherJobs, every other job into
+// `next` whose runs recorded it as open (without it, refuses while there is
+// one: TombstoneRemovalOptions); then deletes every provisional copy in `next`'s collections (If-Match
 // the version found: one someone writes meanwhile is kept), with or without
 // a tombstone: once the job is closed none is ever confirmed, and none is the
 // only copy of a live document (a worker killed between its copy and its
@@ -86,13 +97,16 @@ struct TombstoneRemoval {
 // client's (after a failure part of it may be done; calling it again is
 // safe).
 DOCSHARD_API TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& from,
-                                               IPartitionResolver const& next);
+                                               IPartitionResolver const& next,
+                                               TombstoneRemovalOptions const& options = {});
 
 // As RemoveTombstones(client, from, next) without naming a job: closes every
 // job into `next` that recorded itself as open (every run with work left of
 // this docshard version does), permanently, sweeps the provisional copies and
 // deletes the tombstone collections; returns how many collections it deleted.
-// Refuses as the overload above, with its limits. A job whose runs left no
+// (No job is named, so none is "other": it closes them all, as
+// CloseOtherJobs does above.) Refuses as the overload above while a job not
+// into `next` uses the tombstones, with its limits. A job whose runs left no
 // record (docshard before the jobs collection) is not closed by it: name it
 // with the overload above. A run that upserts its record after this call read
 // the records (one starting concurrently, or a record a lagging replica does
