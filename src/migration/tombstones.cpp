@@ -180,7 +180,7 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
           "deleted");
     }
   }
-  // The named job even when no run of it recorded itself (an older docshard):
+  // The named job even when no run of it recorded itself (none had work left):
   // after this no fence of it answers open, whatever happens to the tombstones.
   if (detail::CloseJob(account, jobs, detail::JobId(fromHash, toHash))) ++out.JobsClosed;
   out.JobsClosed += detail::CloseJobsInto(client, jobs, toHash);

@@ -107,7 +107,7 @@ DOCSHARD_API TombstoneRemoval RemoveTombstones(client::PartitionedClient& client
 // (No job is named, so none is "other": it closes them all, as
 // CloseOtherJobs does above.) Refuses as the overload above while a job not
 // into `next` uses the tombstones, with its limits. A job whose runs left no
-// record (docshard before the jobs collection) is not closed by it: name it
+// record (none had work left) is not closed by it: name it
 // with the overload above. A run that upserts its record after this call read
 // the records (one starting concurrently, or a record a lagging replica does
 // not show yet) is not closed and loses its tombstones: only when no run of a
