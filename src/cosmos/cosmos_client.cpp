@@ -297,10 +297,12 @@ public:
   using executor_type = asio::io_context::executor_type;
   using cancellation_slot_type = asio::cancellation_slot;
 
-  // `slot`: the one co_spawn connects to (the handler's own unless given).
-  OperationCompletion(Handler handler, executor_type spawn, std::optional<asio::cancellation_slot> slot = {})
-      : m_handler(std::move(handler)), m_spawn(std::move(spawn)),
-        m_slot(slot ? *slot : asio::get_associated_cancellation_slot(m_handler)) {
+  // `early`: the operation's EarlyCancellation, if it has one; co_spawn then
+  // connects to its Inner slot (else to the handler's own), and the
+  // completion marks it Done before the handler runs.
+  OperationCompletion(Handler handler, executor_type spawn, std::shared_ptr<detail::EarlyCancellation> early = nullptr)
+      : m_handler(std::move(handler)), m_spawn(std::move(spawn)), m_early(std::move(early)),
+        m_slot(m_early ? m_early->Inner.slot() : asio::get_associated_cancellation_slot(m_handler)) {
     auto executor = asio::get_associated_executor(m_handler, m_spawn);
     auto const* own = executor.template target<executor_type>();
     if (own == nullptr || &own->context() != &m_spawn.context())
@@ -311,6 +313,7 @@ public:
   cancellation_slot_type get_cancellation_slot() const noexcept { return m_slot; }
 
   void operator()(std::exception_ptr e, Result&& result) {
+    if (m_early) m_early->Finish();
     if (!m_work) {
       std::move(m_handler)(std::move(e), std::move(result));
       return;
@@ -321,6 +324,7 @@ public:
 private:
   Handler m_handler;
   executor_type m_spawn;
+  std::shared_ptr<detail::EarlyCancellation> m_early;
   asio::cancellation_slot m_slot;
   // The handler's executor, tracked, when it is not m_spawn's io_context.
   std::optional<asio::any_completion_executor> m_work;
@@ -342,10 +346,10 @@ void Spawn(asio::any_io_executor const& executor, Start start,
         [[unlikely]] {
       // A cancellable operation started from another thread (a caller's own
       // coroutine, say): early_cancellation.hpp.
-      auto inner = early->Inner.slot();
+      OperationCompletion<Result> completion(std::move(handler), *io, early);
       asio::co_spawn(
           *io, [early = std::move(early), start = std::move(start)]() mutable { return start(early->Start()); },
-          OperationCompletion<Result>(std::move(handler), *io, inner));
+          std::move(completion));
       return;
     }
     asio::co_spawn(*io, std::move(start), OperationCompletion<Result>(std::move(handler), *io));

@@ -28,6 +28,14 @@
 // run on freed memory. Forward instead queues the emit itself, holding the
 // state; on the I/O thread co_spawn's handler then emits inline. One
 // allocation, on a cancellation from another thread only.
+//
+// Once the operation completed there is nothing left to cancel, and the
+// caller may keep its signal and emit it after destroying the client (at
+// shutdown, say): a dispatch then would reach a destroyed io_context. So the
+// completion stores Done before the caller's handler runs (Finish), and
+// Forward drops every signal from then on. A signal emitted concurrently with
+// the completion may still be dispatched, but the caller cannot have seen
+// the handler yet then, so the client is still alive.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -40,7 +48,7 @@
 namespace docshard::cosmos::detail {
 
 struct EarlyCancellation {
-  enum : int { Idle = 0, CancelledBeforeStart = 1, Started = 2 };
+  enum : int { Idle = 0, CancelledBeforeStart = 1, Started = 2, Done = 3 };
 
   explicit EarlyCancellation(boost::asio::io_context::executor_type io) : Io(std::move(io)) {}
 
@@ -53,6 +61,26 @@ struct EarlyCancellation {
   // here on Forward passes signals to Inner.
   bool Start() { return State.exchange(Started, std::memory_order_acq_rel) == CancelledBeforeStart; }
 
+  // When the operation has completed, before the caller's handler runs: from
+  // here on Forward drops every signal (see the top of this file). Release:
+  // a caller that saw the handler run and then emits sees Done.
+  void Finish() { State.store(Done, std::memory_order_release); }
+
+  // Stores Done when it goes out of scope: a coroutine's local, so on any
+  // exit (a result, an exception, or the frame destroyed unfinished), before
+  // co_spawn calls the handler. Holds the state itself: a destroyed frame's
+  // lambda captures may be gone first.
+  class FinishOnExit {
+  public:
+    explicit FinishOnExit(std::shared_ptr<EarlyCancellation> state) : m_state(std::move(state)) {}
+    FinishOnExit(FinishOnExit const&) = delete;
+    FinishOnExit& operator=(FinishOnExit const&) = delete;
+    ~FinishOnExit() { m_state->Finish(); }
+
+  private:
+    std::shared_ptr<EarlyCancellation> m_state;
+  };
+
   // The handler in the caller's slot; runs on the emitter's thread.
   class Forward {
   public:
@@ -62,9 +90,10 @@ struct EarlyCancellation {
       if ((type & boost::asio::cancellation_type::terminal) != boost::asio::cancellation_type::none) {
         int expected = Idle;
         if (m_state->State.compare_exchange_strong(expected, CancelledBeforeStart, std::memory_order_acq_rel)) return;
-        if (expected == CancelledBeforeStart) return;  // a second terminal signal before the start
+        // A second terminal signal before the start, or one after the completion.
+        if (expected != Started) return;
       } else if (m_state->State.load(std::memory_order_acquire) != Started) {
-        return;
+        return;  // before the start, or after the completion
       }
       // Started: emitted on the operation's I/O thread (inline when this is
       // it), with the state held until then (see the top of this file).

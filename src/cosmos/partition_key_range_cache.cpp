@@ -287,6 +287,7 @@ void SpawnOnCache(asio::any_io_executor const& executor, Body body,
     asio::co_spawn(
         executor,
         [early = std::move(early), body = std::move(body)]() mutable -> asio::awaitable<Result> {
+          detail::EarlyCancellation::FinishOnExit const finish(early);
           if (early->Start()) throw http::CancelledError("partition key range lookup cancelled before it started");
           co_return co_await body();
         },

@@ -5,6 +5,7 @@
 // The signal is emitted on the operation's I/O thread, as the client's
 // header requires with more than one, except in the case that emits from the
 // test's thread (allowed with one I/O thread, which these clients have).
+#include "cosmos/early_cancellation.hpp"
 #include "fake_gateway.hpp"
 
 #include <docshard/cosmos/cosmos_client.hpp>
@@ -302,4 +303,65 @@ TEST_CASE("a partition key range lookup cancelled before it started ends with Ca
   REQUIRE(e);
   CHECK_THROWS_AS(std::rethrow_exception(e), http::CancelledError);
   CHECK(gateway->Requests().empty());
+}
+
+// The state a caller's slot forwards through (early_cancellation.hpp), on a
+// private io_context nothing runs: every dispatch from this thread is a post,
+// so poll() counts them. Started forwards a signal (one post each); after
+// Finish (Done) nothing is dispatched at all, terminal or not. Before Done
+// existed the last two emits were posted as well.
+TEST_CASE("an EarlyCancellation forwards nothing after its operation completed", "[cosmos][cancel]") {
+  asio::io_context io;
+  asio::cancellation_signal signal;
+  auto early = docshard::cosmos::detail::InterceptEarlyCancellation(signal.slot(), io.get_executor());
+  REQUIRE(early);  // this thread does not run `io`
+  CHECK_FALSE(early->Start());
+  signal.emit(asio::cancellation_type::terminal);
+  signal.emit(asio::cancellation_type::partial);
+  CHECK(io.poll() == 2);
+  io.restart();
+  early->Finish();
+  signal.emit(asio::cancellation_type::terminal);
+  signal.emit(asio::cancellation_type::partial);
+  CHECK(io.poll() == 0);
+}
+
+// A caller that keeps its signal and emits it after destroying the client
+// (at shutdown, say): the operation completed long before, so the emit must
+// not touch the client's io_context, which is gone (before Done, the emit
+// was dispatched to it: an ASan heap-use-after-free; a plain build may not
+// notice). A document read, completed by its handler, and a range lookup,
+// failed in its coroutine: the two places that store Done. The emits come
+// from the test's thread, so both operations took the EarlyCancellation path.
+TEST_CASE("a caller's signal emitted after the client is gone touches nothing", "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/c/docs/x", [](test::SeenRequest const&) { return Respond(200, R"({"id":"x"})"); });
+  gateway->On("GET", "/dbs/d/colls/c/pkranges",
+              [](test::SeenRequest const&) { return Respond(404, R"({"code":"NotFound","message":"no"})"); });
+  auto client = FakeClient(gateway);
+  asio::cancellation_signal readSignal;
+  asio::cancellation_signal rangeSignal;
+  auto read = std::make_shared<std::promise<std::exception_ptr>>();
+  auto range = std::make_shared<std::promise<std::exception_ptr>>();
+  auto readDone = read->get_future();
+  auto rangeDone = range->get_future();
+  client->AsyncReadDocument(
+      Coll, "x", PartitionKeyValue("k"), {},
+      asio::bind_cancellation_slot(readSignal.slot(),
+                                   [read](std::exception_ptr e, CosmosResponse) { read->set_value(std::move(e)); }));
+  client->PartitionKeyRanges().AsyncGetRoutingMap(
+      Coll, false,
+      asio::bind_cancellation_slot(rangeSignal.slot(), [range](std::exception_ptr e, PartitionKeyRangeCache::Snapshot) {
+        range->set_value(std::move(e));
+      }));
+  REQUIRE(readDone.wait_for(10s) == std::future_status::ready);
+  REQUIRE(rangeDone.wait_for(10s) == std::future_status::ready);
+  CHECK_FALSE(readDone.get());
+  CHECK(rangeDone.get());  // the 404
+  CHECK(gateway->Requests().size() == 2);
+  client.reset();  // the last reference: the I/O thread is joined, the io_context destroyed
+  readSignal.emit(asio::cancellation_type::terminal);
+  rangeSignal.emit(asio::cancellation_type::terminal);
+  readSignal.emit(asio::cancellation_type::partial);
+  CHECK(gateway->Requests().size() == 2);
 }
