@@ -48,8 +48,7 @@ bool HoldsDocuments(cosmos::CosmosClient& account, std::string const& link) {
 
 bool CloseMigrationJob(client::PartitionedClient& client, IPartitionResolver const& from,
                        IPartitionResolver const& to) {
-  auto const job = detail::JobCollection(to);
-  return detail::CloseJob(client.Account(job.Account()), job, detail::JobId(SchemeHash(from), SchemeHash(to)));
+  return detail::CloseJobAndRecords(client, to, SchemeHash(from), SchemeHash(to));
 }
 
 resolvers::PartitionScheme FinishMigration(client::PartitionedClient& client, resolvers::PartitionScheme const& from,

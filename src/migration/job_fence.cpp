@@ -6,6 +6,7 @@
 #include "docshard/client/partitioned_client.hpp"
 #include "docshard/core/errors.hpp"
 #include "docshard/cosmos/request_failed_error.hpp"
+#include "docshard/migration/tombstones.hpp"
 #include "docshard/rapidjson_interop.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -26,12 +27,9 @@ std::string OpenId(std::string const& fromHash, std::string const& toHash) {
   return "docshard-job-open-" + fromHash + "-" + toHash;
 }
 
-// `closedIn`: the jobs collection holding the job's closed document (a
-// collection's text may hold any character a name may: escaped).
-std::string OpenJson(std::string const& fromHash, std::string const& toHash, CollectionRef const& closedIn) {
+std::string OpenJson(std::string const& fromHash, std::string const& toHash) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  auto const& text = closedIn.Text();
   w.StartObject();
   w.Key("id");
   w.String(OpenId(fromHash, toHash).c_str());
@@ -43,8 +41,6 @@ std::string OpenJson(std::string const& fromHash, std::string const& toHash, Col
   w.String(fromHash.c_str());
   w.Key("to");
   w.String(toHash.c_str());
-  w.Key("closedIn");
-  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
   w.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
 }
@@ -80,10 +76,10 @@ std::string JobId(std::string const& fromHash, std::string const& toHash) {
   return "docshard-job-closed-" + fromHash + "-" + toHash;
 }
 
-void RecordOpenJob(cosmos::CosmosClient& client, CollectionRef const& where, CollectionRef const& closedIn,
-                   std::string const& fromHash, std::string const& toHash) {
+void RecordOpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
+                   std::string const& toHash) {
   CreateCollection(client, where);
-  client.UpsertDocument(where.Link(), OpenJson(fromHash, toHash, closedIn), cosmos::PartitionKeyValue(JobKey));
+  client.UpsertDocument(where.Link(), OpenJson(fromHash, toHash), cosmos::PartitionKeyValue(JobKey));
 }
 
 void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
@@ -91,7 +87,7 @@ void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::stri
   // The record first: a removal of B's tombstones that finds it closes this
   // job; one that ran before it closed the job already, which the replace
   // below then finds.
-  RecordOpenJob(client, where, where, fromHash, toHash);
+  RecordOpenJob(client, where, fromHash, toHash);
   auto const id = JobId(fromHash, toHash);
   try {
     // A replace of the closed document by itself: repeated after an unknown
@@ -155,30 +151,24 @@ std::vector<JobHashes> RecordedJobs(cosmos::CosmosClient& client, CollectionRef 
     auto const to = document.FindMember("to");
     if (from == document.MemberEnd() || to == document.MemberEnd() || !from->value.IsString() || !to->value.IsString())
       continue;
-    // Where its closed document lives: the record's own collection unless
-    // it names another (a copy in one of the target's other databases).
-    auto closedIn = where;
-    auto const named = document.FindMember("closedIn");
-    if (named != document.MemberEnd() && named->value.IsString())
-      closedIn = CollectionRef::Parse(std::string(named->value.GetString(), named->value.GetStringLength()));
     out.push_back({std::string(from->value.GetString(), from->value.GetStringLength()),
-                   std::string(to->value.GetString(), to->value.GetStringLength()), std::move(closedIn)});
+                   std::string(to->value.GetString(), to->value.GetStringLength())});
   }
   return out;
 }
 
-// Whether the job `job` is closed, asked where its closed document lives:
-// the fence's question (found means closed; repeated after an unknown
-// outcome, as the fence's). A missing jobs collection there (404/1003,
-// deleted by hand) is closed, as the fence counts it; any other 404 says
-// nothing about the job: thrown.
-bool Closed(client::PartitionedClient& client, JobHashes const& job) {
+// Whether the job `job`, recorded in `where`, is closed there: the fence's
+// question (found means closed; repeated after an unknown outcome, as the
+// fence's), asked beside the record, in the same account (the close writes
+// the closed document beside every record: CloseJobAndRecords). A missing
+// jobs collection there (404/1003, deleted by hand with the record) is
+// closed, as the fence counts it; any other 404 says nothing about the job:
+// thrown.
+bool Closed(cosmos::CosmosClient& account, CollectionRef const& where, JobHashes const& job) {
   auto const id = JobId(job.From, job.To);
-  auto& account = client.Account(job.ClosedIn.Account());
   try {
-    cosmos::detail::RepeatWhileOutcomeUnknown([&] {
-      return account.ReplaceDocument(job.ClosedIn.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey));
-    });
+    cosmos::detail::RepeatWhileOutcomeUnknown(
+        [&] { return account.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey)); });
     return true;
   } catch (cosmos::NotFoundError const& e) {
     if (CollectionGone(e)) return true;
@@ -191,19 +181,39 @@ bool Closed(client::PartitionedClient& client, JobHashes const& job) {
 template <typename Pick>
 std::vector<JobHashes> OpenJobs(client::PartitionedClient& client, CollectionRef const& where, Pick pick) {
   std::vector<JobHashes> out;
-  for (auto& job : RecordedJobs(client.Account(where.Account()), where))
-    if (pick(job) && !Closed(client, job)) out.push_back(std::move(job));
+  auto& account = client.Account(where.Account());
+  for (auto& job : RecordedJobs(account, where))
+    if (pick(job) && !Closed(account, where, job)) out.push_back(std::move(job));
   return out;
 }
 
 }  // namespace
 
-std::size_t CloseJobsInto(client::PartitionedClient& client, CollectionRef const& where, std::string const& toHash) {
+bool CloseJobAndRecords(client::PartitionedClient& client, IPartitionResolver const& to, std::string const& fromHash,
+                        std::string const& toHash) {
+  auto const primary = JobCollection(to);
+  auto const id = JobId(fromHash, toHash);
+  // Where the fences ask first: from here on no move of the job confirms.
+  // Then beside every copy of its open record, where removals of other
+  // jobs' tombstones ask (each in its own collection and account: no name
+  // of one scheme's config is looked up in another's). Also when the first
+  // answers "closed before": a close interrupted between the two is
+  // completed by repeating it.
+  bool const closed = CloseJob(client.Account(primary.Account()), primary, id);
+  for (auto const& t : TombstoneCollections(to)) {
+    auto const jobs = JobCollectionOf(t);
+    if (jobs.Text() == primary.Text()) continue;
+    CloseJob(client.Account(jobs.Account()), jobs, id);
+  }
+  return closed;
+}
+
+std::size_t CloseJobsInto(client::PartitionedClient& client, IPartitionResolver const& to, std::string const& toHash) {
   std::size_t closed = 0;
+  auto const where = JobCollection(to);
   for (auto const& job : RecordedJobs(client.Account(where.Account()), where)) {
     if (job.To != toHash) continue;
-    // Closed where its fences ask: the record's closedIn.
-    if (CloseJob(client.Account(job.ClosedIn.Account()), job.ClosedIn, JobId(job.From, toHash))) ++closed;
+    if (CloseJobAndRecords(client, to, job.From, toHash)) ++closed;
   }
   return closed;
 }

@@ -28,14 +28,18 @@
 //   "pk": "docshard-job", "docshardJobClosed": 1}, created by the close and
 //   never deleted;
 // - open record: {"id": "docshard-job-open-<A>-<B>", "pk": "docshard-job",
-//   "docshardJobOpen": 1, "from": <A's hash>, "to": <B's hash>, "closedIn":
-//   <JobCollection(B)'s text>}, upserted by every run with work left, so that
-//   a removal of B's tombstones that knows only B (RemoveTombstones(client,
-//   next)) can close every job into B. A run also upserts it into the jobs
-//   collection of every other database of B's tombstones (RecordOpenJob), so
-//   that a removal of another job's tombstones there sees this job (its
-//   tombstones share the collection); "closedIn" says where its closed
-//   document is asked for (a record without it: its own collection).
+//   "docshardJobOpen": 1, "from": <A's hash>, "to": <B's hash>}, upserted by
+//   every run with work left, so that a removal of B's tombstones that knows
+//   only B (RemoveTombstones(client, next)) can close every job into B. A run
+//   also upserts it into the jobs collection of every other database of B's
+//   tombstones (RecordOpenJob), so that a removal of another job's tombstones
+//   there sees this job (its tombstones share the collection). Every record
+//   is asked "closed?" in its own collection: the close writes the closed
+//   document first where the fences ask (JobCollection(B)), then beside every
+//   copy of the record (CloseJobAndRecords). A close interrupted between the
+//   two leaves a copy "open" (the safe way: a removal refuses until the close
+//   is repeated). Records of runs before this scheme may carry a "closedIn"
+//   field naming an account of B's config; it is not read.
 #include "docshard/core/collection_ref.hpp"
 #include "docshard/core/partition_resolver.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
@@ -68,19 +72,16 @@ CollectionRef JobCollection(IPartitionResolver const& to);
 // documents.
 CollectionRef JobCollectionOf(CollectionRef const& any);
 
-// A job recorded as open (OpenJob, RecordOpenJob) by its schemes' hashes,
-// and the jobs collection that holds (or will hold) its closed document.
+// A job recorded as open (OpenJob, RecordOpenJob) by its schemes' hashes.
 struct JobHashes {
   std::string From, To;
-  CollectionRef ClosedIn;
 };
 
 // The jobs of `where` recorded as open that are not closed (a replace of the
-// closed document, in the record's ClosedIn, answers 404), except those into
-// `exceptToHash`. A missing jobs collection holds none; a job whose ClosedIn
-// collection is gone (404/1003, deleted by hand) counts as closed, as its
-// fence does. Throws what the client throws (a 404 with another sub-status
-// too: it says nothing about the job).
+// closed document, in `where` itself, answers 404), except those into
+// `exceptToHash`. A missing jobs collection holds none. Throws what the
+// client throws (a 404 with another sub-status too: it says nothing about
+// the job).
 std::vector<JobHashes> OpenJobsNotInto(client::PartitionedClient& client, CollectionRef const& where,
                                        std::string const& exceptToHash);
 
@@ -90,10 +91,9 @@ std::vector<JobHashes> OpenJobsInto(client::PartitionedClient& client, Collectio
                                     std::string const& toHash, std::string const& exceptFromHash);
 
 // Upserts the job's open record into the jobs collection `where` (created when
-// missing), naming `closedIn` as where its closed document lives. Throws what
-// the client throws.
-void RecordOpenJob(cosmos::CosmosClient& client, CollectionRef const& where, CollectionRef const& closedIn,
-                   std::string const& fromHash, std::string const& toHash);
+// missing). Throws what the client throws.
+void RecordOpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
+                   std::string const& toHash);
 
 // The closed document's id for the job between schemes of these SchemeHash values.
 std::string JobId(std::string const& fromHash, std::string const& toHash);
@@ -114,11 +114,21 @@ void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::stri
 // what the client throws (after repeating an unknown outcome a few times).
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id);
 
-// Closes every job whose open record in `where` (OpenJob) names `toHash` as
-// its target, in the record's ClosedIn; returns how many this call closed (a
-// job closed before is not counted). A missing jobs collection holds no job:
-// 0. Throws what the client throws.
-std::size_t CloseJobsInto(client::PartitionedClient& client, CollectionRef const& where, std::string const& toHash);
+// Closes the job from `fromHash` into `to`: CloseJob in JobCollection(to)
+// (where its fences ask), then in the jobs collection of every other
+// database of TombstoneCollections(to) (beside the copies of its open
+// record), also when the first was closed before. `client` resolves `to`'s
+// accounts. True when this call created the first closed document. Throws
+// what the client throws; a failure after the first leaves copies open
+// (repeat the call).
+bool CloseJobAndRecords(client::PartitionedClient& client, IPartitionResolver const& to, std::string const& fromHash,
+                        std::string const& toHash);
+
+// CloseJobAndRecords for every job whose open record in JobCollection(to)
+// (OpenJob) names `toHash` as its target; returns how many this call closed
+// (a job closed before is not counted). A missing jobs collection holds no
+// job: 0. Throws what the client throws.
+std::size_t CloseJobsInto(client::PartitionedClient& client, IPartitionResolver const& to, std::string const& toHash);
 
 // The moves' fence: Pass() makes (or joins) one replace of the closed
 // document that the service processed after Pass() was called. Callers that

@@ -603,14 +603,15 @@ MigrationProgress Migrator::Run() {
   if (std::any_of(sources.begin(), sources.end(), [&](CollectionRef const& s) { return !totals[s.Text()].Done; })) {
     // The job's tombstones go to every database of B's collections, and a
     // removal of another job's tombstones there looks for open jobs in that
-    // database's jobs collection: the job is recorded in each (naming where
-    // its closed document lives), before it is asked whether it is closed.
+    // database's jobs collection: the job is recorded in each (and asked
+    // there: its close writes its closed document beside each record),
+    // before it is asked whether it is closed.
     auto const tombstones = TombstoneCollections(*m_to);
     for (auto const& t : tombstones) {
       auto const jobs = detail::JobCollectionOf(t);
       if (jobs.Text() == jobWhere.Text()) continue;  // OpenJob's own record
       auto& account = m_client->Account(jobs.Account());
-      Paced(state.Pacer, [&] { detail::RecordOpenJob(account, jobs, jobWhere, fromHash, toHash); });
+      Paced(state.Pacer, [&] { detail::RecordOpenJob(account, jobs, fromHash, toHash); });
     }
     Paced(state.Pacer, [&] { detail::OpenJob(jobClient, jobWhere, fromHash, toHash); });
     // The tombstone collections exist from now on, so a fenced mover that

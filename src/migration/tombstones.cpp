@@ -136,7 +136,10 @@ void RefuseWhileAnotherJobUses(client::PartitionedClient& client, IPartitionReso
                                " is also used by the migration job from scheme " + open.front().From + " to scheme " +
                                open.front().To + " (SHA-256 of the schemes), which is not closed (" +
                                std::to_string(open.size()) + " such job(s) in " + jobs.Text() +
-                               "). Finish and switch that job (or close it) first, then remove these tombstones");
+                               "). Finish and switch that job (or close it) first, then remove these tombstones. If it "
+                               "was closed already, its close was interrupted before it reached this database: "
+                               "repeat it (docshard migrate --from <its old scheme> --to <its new one> finishing the "
+                               "job, or CloseMigrationJob), then remove these tombstones");
   }
 }
 
@@ -159,7 +162,6 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
                                   IPartitionResolver const& next, TombstoneRemovalOptions const& options) {
   TombstoneRemoval out;
   auto const jobs = detail::JobCollection(next);
-  auto& account = client.Account(jobs.Account());
   auto const toHash = SchemeHash(next);
   auto const fromHash = SchemeHash(from);
   RefuseWhileAnotherJobUses(client, next, toHash);
@@ -182,8 +184,10 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
   }
   // The named job even when no run of it recorded itself (none had work left):
   // after this no fence of it answers open, whatever happens to the tombstones.
-  if (detail::CloseJob(account, jobs, detail::JobId(fromHash, toHash))) ++out.JobsClosed;
-  out.JobsClosed += detail::CloseJobsInto(client, jobs, toHash);
+  if (detail::CloseJobAndRecords(client, next, fromHash, toHash)) ++out.JobsClosed;
+  // Only when asked: without it, a job recorded since the check above (a run
+  // of A'->B starting) stays open, and its tombstones' removal is its own.
+  if (options.CloseOtherJobs) out.JobsClosed += detail::CloseJobsInto(client, next, toHash);
   // The job closed, every marked copy is garbage: none is confirmed any more
   // (the fence), and none is the only copy of a live document
   // (docs/migration.md, "After the switch"). Before the tombstone collections
@@ -195,10 +199,9 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
 }
 
 std::size_t RemoveTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
-  auto const jobs = detail::JobCollection(next);
   auto const toHash = SchemeHash(next);
   RefuseWhileAnotherJobUses(client, next, toHash);
-  detail::CloseJobsInto(client, jobs, toHash);
+  detail::CloseJobsInto(client, next, toHash);
   SweepMarkedCopies(client, next, false);
   return DeleteTombstoneCollections(client, next);
 }

@@ -515,6 +515,90 @@ TEST_CASE("tombstones: their removal is refused while a later job whose first co
   CHECK_FALSE(exists(tombstones.front()));
 }
 
+// Review s14 M1: C's first collection is in an account only C's config names
+// (x2; A's and B's configs know "default" and "b"), and B->C writes its
+// tombstones into D1 (B's database, account b). The removal of A->B's
+// tombstones asks D1's record of B->C in D1 itself (no name of C's config
+// is looked up in A's or B's): refused while B->C is open, also when only
+// the closed document the fences ask (x2's D2) was written (a close
+// interrupted before the copies); proceeds once the close reached D1.
+TEST_CASE("tombstones: a later job whose first collection is in an account only its config names is asked beside "
+          "its record",
+          "[protocol][tombstone][switch]") {
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s0"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["b:dbs/{DB}/colls/t0","b:dbs/{DB}/colls/t1"]})");
+  auto const client = f.TransitionClient();
+  auto const d2 = f.Database + "x";
+  auto text = f.Config(R"({"type":"hash","partitionKey":"/userId","collections":["x2:dbs/)" + d2 +
+                           R"(/colls/n0","b:dbs/{DB}/colls/t0","b:dbs/{DB}/colls/t1"]})",
+                       1, f.Servers);
+  auto const accounts = text.find("\"b\": ");
+  REQUIRE(accounts != std::string::npos);
+  text.insert(accounts, "\"x2\": " + AccountJson(f.Servers.B) + ",\n    ");
+  auto const c = resolvers::PartitionScheme::Load(text);
+  PartitionedClientOptions options;
+  options.Client = ClientOptions(f.Servers.Default);
+  auto const bc = PartitionedClient::FromScheme(Migrator::TransitionScheme(f.B, c), options);
+  REQUIRE_THROWS_AS(client->Account("x2"), InvalidArgumentError);  // the removal's client does not know x2
+  auto& x2 = bc->Account("x2");
+  struct DropD2 {
+    CosmosClient& X;
+    std::string Name;
+    ~DropD2() {
+      try {
+        X.DeleteDatabase(Name);
+      } catch (...) {}
+    }
+  } dropD2{x2, d2};
+  auto const inB = PartitionedClient::FromScheme(f.B, options);
+  inB->CreateCollectionsIfMissing();
+  for (int i = 0; i < 6; ++i)
+    inB->CreateDocument("{\"id\":\"d" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i) + "\",\"v\":1}");
+  MigratorOptions run;
+  run.Checkpoint = f.WriteFile("bcx.checkpoint", "");
+  std::filesystem::remove(run.Checkpoint);
+  Migrator(bc, f.B.Resolver(), c.Resolver(), run).Run();
+  auto const tombstones = TombstoneCollections(*f.B.Resolver());
+  REQUIRE(tombstones.size() == 1);
+  auto& b = client->Account("b");
+  auto const exists = [&](CollectionRef const& where) {
+    try {
+      b.ReadCollection(where.Link());
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  };
+  REQUIRE(exists(tombstones.front()));
+  std::this_thread::sleep_for(ReplicaLag(f.Servers.B) + std::chrono::milliseconds(100));
+
+  // Open: refused as open (not "unknown account").
+  CHECK_THROWS_WITH(RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver()), Catch::Contains("is not closed"));
+  CHECK(exists(tombstones.front()));
+
+  bool interrupted = false;
+  SECTION("closed") {}
+  SECTION("a close interrupted after the closed document the fences ask") {
+    interrupted = true;
+    // What a close killed between its two steps leaves: only x2's D2 holds it.
+    auto const id = "docshard-job-closed-" + SchemeHash(*f.B.Resolver()) + "-" + SchemeHash(*c.Resolver());
+    x2.CreateDocument("dbs/" + d2 + "/colls/docshard-jobs",
+                      "{\"id\":\"" + id + "\",\"pk\":\"docshard-job\",\"docshardJobClosed\":1}",
+                      PartitionKeyValue("docshard-job"));
+    std::this_thread::sleep_for(ReplicaLag(f.Servers.B) + std::chrono::milliseconds(100));
+    CHECK_THROWS_WITH(RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver()),
+                      Catch::Contains("is not closed") && Catch::Contains("repeat it"));
+    CHECK(exists(tombstones.front()));
+  }
+  // The close (repeated in the second section: closed before there).
+  CHECK(CloseMigrationJob(*bc, *f.B.Resolver(), *c.Resolver()) == !interrupted);
+  std::this_thread::sleep_for(ReplicaLag(f.Servers.B) + std::chrono::milliseconds(100));
+  auto const removal = RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver());
+  CHECK(removal.CollectionsRemoved == 1);
+  CHECK_FALSE(exists(tombstones.front()));
+}
+
 // Review s13b finding 1, the hardening: a mover with a fence takes a missing
 // tombstone collection (404/1003) for "the tombstones were removed" and
 // confirms nothing, although its fence answers open (a job a removal missed);
@@ -583,6 +667,12 @@ TEST_CASE("tombstones: their removal refuses to close another open job into the 
                     Catch::Contains(otherHash) && Catch::Contains("other migration job(s)"));
   auto const tombstones = TombstoneCollections(*m.F.B.Resolver()).front();
   CHECK_NOTHROW(m.T.ReadCollection(tombstones.Link()));  // made by the runs, kept
+  // Neither job closed (review s14 M6): no closed document in B's jobs collection.
+  auto const jobs = "dbs/" + m.Target.Database() + "/colls/docshard-jobs";
+  for (auto const& from : {otherHash, SchemeHash(*m.F.A.Resolver())})
+    CHECK_THROWS_AS(m.T.ReadDocument(jobs, "docshard-job-closed-" + from + "-" + SchemeHash(*m.F.B.Resolver()),
+                                     PartitionKeyValue("docshard-job")),
+                    NotFoundError);
 
   SECTION("asked: both closed") {
     TombstoneRemovalOptions closeOthers;
