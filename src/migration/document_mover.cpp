@@ -256,11 +256,13 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
   // Whether the application has begun deleting the document: its delete
   // writes the tombstone before it deletes anything (docs/migration.md). A
   // plain 404: no tombstone. A 404/1003, no tombstone collection: for a mover
-  // with a fence (the Migrator's, whose run created the tombstone collections
-  // before its first move), the tombstones were removed: Removed, which
-  // confirms nothing (the job is over, or a removal missed it: fail safe).
-  // For a mover used alone (no fence) none either, whether no delete made it
-  // yet (a later one makes it and writes its tombstone after this check: the
+  // whose run created the tombstone collections before its first move
+  // (SetTombstoneCollectionsCreated: the Migrator's), the tombstones were
+  // removed: Removed, which confirms nothing (the job is over, or a removal
+  // missed it: fail safe only until a transition delete in that database
+  // recreates the collection; then a missed job's mover finds "no tombstone"
+  // again). For any other mover none either, whether no delete made it yet
+  // (a later one makes it and writes its tombstone after this check: the
   // argument for "tomb after check" holds) or the tombstones were removed.
   // Any other 404 says nothing about the tombstone: the move fails, as on
   // any error.
@@ -279,7 +281,7 @@ bool DocumentMover::MoveSteps(PreparedMove::State& state, bool defer) {
       constexpr unsigned OwnerResourceNotFound = 1003;
       if (e.SubStatus() == 0) return Tombstone::None;
       if (e.SubStatus() != OwnerResourceNotFound) throw;
-      return m_fence ? Tombstone::Removed : Tombstone::None;
+      return m_tombstoneCollectionsCreated ? Tombstone::Removed : Tombstone::None;
     }
   };
 

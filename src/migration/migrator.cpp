@@ -117,6 +117,9 @@ struct RunState {
   // The job's open document (job_fence.hpp): asked once per page before its
   // copies are confirmed, and by any move that needs to again.
   std::unique_ptr<detail::JobFence> Fence;
+  // This run created the target's tombstone collections before its first
+  // move: its movers take a missing one for "removed" (document_mover.hpp).
+  bool TombstoneCollectionsCreated = false;
   TokenBucket Pacer;
   RequestUnitBudget Budget;
   double Reported = 0;  // of Budget.Spent(), what commits recorded (guarded by Mutex)
@@ -277,6 +280,7 @@ void ScanStream(RunState& state, detail::WorkItem const& item) {
       if (state.Options.StepHook) mover->SetStepHook(state.Options.StepHook);
       mover->SetTargetScheme(state.To);
       mover->SetFence([&state] { return state.Fence->Pass(); });
+      mover->SetTombstoneCollectionsCreated(state.TombstoneCollectionsCreated);
       return mover;
     };
     auto record = [&](PageMove const& m, MoveResult const& r) {
@@ -621,6 +625,7 @@ MigrationProgress Migrator::Run() {
       auto& account = m_client->Account(t.Account());
       Paced(state.Pacer, [&] { client::detail::CreateTombstoneCollection(account, t); });
     }
+    state.TombstoneCollectionsCreated = true;
   }
   state.Fence = std::make_unique<detail::JobFence>(jobClient, jobWhere, jobId, &state.Budget);
 

@@ -29,6 +29,11 @@ std::vector<CollectionRef> TombstoneCollections(IPartitionResolver const& next) 
   return out;
 }
 
+void CreateTombstoneCollections(client::PartitionedClient& client, IPartitionResolver const& next) {
+  for (auto const& t : TombstoneCollections(next))
+    client::detail::CreateTombstoneCollection(client.Account(t.Account()), t);
+}
+
 std::uint64_t CountTombstones(client::PartitionedClient& client, IPartitionResolver const& next) {
   std::uint64_t total = 0;
   for (auto const& t : TombstoneCollections(next)) {

@@ -599,11 +599,14 @@ TEST_CASE("tombstones: a later job whose first collection is in an account only 
   CHECK_FALSE(exists(tombstones.front()));
 }
 
-// Review s13b finding 1, the hardening: a mover with a fence takes a missing
-// tombstone collection (404/1003) for "the tombstones were removed" and
-// confirms nothing, although its fence answers open (a job a removal missed);
-// a mover used alone keeps taking it for "no tombstone" and moves.
-TEST_CASE("mover: with a fence, a missing tombstone collection confirms nothing", "[protocol][tombstone][switch]") {
+// Review s13b finding 1, the hardening: a mover whose run created the
+// tombstone collections (SetTombstoneCollectionsCreated) takes a missing one
+// (404/1003) for "the tombstones were removed" and confirms nothing, although
+// its fence answers open (a job a removal missed); a mover without that
+// option, with a fence or not, keeps taking it for "no tombstone" and moves
+// (review s14 M2: SetFence alone changes nothing).
+TEST_CASE("mover: after its run created the tombstone collections, a missing one confirms nothing",
+          "[protocol][tombstone][switch]") {
   MoverFixture m;
   m.Setup();
   m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("x", 1), "k");
@@ -616,6 +619,7 @@ TEST_CASE("mover: with a fence, a missing tombstone collection confirms nothing"
     ++asked;
     return true;
   });
+  fenced.SetTombstoneCollectionsCreated(true);
   CHECK(fenced.Move(m.ReadSource("x"), PartitionKeyValue("k")).Outcome == MoveOutcome::JobClosed);
   CHECK(m.InSource("x"));
   CHECK_FALSE(m.TargetValue("x"));  // its marked copy removed
@@ -627,10 +631,28 @@ TEST_CASE("mover: with a fence, a missing tombstone collection confirms nothing"
   CHECK(m.InSource("y"));
   CHECK_FALSE(m.TargetValue("y"));
 
-  // Alone (no fence): "no tombstone", the document moves.
-  CHECK(m.Move(m.ReadSource("x")).Outcome == MoveOutcome::Moved);
+  // A fence without the option (a library user's job): "no tombstone", the
+  // document moves.
+  DocumentMover fencedOnly(m.S, m.Source, m.T, m.Target, m.Pacer);
+  fencedOnly.SetFence([&] {
+    ++asked;
+    return true;
+  });
+  CHECK(fencedOnly.Move(m.ReadSource("x"), PartitionKeyValue("k")).Outcome == MoveOutcome::Moved);
+  CHECK(asked == 1);
   CHECK_FALSE(m.InSource("x"));
   CHECK(m.TargetValue("x") == 1);
+  // Alone (no fence): moves too.
+  CHECK(m.Move(m.ReadSource("y")).Outcome == MoveOutcome::Moved);
+  CHECK_FALSE(m.InSource("y"));
+
+  // The public way to meet the option's precondition: after
+  // CreateTombstoneCollections a plain 404 (no tombstone) moves.
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("z", 1), "k");
+  CreateTombstoneCollections(*m.Client, *m.F.B.Resolver());
+  CHECK_NOTHROW(m.T.ReadCollection(tombstones.Link()));
+  CHECK(fenced.Move(m.ReadSource("z"), PartitionKeyValue("k")).Outcome == MoveOutcome::Moved);
+  CHECK_FALSE(m.InSource("z"));
 }
 
 // Review s13b finding 4: another open job into B (A'->B, its run recorded it)

@@ -152,14 +152,19 @@ public:
   // The job's fence (docs/migration.md, "After the switch"): called before a
   // marked copy loses its marker, after the tombstone check; true while the
   // job is open (not switched to B), decided by a write made after the call
-  // began. Set, the mover also takes a missing tombstone collection (404
-  // with sub-status 1003 on its tombstone check) for "the tombstones were
-  // removed": it confirms nothing (outcome JobClosed), so the job's run must
-  // create the tombstone collections before its first move (the Migrator
-  // does). Not set: always open, and a missing tombstone collection means no
-  // tombstone (a mover used on its own, outside a job: the caller must make
-  // sure it never runs after the switch or the tombstones' removal).
+  // began. Not set: always open (a mover used on its own, outside a job: the
+  // caller must make sure it never runs after the switch or the tombstones'
+  // removal).
   void SetFence(std::function<bool()> fence) { m_fence = std::move(fence); }
+
+  // Whether the job's run created the target's tombstone collections before
+  // its first move (CreateTombstoneCollections; the Migrator does and sets
+  // this). True: a missing tombstone collection (404 with sub-status 1003 on
+  // the tombstone check) means "the tombstones were removed", and the move
+  // confirms nothing (outcome JobClosed, its marked copy deleted, the source
+  // kept). False (the default): it means no delete wrote a tombstone yet, and
+  // the move goes on.
+  void SetTombstoneCollectionsCreated(bool created) { m_tombstoneCollectionsCreated = created; }
 
   // For tests of interleavings: `hook` runs at each MoveStep of every Move
   // (on the moving thread) with the document's id; what it throws leaves
@@ -200,6 +205,7 @@ private:
   RequestUnitBudget* m_budget;
   std::function<void(MoveStep, std::string const&)> m_hook;
   std::function<bool()> m_fence;
+  bool m_tombstoneCollectionsCreated = false;
   Logger m_log = DefaultLogger();
   ResolverPtr m_targetScheme;
 };

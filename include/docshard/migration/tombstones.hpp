@@ -25,6 +25,13 @@ namespace docshard::migration {
 // (account, database) of next's collections, in first-seen order.
 DOCSHARD_API std::vector<CollectionRef> TombstoneCollections(IPartitionResolver const& next);
 
+// Creates the tombstone collections of a transition to `next` (and their
+// databases) where missing, in `client`'s accounts. For a library user's job
+// that sets DocumentMover::SetTombstoneCollectionsCreated: run it before the
+// job's first move. Errors: the client's; InvalidArgumentError for an
+// account `client` does not hold.
+DOCSHARD_API void CreateTombstoneCollections(client::PartitionedClient& client, IPartitionResolver const& next);
+
 // The tombstones in those collections, counted per partition key range; a
 // collection (or database) that does not exist holds none. Errors: the
 // client's; InvalidArgumentError for an account `client` does not hold.
