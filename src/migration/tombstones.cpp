@@ -148,6 +148,29 @@ void RefuseWhileAnotherJobUses(client::PartitionedClient& client, IPartitionReso
   }
 }
 
+// Refuses while a job into `next` other than the one from `fromHash` is
+// recorded open in `jobs` (JobCollection(next)) and not closed: removing the
+// tombstones would have to close it for good (CloseOtherJobs) or leave it
+// open without them. `closedNamed`: asked again after the named job was
+// closed and the marked copies swept (the message says so).
+void RefuseWhileOtherJobsInto(client::PartitionedClient& client, CollectionRef const& jobs, std::string const& toHash,
+                              std::string const& fromHash, bool closedNamed) {
+  auto const others = detail::OpenJobsInto(client, jobs, toHash, fromHash);
+  if (others.empty()) return;
+  std::string names;
+  for (auto const& o : others) names += (names.empty() ? "" : ", ") + o.From + " -> " + o.To;
+  throw InvalidArgumentError(
+      "the tombstones of the new scheme were not removed: " + std::to_string(others.size()) +
+      " other migration job(s) into it are open (recorded in " + jobs.Text() +
+      "; SHA-256 of the schemes, from -> to: " + names +
+      "). Removing the tombstones closes them for good (a closed job is refused from then on, with or "
+      "without work left). Finish and switch them first, or close them with this removal "
+      "(docshard migrate --close-other-jobs, TombstoneRemovalOptions::CloseOtherJobs). " +
+      (closedNamed ? "Found when asked again just before the delete: the job from scheme " + fromHash +
+                         " was closed and the marked copies were deleted; no tombstone was deleted"
+                   : std::string("Nothing was closed or deleted")));
+}
+
 std::size_t DeleteTombstoneCollections(client::PartitionedClient& client, IPartitionResolver const& next) {
   std::size_t removed = 0;
   for (auto const& t : TombstoneCollections(next)) {
@@ -172,26 +195,13 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
   RefuseWhileAnotherJobUses(client, next, toHash);
   // Closing is permanent: another job into `next` closed here could never
   // move what it has left. Only when asked; else refused, naming them.
-  if (!options.CloseOtherJobs) {
-    auto const others = detail::OpenJobsInto(client, jobs, toHash, fromHash);
-    if (!others.empty()) {
-      std::string names;
-      for (auto const& o : others) names += (names.empty() ? "" : ", ") + o.From + " -> " + o.To;
-      throw InvalidArgumentError(
-          "the tombstones of the new scheme were not removed: " + std::to_string(others.size()) +
-          " other migration job(s) into it are open (recorded in " + jobs.Text() +
-          "; SHA-256 of the schemes, from -> to: " + names +
-          "). Removing the tombstones closes them for good (a closed job is refused from then on, with or "
-          "without work left). Finish and switch them first, or close them with this removal "
-          "(docshard migrate --close-other-jobs, TombstoneRemovalOptions::CloseOtherJobs). Nothing was closed or "
-          "deleted");
-    }
-  }
+  if (!options.CloseOtherJobs) RefuseWhileOtherJobsInto(client, jobs, toHash, fromHash, false);
   // The named job even when no run of it recorded itself (none had work left):
   // after this no fence of it answers open, whatever happens to the tombstones.
   if (detail::CloseJobAndRecords(client, next, fromHash, toHash)) ++out.JobsClosed;
-  // Only when asked: without it, a job recorded since the check above (a run
-  // of A'->B starting) stays open, and its tombstones' removal is its own.
+  // Only when asked. Without it, a job recorded since the check above (a run
+  // of A'->B starting) is not closed here, and its tombstones are these: the
+  // checks are asked again below, just before they go.
   if (options.CloseOtherJobs) out.JobsClosed += detail::CloseJobsInto(client, next, toHash);
   // The job closed, every marked copy is garbage: none is confirmed any more
   // (the fence), and none is the only copy of a live document
@@ -199,6 +209,13 @@ TombstoneRemoval RemoveTombstones(client::PartitionedClient& client, IPartitionR
   // go, so that a removal that fails half-way still shows them and a second
   // call does the rest.
   out.ProvisionalRemoved = SweepMarkedCopies(client, next, false);
+  // A job that recorded itself since the first checks (a run starting while
+  // this call closed and swept) would keep an open fence while its
+  // tombstones go: asked again, and refused as above, with no tombstone
+  // deleted yet. What remains is a run recording itself after this
+  // (docs/migration.md, "Removing the tombstones closes the job too").
+  RefuseWhileAnotherJobUses(client, next, toHash);
+  if (!options.CloseOtherJobs) RefuseWhileOtherJobsInto(client, jobs, toHash, fromHash, true);
   out.CollectionsRemoved = DeleteTombstoneCollections(client, next);
   return out;
 }

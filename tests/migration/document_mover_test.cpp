@@ -709,6 +709,71 @@ TEST_CASE("tombstones: their removal refuses to close another open job into the 
   CHECK_THROWS_AS(m.T.ReadCollection(tombstones.Link()), NotFoundError);
 }
 
+// Review s14b S3, S4: a run of another job into B (A'->B) records itself
+// while the removal of A->B's tombstones runs, after its first checks: while
+// the removal makes B's jobs collection for A->B's closed document (the test
+// server answers that request 449 once, not processed, and the removal's
+// client draws its backoff's jitter, where the other process writes the
+// record). Without CloseOtherJobs the removal does not close A'->B (S4) and,
+// asking again before the delete, refuses with the tombstones kept (S3);
+// A->B is closed by then.
+TEST_CASE("tombstones: their removal asks again before the delete and leaves a job recorded meanwhile open",
+          "[protocol][tombstone][switch]") {
+  MoverFixture m;
+  m.Setup();
+  m.S.CreateDocument(m.Source.Link(), MoverFixture::Doc("t", 1), "k");
+  m.Client->DeleteDocument("t", PartitionKey("k"));  // makes b's docshard-tombstones
+  auto const& next = *m.F.B.Resolver();
+  auto const tombstones = TombstoneCollections(next).front();
+  REQUIRE_NOTHROW(m.T.ReadCollection(tombstones.Link()));
+  auto const jobs = "dbs/" + m.Target.Database() + "/colls/docshard-jobs";
+  REQUIRE_THROWS_AS(m.T.ReadCollection(jobs), NotFoundError);  // no run recorded a job: the removal makes it
+  auto const toHash = SchemeHash(next);
+  std::string const otherFrom(64, 'e');
+  auto const lag = ReplicaLag(m.F.Servers.B) + std::chrono::milliseconds(100);
+  // A'->B's run, another process: its record as OpenJob writes it.
+  auto const writer = m.F.TransitionClient();
+  auto& writerB = writer->Account(m.Target.Account());
+  std::atomic<int> draws{0};
+  PartitionedClientOptions options;
+  options.Client = ClientOptions(m.F.Servers.Default);
+  options.Client.Retry.RandomSource = [&] {
+    if (draws.fetch_add(1) == 0) {
+      writerB.CreateCollectionIfNotExists(m.Target.Database(), "docshard-jobs", "/pk");
+      writerB.UpsertDocument(jobs,
+                             "{\"id\":\"docshard-job-open-" + otherFrom + "-" + toHash +
+                                 "\",\"pk\":\"docshard-job\",\"docshardJobOpen\":1,\"from\":\"" + otherFrom +
+                                 "\",\"to\":\"" + toHash + "\"}",
+                             PartitionKeyValue("docshard-job"));
+      // The removal reads it without this writer's session.
+      std::this_thread::sleep_for(lag);
+    }
+    return 0.5;
+  };
+  auto const remover = PartitionedClient::FromScheme(Migrator::TransitionScheme(m.F.A, m.F.B), options);
+  FaultControl faults(m.F.Servers.B);
+  int const refused = faults.Injected("targetedRefuse");
+  faults.Set(R"({"applyThenFail":{"method":"POST","exact":true,"apply":false,"status":449,"path":"/dbs/)" +
+             m.Target.Database() + R"(/colls"}})");
+  CHECK_THROWS_WITH(RemoveTombstones(*remover, *m.F.A.Resolver(), next),
+                    Catch::Contains(otherFrom) && Catch::Contains("asked again just before the delete"));
+  faults.Clear();
+  CHECK(faults.Injected("targetedRefuse") == refused + 1);
+  CHECK(draws.load() >= 1);
+  CHECK_NOTHROW(m.T.ReadCollection(tombstones.Link()));  // S3: kept
+  // S4: A'->B not closed (no closed document); A->B closed before the refusal.
+  CHECK_THROWS_AS(
+      m.T.ReadDocument(jobs, "docshard-job-closed-" + otherFrom + "-" + toHash, PartitionKeyValue("docshard-job")),
+      NotFoundError);
+  CHECK_FALSE(CloseMigrationJob(*m.Client, *m.F.A.Resolver(), next));
+  // Asked, the removal closes it and proceeds.
+  TombstoneRemovalOptions closeOthers;
+  closeOthers.CloseOtherJobs = true;
+  auto const removal = RemoveTombstones(*m.Client, *m.F.A.Resolver(), next, closeOthers);
+  CHECK(removal.JobsClosed == 1);
+  CHECK(removal.CollectionsRemoved == 1);
+}
+
 // Issue 12, what remains 4: a library user who switches on its own closes
 // the job with CloseMigrationJob: once, and a run with work left is refused
 // from then on (nothing copied).
