@@ -12,6 +12,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <exception>
+
 namespace docshard::migration::detail {
 
 namespace {
@@ -198,13 +200,24 @@ bool CloseJobAndRecords(client::PartitionedClient& client, IPartitionResolver co
   // jobs' tombstones ask (each in its own collection and account: no name
   // of one scheme's config is looked up in another's). Also when the first
   // answers "closed before": a close interrupted between the two is
-  // completed by repeating it.
+  // completed by repeating it. When the first fails nothing else is
+  // written: a copy reading closed while the fences answer open would let a
+  // removal of another job's tombstones proceed under this job's movers.
   bool const closed = CloseJob(client.Account(primary.Account()), primary, id);
+  // A copy that fails (an account whose key was revoked, an endpoint gone)
+  // leaves only its own database reading open (the safe way): every other
+  // one is still closed, then the first failure is thrown.
+  std::exception_ptr failed;
   for (auto const& t : TombstoneCollections(to)) {
     auto const jobs = JobCollectionOf(t);
     if (jobs.Text() == primary.Text()) continue;
-    CloseJob(client.Account(jobs.Account()), jobs, id);
+    try {
+      CloseJob(client.Account(jobs.Account()), jobs, id);
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
   }
+  if (failed) std::rethrow_exception(failed);
   return closed;
 }
 

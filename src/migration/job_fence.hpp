@@ -119,8 +119,9 @@ bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::str
 // database of TombstoneCollections(to) (beside the copies of its open
 // record), also when the first was closed before. `client` resolves `to`'s
 // accounts. True when this call created the first closed document. Throws
-// what the client throws; a failure after the first leaves copies open
-// (repeat the call).
+// what the client throws: a failure at the first writes nothing else; one at
+// a copy leaves that copy open (repeat the call) but not the others, which
+// are still written before the first such error is thrown.
 bool CloseJobAndRecords(client::PartitionedClient& client, IPartitionResolver const& to, std::string const& fromHash,
                         std::string const& toHash);
 
