@@ -84,7 +84,7 @@ void RecordOpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std
   client.UpsertDocument(where.Link(), OpenJson(fromHash, toHash), cosmos::PartitionKeyValue(JobKey));
 }
 
-void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
+bool OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
              std::string const& toHash) {
   // The record first: a removal of B's tombstones that finds it closes this
   // job; one that ran before it closed the job already, which the replace
@@ -98,12 +98,22 @@ void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::stri
     cosmos::detail::RepeatWhileOutcomeUnknown(
         [&] { return client.ReplaceDocument(where.Link(), id, ClosedJson(id), cosmos::PartitionKeyValue(JobKey)); });
   } catch (cosmos::NotFoundError const&) {
-    return;  // not closed
+    return true;  // not closed
   }
-  throw InvalidArgumentError("the migration between these schemes was switched to the new scheme already, or its "
-                             "tombstones were removed (its job is closed: " +
-                             where.Text() + " holds " + id +
-                             "); nothing can be moved any more. A new migration needs other schemes");
+  return false;
+}
+
+InvalidArgumentError JobClosedError(CollectionRef const& where, std::string const& id,
+                                    std::string const& closeFailure) {
+  return InvalidArgumentError(
+      "the migration between these schemes was switched to the new scheme already, or its tombstones were removed "
+      "(its job is closed: " +
+      where.Text() + " holds " + id + "); nothing can be moved any more. " +
+      (closeFailure.empty() ? std::string("This run completed the job's close beside every record of it")
+                            : "This run could not complete the job's close beside every record of it (" + closeFailure +
+                                  "): run it again to repeat that") +
+      ". To verify and switch it again, run it with its finished checkpoint (docshard migrate --resume) or as a "
+      "worker of its lease. A new migration needs other schemes");
 }
 
 bool CloseJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& id) {

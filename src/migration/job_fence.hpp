@@ -38,9 +38,11 @@
 //   document first where the fences ask (JobCollection(B)), then beside every
 //   copy of the record (CloseJobAndRecords). A close interrupted between the
 //   two leaves a copy "open" (the safe way: a removal refuses until the close
-//   is repeated). Records of runs before this scheme may carry a "closedIn"
-//   field naming an account of B's config; it is not read.
+//   is repeated, which a run of the job with work left does before it
+//   refuses the closed job). Records of runs before this scheme may carry a
+//   "closedIn" field naming an account of B's config; it is not read.
 #include "docshard/core/collection_ref.hpp"
+#include "docshard/core/errors.hpp"
 #include "docshard/core/partition_resolver.hpp"
 #include "docshard/cosmos/cosmos_client.hpp"
 #include "docshard/migration/request_unit_budget.hpp"
@@ -100,12 +102,18 @@ std::string JobId(std::string const& fromHash, std::string const& toHash);
 
 // Before a run with work left: creates the collection when missing (so that
 // a missing collection means "deleted by hand", closed), upserts the job's
-// open record, then asks by a write whether the job is closed. Throws
-// InvalidArgumentError when it is (the switch to B happened, or B's
+// open record, then asks by a write whether the job is closed. True when it
+// is open; false when it is closed (the switch to B happened, or B's
 // tombstones were removed: moving again would only be refused, move by
-// move); what the client throws otherwise.
-void OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
+// move; the caller completes the close and refuses: JobClosedError). Throws
+// what the client throws.
+bool OpenJob(cosmos::CosmosClient& client, CollectionRef const& where, std::string const& fromHash,
              std::string const& toHash);
+
+// The refusal of a run of a closed job whose closed document `id` is in
+// `where`, after the run tried to complete the close (CloseJobAndRecords):
+// `closeFailure` is empty when that succeeded, else what it threw.
+InvalidArgumentError JobClosedError(CollectionRef const& where, std::string const& id, std::string const& closeFailure);
 
 // Creates the closed document (and its collection when missing): from then
 // on every fence of the job answers closed. True when this call closed it,

@@ -617,7 +617,22 @@ MigrationProgress Migrator::Run() {
       auto& account = m_client->Account(jobs.Account());
       Paced(state.Pacer, [&] { detail::RecordOpenJob(account, jobs, fromHash, toHash); });
     }
-    Paced(state.Pacer, [&] { detail::OpenJob(jobClient, jobWhere, fromHash, toHash); });
+    bool jobOpen = true;
+    Paced(state.Pacer, [&] { jobOpen = detail::OpenJob(jobClient, jobWhere, fromHash, toHash); });
+    if (!jobOpen) {
+      // Closed. A close interrupted between its writes (a crash, a database
+      // that failed) left copies of the record reading open, and this run
+      // has just written them again: it completes the close before it
+      // refuses, so that running the job again clears what a removal of
+      // another job's tombstones refuses on (its message says so).
+      std::string failure;
+      try {
+        detail::CloseJobAndRecords(*m_client, *m_to, fromHash, toHash);
+      } catch (Error const& e) {
+        failure = e.what();
+      }
+      throw detail::JobClosedError(jobWhere, jobId, failure);
+    }
     // The tombstone collections exist from now on, so a fenced mover that
     // finds one missing knows that the tombstones were removed (and does not
     // take it for "no delete yet": document_mover.cpp).

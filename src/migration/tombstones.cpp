@@ -143,8 +143,10 @@ void RefuseWhileAnotherJobUses(client::PartitionedClient& client, IPartitionReso
                                std::to_string(open.size()) + " such job(s) in " + jobs.Text() +
                                "). Finish and switch that job (or close it) first, then remove these tombstones. If it "
                                "was closed already, its close was interrupted before it reached this database: "
-                               "repeat it (docshard migrate --from <its old scheme> --to <its new one> finishing the "
-                               "job, or CloseMigrationJob), then remove these tombstones");
+                               "repeat it, then remove these tombstones. To repeat it, run docshard migrate --from "
+                               "<its old scheme> --to <its new one> again: with --resume and its finished checkpoint "
+                               "(or as a worker of its lease) it verifies and switches again; without, it finds the "
+                               "job closed and completes the close before it stops. Or call CloseMigrationJob");
   }
 }
 

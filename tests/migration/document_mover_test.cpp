@@ -599,6 +599,109 @@ TEST_CASE("tombstones: a later job whose first collection is in an account only 
   CHECK_FALSE(exists(tombstones.front()));
 }
 
+// Review s14b S6, S2, S1: B->C (C = {D2/n0, D1/t0, D1/t1, D3/m0}) keeps its
+// closed document in D2's jobs collection (where its fences ask) and copies
+// of its record in D1's (B's database, whose tombstones A->B's removal
+// deletes) and D3's. A close whose first write is refused writes no copy, so
+// A->B's removal stays refused (S6: the primary first); one whose D1 copy is
+// refused still writes D3's, then throws (S2); a run of B->C with work left
+// then finds the job closed and completes the close before it refuses (S1),
+// after which A->B's removal proceeds.
+TEST_CASE("tombstones: a close writes where the fences ask first, then every copy it can; a run of the closed job "
+          "completes it",
+          "[protocol][tombstone][switch]") {
+  MigrationFixture f(
+      R"({"type":"hash","partitionKey":"/userId","collections":["dbs/{DB}/colls/s0"]})",
+      R"({"type":"hash","partitionKey":"/userId","collections":["b:dbs/{DB}/colls/t0","b:dbs/{DB}/colls/t1"]})");
+  auto const client = f.TransitionClient();
+  auto const d2 = f.Database + "n";
+  auto const d3 = f.Database + "m";
+  auto const c = resolvers::PartitionScheme::Load(
+      f.Config(R"({"type":"hash","partitionKey":"/userId","collections":["b:dbs/)" + d2 +
+                   R"(/colls/n0","b:dbs/{DB}/colls/t0","b:dbs/{DB}/colls/t1","b:dbs/)" + d3 + R"(/colls/m0"]})",
+               1, f.Servers));
+  PartitionedClientOptions options;
+  options.Client = ClientOptions(f.Servers.Default);
+  auto const bc = PartitionedClient::FromScheme(Migrator::TransitionScheme(f.B, c), options);
+  auto& b = bc->Account("b");
+  struct DropDatabases {
+    CosmosClient& B;
+    std::vector<std::string> Names;
+    ~DropDatabases() {
+      for (auto const& name : Names) {
+        try {
+          B.DeleteDatabase(name);
+        } catch (...) {}
+      }
+    }
+  } dropExtra{b, {d2, d3}};
+  auto const inB = PartitionedClient::FromScheme(f.B, options);
+  inB->CreateCollectionsIfMissing();
+  for (int i = 0; i < 6; ++i)
+    inB->CreateDocument("{\"id\":\"d" + std::to_string(i) + "\",\"userId\":\"u" + std::to_string(i) + "\",\"v\":1}");
+  MigratorOptions run;
+  run.Checkpoint = f.WriteFile("bc3.checkpoint", "");
+  std::filesystem::remove(run.Checkpoint);
+  Migrator(bc, f.B.Resolver(), c.Resolver(), run).Run();
+  REQUIRE(TombstoneCollections(*f.B.Resolver()).size() == 1);  // D1's, which C uses too
+  REQUIRE(TombstoneCollections(*c.Resolver()).size() == 3);    // D2's, D1's, D3's
+  // Read by the client that closes (its session): D2's and D3's are written
+  // by it, D1's by it or by the run below, which uses it too.
+  auto const id = "docshard-job-closed-" + SchemeHash(*f.B.Resolver()) + "-" + SchemeHash(*c.Resolver());
+  auto const closedIn = [&](std::string const& database) {
+    try {
+      b.ReadDocument("dbs/" + database + "/colls/docshard-jobs", id, PartitionKeyValue("docshard-job"));
+      return true;
+    } catch (NotFoundError const&) {
+      return false;
+    }
+  };
+  std::this_thread::sleep_for(std::max(ReplicaLag(f.Servers.Default), ReplicaLag(f.Servers.B)) +
+                              std::chrono::milliseconds(100));
+  CHECK_THROWS_WITH(RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver()), Catch::Contains("is not closed"));
+
+  FaultControl faults(f.Servers.B);
+  int const refused = faults.Injected("targetedRefuse");
+  // The next create in that database's jobs collection is refused (403, not
+  // processed); nothing else of the close posts there.
+  auto const refuseCloseIn = [&](std::string const& database) {
+    faults.Set(R"({"applyThenFail":{"method":"POST","apply":false,"status":403,"path":"/dbs/)" + database +
+               R"(/colls/docshard-jobs/docs"}})");
+  };
+  // S6: the first write refused, nothing else written: D1 reads open.
+  refuseCloseIn(d2);
+  CHECK_THROWS_AS(CloseMigrationJob(*bc, *f.B.Resolver(), *c.Resolver()), ForbiddenError);
+  CHECK(faults.Injected("targetedRefuse") == refused + 1);
+  faults.Clear();
+  CHECK_FALSE(closedIn(d2));
+  CHECK_FALSE(closedIn(f.Database));
+  CHECK_FALSE(closedIn(d3));
+  CHECK_THROWS_WITH(RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver()), Catch::Contains("is not closed"));
+
+  // S2: D1's copy refused: D2's and D3's written all the same, then the error.
+  refuseCloseIn(f.Database);
+  CHECK_THROWS_AS(CloseMigrationJob(*bc, *f.B.Resolver(), *c.Resolver()), ForbiddenError);
+  CHECK(faults.Injected("targetedRefuse") == refused + 2);
+  faults.Clear();
+  CHECK(closedIn(d2));
+  CHECK_FALSE(closedIn(f.Database));
+  CHECK(closedIn(d3));
+  CHECK_THROWS_WITH(RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver()),
+                    Catch::Contains("is not closed") && Catch::Contains("--resume"));
+
+  // S1: a run of B->C with work left (a new checkpoint) finds the job closed
+  // and completes the close before it refuses.
+  MigratorOptions again;
+  again.Checkpoint = f.WriteFile("bc3-again.checkpoint", "");
+  std::filesystem::remove(again.Checkpoint);
+  CHECK_THROWS_WITH(Migrator(bc, f.B.Resolver(), c.Resolver(), again).Run(),
+                    Catch::Contains("switched to the new scheme already") &&
+                        Catch::Contains("completed the job's close") && Catch::Contains("--resume"));
+  CHECK(closedIn(f.Database));
+  auto const removal = RemoveTombstones(*client, *f.A.Resolver(), *f.B.Resolver());
+  CHECK(removal.CollectionsRemoved == 1);
+}
+
 // Review s13b finding 1, the hardening: a mover whose run created the
 // tombstone collections (SetTombstoneCollectionsCreated) takes a missing one
 // (404/1003) for "the tombstones were removed" and confirms nothing, although
