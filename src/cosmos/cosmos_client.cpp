@@ -299,7 +299,8 @@ public:
 
   // `early`: the operation's EarlyCancellation, if it has one; co_spawn then
   // connects to its Inner slot (else to the handler's own), and the
-  // completion marks it Done before the handler runs.
+  // completion marks it Done before the handler runs, or when it is
+  // destroyed uncalled.
   OperationCompletion(Handler handler, executor_type spawn, std::shared_ptr<detail::EarlyCancellation> early = nullptr)
       : m_handler(std::move(handler)), m_spawn(std::move(spawn)), m_early(std::move(early)),
         m_slot(m_early ? m_early->Inner.slot() : asio::get_associated_cancellation_slot(m_handler)) {
@@ -307,6 +308,23 @@ public:
     auto const* own = executor.template target<executor_type>();
     if (own == nullptr || &own->context() != &m_spawn.context())
       m_work.emplace(asio::prefer(std::move(executor), asio::execution::outstanding_work.tracked));
+  }
+
+  // Moved only (co_spawn moves it into the operation's entry-point frame); a
+  // moved-from completion holds no EarlyCancellation, so only the last owner
+  // stores Done below.
+  OperationCompletion(OperationCompletion&&) noexcept = default;
+  OperationCompletion(OperationCompletion const&) = delete;
+  OperationCompletion& operator=(OperationCompletion&&) = delete;
+  OperationCompletion& operator=(OperationCompletion const&) = delete;
+
+  // Destroyed uncalled: the client was destroyed with the operation pending
+  // (its io_context destroys the operation's frames, this one's owner among
+  // them). Nothing is left to cancel, and the caller may keep its signal and
+  // emit it after that: Done, so that Forward drops it instead of dispatching
+  // to the destroyed io_context. After operator() this stores Done again.
+  ~OperationCompletion() {
+    if (m_early) m_early->Finish();
   }
 
   executor_type get_executor() const noexcept { return m_spawn; }

@@ -33,7 +33,11 @@
 // caller may keep its signal and emit it after destroying the client (at
 // shutdown, say): a dispatch then would reach a destroyed io_context. So the
 // completion stores Done before the caller's handler runs (Finish), and
-// Forward drops every signal from then on. A signal emitted concurrently with
+// Forward drops every signal from then on. The same holds for an operation
+// still pending when the client is destroyed: its io_context destroys the
+// operation's frames, and with them its handler uncalled, and that stores
+// Done too (in the destructor of the completion or of a coroutine's local),
+// before the client's destructor returns. A signal emitted concurrently with
 // the completion may still be dispatched, but the caller cannot have seen
 // the handler yet then, so the client is still alive.
 #include <boost/asio/any_io_executor.hpp>
@@ -61,9 +65,10 @@ struct EarlyCancellation {
   // here on Forward passes signals to Inner.
   bool Start() { return State.exchange(Started, std::memory_order_acq_rel) == CancelledBeforeStart; }
 
-  // When the operation has completed, before the caller's handler runs: from
-  // here on Forward drops every signal (see the top of this file). Release:
-  // a caller that saw the handler run and then emits sees Done.
+  // When the operation has completed, before the caller's handler runs, or
+  // when its handler is destroyed uncalled: from here on Forward drops every
+  // signal (see the top of this file). Release: a caller that saw the handler
+  // run (or the client's destructor return) and then emits sees Done.
   void Finish() { State.store(Done, std::memory_order_release); }
 
   // Stores Done when it goes out of scope: a coroutine's local, so on any

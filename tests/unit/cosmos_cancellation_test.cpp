@@ -365,3 +365,50 @@ TEST_CASE("a caller's signal emitted after the client is gone touches nothing", 
   readSignal.emit(asio::cancellation_type::partial);
   CHECK(gateway->Requests().size() == 2);
 }
+
+// As above, but the client is destroyed with both operations pending: the
+// gateway answers 503, so each waits in its 30 s back-off. The client's
+// io_context then destroys their frames, and with them their handlers,
+// uncalled (each handler holds the only reference to its promise, which
+// breaks). The emits after that must not touch the destroyed io_context:
+// before the read's completion stored Done when destroyed, its state stayed
+// Started and the emits were dispatched there (an ASan heap-use-after-free;
+// a plain build may not notice). The range lookup's coroutine local stored
+// Done already; both paths are pinned here.
+TEST_CASE("a caller's signal emitted after the client was destroyed with the operation pending touches nothing",
+          "[cosmos][cancel]") {
+  auto gateway = std::make_shared<FakeGateway>();
+  gateway->On("GET", "/dbs/d/colls/c/docs/x", [](test::SeenRequest const&) { return Respond(503); });
+  gateway->On("GET", "/dbs/d/colls/c/pkranges", [](test::SeenRequest const&) { return Respond(503); });
+  auto client = FakeClient(gateway);
+  asio::cancellation_signal readSignal;
+  asio::cancellation_signal rangeSignal;
+  auto read = std::make_shared<std::promise<std::exception_ptr>>();
+  auto range = std::make_shared<std::promise<std::exception_ptr>>();
+  auto readDone = read->get_future();
+  auto rangeDone = range->get_future();
+  client->AsyncReadDocument(
+      Coll, "x", PartitionKeyValue("k"), {},
+      asio::bind_cancellation_slot(readSignal.slot(), [read = std::move(read)](std::exception_ptr e, CosmosResponse) {
+        read->set_value(std::move(e));
+      }));
+  client->PartitionKeyRanges().AsyncGetRoutingMap(
+      Coll, false,
+      asio::bind_cancellation_slot(rangeSignal.slot(),
+                                   [range = std::move(range)](std::exception_ptr e, PartitionKeyRangeCache::Snapshot) {
+                                     range->set_value(std::move(e));
+                                   }));
+  REQUIRE(WaitForRequests(*gateway, 2));
+  CHECK(readDone.wait_for(100ms) == std::future_status::timeout);  // in its back-off
+  client.reset();  // the last reference: the I/O thread is joined, the io_context destroyed
+  // Both handlers were destroyed uncalled (a broken promise, not a value).
+  REQUIRE(readDone.wait_for(0s) == std::future_status::ready);
+  REQUIRE(rangeDone.wait_for(0s) == std::future_status::ready);
+  CHECK_THROWS_AS(readDone.get(), std::future_error);
+  CHECK_THROWS_AS(rangeDone.get(), std::future_error);
+  readSignal.emit(asio::cancellation_type::terminal);
+  rangeSignal.emit(asio::cancellation_type::terminal);
+  readSignal.emit(asio::cancellation_type::partial);
+  rangeSignal.emit(asio::cancellation_type::partial);
+  CHECK(gateway->Requests().size() == 2);
+}
