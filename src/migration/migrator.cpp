@@ -7,7 +7,6 @@
 #include "worker_pool.hpp"
 
 #include "client/provisional.hpp"
-#include "client/tombstone.hpp"
 #include "core/document_id.hpp"
 
 #include "docshard/core/errors.hpp"
@@ -636,10 +635,7 @@ MigrationProgress Migrator::Run() {
     // The tombstone collections exist from now on, so a fenced mover that
     // finds one missing knows that the tombstones were removed (and does not
     // take it for "no delete yet": document_mover.cpp).
-    for (auto const& t : tombstones) {
-      auto& account = m_client->Account(t.Account());
-      Paced(state.Pacer, [&] { client::detail::CreateTombstoneCollection(account, t); });
-    }
+    Paced(state.Pacer, [&] { CreateTombstoneCollections(*m_client, *m_to); });
     state.TombstoneCollectionsCreated = true;
   }
   state.Fence = std::make_unique<detail::JobFence>(jobClient, jobWhere, jobId, &state.Budget);
